@@ -9,5 +9,4 @@ module.exports = {
   setupFiles: ['<rootDir>/test/test-env.ts'],
   testTimeout: 60000,
   maxWorkers: 2,
-  forceExit: false,
 };
