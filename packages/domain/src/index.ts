@@ -9,3 +9,8 @@ export { getHold, releaseHold, findAnyHold, type Principal, type Releaser } from
 export { primeEvent, ensurePrimed } from './prime-event';
 export { bestAvailable } from './best-available';
 export type { Page } from './paging';
+export { expireHold, expireDueHolds, type ExpireOutcome } from './expire-hold';
+export {
+  reconcile, lastReconcileReport, REPAIR_KINDS, type RepairKind, type RepairEntry, type ReconcileReport, type ReconcileOptions,
+} from './reconcile';
+export type { PersistedHold } from './hold-persister';

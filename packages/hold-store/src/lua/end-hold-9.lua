@@ -16,6 +16,10 @@
 
   Output:
     {"OK", seats freed}   {"ALREADY"} when this end was applied before
+
+  On "released" and "expired" the seats this hold owned that are free now are
+  announced as available, also when their keys already lapsed by their TTL (so
+  an expiry is announced although Redis freed the seat by itself).
 ]]
 local holdId, mode = ARGV[1], ARGV[3]
 if redis.call('HGET', KEYS[9], 'status') == mode then return {'ALREADY'} end
@@ -24,12 +28,17 @@ local confirmed = mode == 'confirmed'
 local quantity = tonumber(ARGV[6])
 
 local freed = {}
+local nowFree = {}
 for i = 10, #KEYS do
   local seatId = ARGV[i - 2]
-  if redis.call('GET', KEYS[i]) == holdId then
+  local owner = redis.call('GET', KEYS[i])
+  if owner == holdId then
     redis.call('DEL', KEYS[i])
     redis.call('ZREM', KEYS[3], seatId)
     freed[#freed + 1] = seatId
+    nowFree[#nowFree + 1] = seatId
+  elseif not owner and not confirmed and redis.call('SISMEMBER', KEYS[2], seatId) == 0 then
+    nowFree[#nowFree + 1] = seatId
   end
   if confirmed and ready then redis.call('SADD', KEYS[2], seatId) end
 end
@@ -58,8 +67,8 @@ if #KEYS >= 10 then
   for i = 10, #KEYS do seatIds[#seatIds + 1] = ARGV[i - 2] end
   if confirmed then
     redis.call('PUBLISH', ARGV[4], cjson.encode({ seatIds = seatIds, status = 'sold' }))
-  elseif #freed > 0 then
-    redis.call('PUBLISH', ARGV[4], cjson.encode({ seatIds = freed, status = 'available' }))
+  elseif #nowFree > 0 then
+    redis.call('PUBLISH', ARGV[4], cjson.encode({ seatIds = nowFree, status = 'available' }))
   end
 end
 return {'OK', #freed}
