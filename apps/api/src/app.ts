@@ -10,6 +10,14 @@ import { demoAuthRoutes } from './routes/auth.routes';
 import { eventRoutes } from './routes/events.routes';
 import { healthRoutes, type ReadinessChecks } from './routes/health.routes';
 import { holdRoutes } from './routes/holds.routes';
+import { reconcileRoutes, type ReconcileDeps } from './routes/reconcile.routes';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The request's logger: every line carries reqId. */
+    log?: Logger;
+  }
+}
 
 export interface AppDeps {
   ctx: DomainContext;
@@ -17,6 +25,8 @@ export interface AppDeps {
   log: Logger;
   checks: ReadinessChecks;
   metrics: Metrics;
+  /** The reconciliation queue and report store (admin endpoints); absent in apps without a worker. */
+  reconcile?: ReconcileDeps;
 }
 
 /** The HTTP app: routes parse with zod and call the domain; errors go to one middleware. */
@@ -31,12 +41,13 @@ export function createApp(deps: AppDeps): Express {
     const incoming = req.headers['x-request-id'];
     req.requestId = typeof incoming === 'string' && /^[\w\-.]{1,100}$/.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', req.requestId);
+    req.log = log.child({ reqId: req.requestId });
     const start = process.hrtime.bigint();
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
       metrics.httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
-      log.debug({ reqId: req.requestId, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+      req.log!.debug({ method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
     });
     next();
   });
@@ -47,6 +58,7 @@ export function createApp(deps: AppDeps): Express {
   if (config.demoMode) app.use(demoAuthRoutes(config.jwtSecret));
   app.use(eventRoutes(ctx, config.jwtSecret));
   app.use(holdRoutes(ctx, config.jwtSecret));
+  if (deps.reconcile) app.use(reconcileRoutes(deps.reconcile, config.jwtSecret));
 
   app.use(notFound);
   app.use(errorHandler(log));

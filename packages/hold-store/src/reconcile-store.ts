@@ -58,6 +58,30 @@ export class ReconcileStore {
     return { primed, keys };
   }
 
+  /** Events whose outbox stream still has entries (holds not yet persisted). */
+  async eventsWithOutbox(): Promise<string[]> {
+    const out: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, batch] = await this.redis.scan(cursor, 'MATCH', '{ev:*}:outbox', 'COUNT', 2000);
+      cursor = next;
+      for (const key of batch) {
+        const m = /^\{ev:([0-9a-f-]{36})\}:outbox$/.exec(key);
+        if (m && (await this.redis.xlen(key)) > 0) out.push(m[1]!);
+      }
+    } while (cursor !== '0');
+    return out;
+  }
+
+  /** Adds to a process-wide statistic kept in Redis (shared by the API's and worker's /metrics). */
+  async addStat(name: string, by: number): Promise<void> {
+    await this.redis.incrby(`holdfast:stats:${name}`, by);
+  }
+
+  async readStat(name: string): Promise<number> {
+    return Number((await this.redis.get(`holdfast:stats:${name}`)) ?? 0);
+  }
+
   async soldSeats(eventId: string): Promise<Set<string>> {
     return new Set(await this.redis.smembers(eventKeys(eventId).sold));
   }
