@@ -140,7 +140,10 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
       await ctx.persister.flush().catch(() => undefined);
       ctx.persister.stop();
       await Promise.all([expiryQueue.close(), maintenanceQueue.close()]);
-      if (server) await new Promise((r) => server!.close(r));
+      if (server) {
+        server.closeAllConnections();
+        await new Promise((r) => server!.close(r));
+      }
       redis.disconnect();
       await db.$disconnect();
       log.info('worker stopped');
