@@ -5,7 +5,7 @@ import type { Config } from '@holdfast/config';
 import { createDb, type Db } from '@holdfast/db';
 import { createDomain, type DomainContext } from '@holdfast/domain';
 import { HoldStore, maxmemoryPolicy, ReconcileStore } from '@holdfast/hold-store';
-import { EXPIRY_QUEUE, MAINTENANCE_QUEUE, producerConnection, scheduleExpiries } from '@holdfast/jobs';
+import { EXPIRY_QUEUE, MAINTENANCE_QUEUE, scheduleExpiries } from '@holdfast/jobs';
 import type { Express } from 'express';
 import { createApp } from './app';
 import { createMetrics, type Metrics } from './metrics';
@@ -57,10 +57,11 @@ export async function createApiRuntime(config: Config, log = createLogger(config
     log.warn({ maxmemoryPolicy: policy ?? 'unknown' },
       'REDIS maxmemory-policy IS NOT noeviction: Redis may evict hold leases and queued jobs under memory pressure; set maxmemory-policy noeviction');
   }
-  // Producers only (the worker process consumes); they fail fast like the client above.
+  // Producers only (the worker process consumes). They share the fail-fast client
+  // above, so adding a job while Redis is away errors at once instead of queueing.
   const queues = {
-    expiry: new Queue(EXPIRY_QUEUE, { connection: producerConnection(config.redisUrl) }),
-    maintenance: new Queue(MAINTENANCE_QUEUE, { connection: producerConnection(config.redisUrl) }),
+    expiry: new Queue(EXPIRY_QUEUE, { connection: redis }),
+    maintenance: new Queue(MAINTENANCE_QUEUE, { connection: redis }),
   };
   for (const q of Object.values(queues)) q.on('error', (err) => log.debug({ err: err.message, queue: q.name }, 'queue connection error'));
   const rs = new ReconcileStore(redis);

@@ -42,17 +42,6 @@ export function workerConnection(url: string): ConnectionOptions {
   return { ...redisOptionsFromUrl(url), maxRetriesPerRequest: null, retryStrategy };
 }
 
-/**
- * The API's producer connection fails fast: no offline queue, short timeouts,
- * so adding a job while Redis is away errors at once instead of piling up.
- */
-export function producerConnection(url: string): ConnectionOptions {
-  return {
-    ...redisOptionsFromUrl(url), enableOfflineQueue: false, maxRetriesPerRequest: 1,
-    connectTimeout: 1500, commandTimeout: 1500, retryStrategy,
-  };
-}
-
 const KEEP = { removeOnComplete: { age: 3600, count: 10000 }, removeOnFail: { age: 7 * 86400 } };
 
 /** The delayed expiry job of each hold: its id is the hold id, so scheduling twice adds one job. */
