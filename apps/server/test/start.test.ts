@@ -49,7 +49,7 @@ test('when started on a new database, then it creates it, migrates, serves, and 
     }
     const port = /checkout page at http:\/\/localhost:(\d+)\//.exec(p.out())?.[1];
     expect(port).toBeDefined();
-    const events = await (await fetch(`http://127.0.0.1:${port}/v1/events`)).json();
+    const events = (await (await fetch(`http://127.0.0.1:${port}/v1/events`)).json()) as { events: { name: string }[] };
     expect(events.events.map((e: { name: string }) => e.name)).toEqual(['holdfast demo night']);
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
     p.child.kill('SIGTERM');
