@@ -4,6 +4,7 @@ import helmet from 'helmet';
 import type { Logger } from 'pino';
 import type { Config } from '@holdfast/config';
 import type { DomainContext } from '@holdfast/domain';
+import type { ChangeFeed } from '@holdfast/hold-store';
 import { errorHandler, notFound } from './middleware/errors';
 import type { Metrics } from './metrics';
 import { demoAuthRoutes } from './routes/auth.routes';
@@ -18,6 +19,7 @@ declare module 'express-serve-static-core' {
     log?: Logger;
   }
 }
+import { streamRoutes } from './routes/stream.routes';
 
 export interface AppDeps {
   ctx: DomainContext;
@@ -27,6 +29,7 @@ export interface AppDeps {
   metrics: Metrics;
   /** The reconciliation queue and report store (admin endpoints); absent in apps without a worker. */
   reconcile?: ReconcileDeps;
+  feed: ChangeFeed;
 }
 
 /** The HTTP app: routes parse with zod and call the domain; errors go to one middleware. */
@@ -59,6 +62,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(eventRoutes(ctx, config.jwtSecret));
   app.use(holdRoutes(ctx, config.jwtSecret));
   if (deps.reconcile) app.use(reconcileRoutes(deps.reconcile, config.jwtSecret));
+  app.use(streamRoutes(ctx, deps.feed));
 
   app.use(notFound);
   app.use(errorHandler(log));

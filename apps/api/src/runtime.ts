@@ -4,7 +4,7 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 import type { Config } from '@holdfast/config';
 import { createDb, type Db } from '@holdfast/db';
 import { createDomain, type DomainContext } from '@holdfast/domain';
-import { HoldStore, maxmemoryPolicy, ReconcileStore } from '@holdfast/hold-store';
+import { ChangeFeed, HoldStore, maxmemoryPolicy, ReconcileStore } from '@holdfast/hold-store';
 import { EXPIRY_QUEUE, MAINTENANCE_QUEUE, scheduleExpiries } from '@holdfast/jobs';
 import type { Express } from 'express';
 import { createApp } from './app';
@@ -66,6 +66,11 @@ export async function createApiRuntime(config: Config, log = createLogger(config
   for (const q of Object.values(queues)) q.on('error', (err) => log.debug({ err: err.message, queue: q.name }, 'queue connection error'));
   const rs = new ReconcileStore(redis);
   const metrics = createMetrics({ queues: Object.values(queues), stats: rs });
+  // Pub/sub needs a connection of its own; it may queue while Redis is away.
+  const subscriber = new Redis(config.redisUrl, { lazyConnect: true, retryStrategy: (times) => Math.min(100 * times, 1000) });
+  subscriber.on('error', (err) => log.debug({ err: err.message }, 'redis subscriber connection error'));
+  await subscriber.connect();
+  const feed = new ChangeFeed(subscriber);
   const ctx = createDomain({
     db,
     store: new HoldStore(redis),
@@ -76,7 +81,7 @@ export async function createApiRuntime(config: Config, log = createLogger(config
     onHoldsPersisted: (rows) => scheduleExpiries(queues.expiry, rows),
   });
   const app = createApp({
-    ctx, config, log, metrics,
+    ctx, config, log, metrics, feed,
     checks: { postgres: () => db.$queryRaw`SELECT 1`, redis: () => redis.ping() },
     reconcile: { queue: queues.maintenance, store: rs },
   });
@@ -87,6 +92,7 @@ export async function createApiRuntime(config: Config, log = createLogger(config
       ctx.persister.stop();
       await Promise.all(Object.values(queues).map((q) => q.close().catch(() => undefined)));
       redis.disconnect();
+      subscriber.disconnect();
       await db.$disconnect();
     },
   };

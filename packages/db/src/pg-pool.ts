@@ -49,8 +49,6 @@ export function createPgPool(connectionString: string, max = 10, options: PgPool
     max,
     Client: NameAsTextClient,
     connectionTimeoutMillis: options.connectionTimeoutMillis ?? 2000,
-    // Prisma's $disconnect leaves a pool it was given open: idle connections must not keep a stopping process alive.
-    allowExitOnIdle: true,
     ...(options.statementTimeoutMillis ? { statement_timeout: options.statementTimeoutMillis } : {}),
   });
 }

@@ -2,3 +2,4 @@ export * from './hold-store';
 export { eventKeys, CHANGE_CHANNEL_PATTERN, type EventKeys } from './keys';
 export { ReconcileStore, type EventKeyScan, type TicketCounters } from './reconcile-store';
 export { maxmemoryPolicy } from './redis-info';
+export { ChangeFeed, type Change } from './change-feed';

@@ -15,11 +15,7 @@
     ARGV[7] record ttl ms    ARGV[8..] seat ids in KEYS order
 
   Output:
-    {"OK", seats freed}   {"ALREADY"} when this end was applied before
-
-  On "released" and "expired" the seats this hold owned that are free now are
-  announced as available, also when their keys already lapsed by their TTL (so
-  an expiry is announced although Redis freed the seat by itself).
+    {"OK", seats freed (including seats whose lease had lapsed)}   {"ALREADY"} when this end was applied before
 ]]
 local holdId, mode = ARGV[1], ARGV[3]
 if redis.call('HGET', KEYS[9], 'status') == mode then return {'ALREADY'} end
@@ -28,7 +24,6 @@ local confirmed = mode == 'confirmed'
 local quantity = tonumber(ARGV[6])
 
 local freed = {}
-local nowFree = {}
 for i = 10, #KEYS do
   local seatId = ARGV[i - 2]
   local owner = redis.call('GET', KEYS[i])
@@ -36,9 +31,10 @@ for i = 10, #KEYS do
     redis.call('DEL', KEYS[i])
     redis.call('ZREM', KEYS[3], seatId)
     freed[#freed + 1] = seatId
-    nowFree[#nowFree + 1] = seatId
-  elseif not owner and not confirmed and redis.call('SISMEMBER', KEYS[2], seatId) == 0 then
-    nowFree[#nowFree + 1] = seatId
+  elseif not owner and redis.call('SISMEMBER', KEYS[2], seatId) == 0 then
+    -- The lease lapsed already (key expired): the seat is free; drop its stale entry.
+    redis.call('ZREM', KEYS[3], seatId)
+    if not confirmed then freed[#freed + 1] = seatId end
   end
   if confirmed and ready then redis.call('SADD', KEYS[2], seatId) end
 end
@@ -67,8 +63,8 @@ if #KEYS >= 10 then
   for i = 10, #KEYS do seatIds[#seatIds + 1] = ARGV[i - 2] end
   if confirmed then
     redis.call('PUBLISH', ARGV[4], cjson.encode({ seatIds = seatIds, status = 'sold' }))
-  elseif #nowFree > 0 then
-    redis.call('PUBLISH', ARGV[4], cjson.encode({ seatIds = nowFree, status = 'available' }))
+  elseif #freed > 0 then
+    redis.call('PUBLISH', ARGV[4], cjson.encode({ seatIds = freed, status = 'available' }))
   end
 end
 return {'OK', #freed}
