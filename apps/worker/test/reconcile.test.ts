@@ -148,6 +148,25 @@ test('when an active hold’s leases vanished and another buyer now holds its se
   }
 });
 
+test('when a hold was released in PostgreSQL but Redis missed the end, then reconciliation removes its lease', async () => {
+  const { event, seats } = await createTestEvent(api, { holdTtlSeconds: 300, seats: seatGrid(['A'], 1, 2) });
+  const k = eventKeys(event.id);
+  try {
+    const hold = await holdSeat(event.id, seats[0]!.id);
+    // As when the release's Redis step failed (Redis unreachable after the commit).
+    await api.rt.db.hold.update({ where: { id: hold.id }, data: { status: 'RELEASED', releasedBy: 'customer', endedAt: new Date() } });
+    const blocked = await api.call('POST', `/v1/events/${event.id}/holds`, { token: api.token('customer'), body: { seatIds: [seats[0]!.id] } });
+    expect(blocked.status).toBe(409);
+    const report = await run();
+    expect(count(report, event.id, 'stale_lease')).toBe(1);
+    expect(await api.rt.redis.exists(k.seat(seats[0]!.id))).toBe(0);
+    const taken = await api.call('POST', `/v1/events/${event.id}/holds`, { token: api.token('customer'), body: { seatIds: [seats[0]!.id] } });
+    expect(taken.status).toBe(201);
+  } finally {
+    await dropTestEvent(api, event.id);
+  }
+});
+
 describe('admin endpoints', () => {
   let worker: WorkerHandle;
   beforeAll(async () => {

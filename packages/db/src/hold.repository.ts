@@ -133,3 +133,12 @@ export async function existingEventIds(db: DbClient, ids: string[]): Promise<Set
     return new Set(rows.map((r) => r.id));
   });
 }
+
+/** Status of each of these holds that has a row. */
+export async function holdStatuses(db: DbClient, ids: string[]): Promise<Map<string, HoldStatusDb>> {
+  if (!ids.length) return new Map();
+  return translated(async () => {
+    const rows = await db.hold.findMany({ where: { id: { in: ids } }, select: { id: true, status: true } });
+    return new Map(rows.map((r) => [r.id, r.status]));
+  });
+}

@@ -1,7 +1,7 @@
 // Reconciliation compares Redis (the leases) with PostgreSQL (the truth) per event
 // and repairs the drift with compare-and-set writes; every repair is logged and reported.
 import {
-  eventsWithLiveHolds, existingEventIds, findHold, findLiveHolds, lockHold, readSaleState, recordAudit,
+  eventsWithLiveHolds, existingEventIds, findHold, findLiveHolds, holdStatuses, lockHold, readSaleState, recordAudit,
   runTransaction, updateHold, type HoldRow,
 } from '@holdfast/db';
 import type { ReconcileStore, TicketCounters } from '@holdfast/hold-store';
@@ -18,6 +18,7 @@ export const REPAIR_KINDS = [
   'hold_restored', // an ACTIVE hold whose leases were lost: taken again for its remaining time
   'hold_ended', // an ACTIVE hold whose leases were lost and whose items someone else has now: ended
   'key_without_ttl', // a seat key, hold record or rate-limit key without a TTL: given one (or removed)
+  'stale_lease', // a seat lease whose hold has ended in PostgreSQL (its end never reached Redis; seen twice): removed
 ] as const;
 export type RepairKind = (typeof REPAIR_KINDS)[number];
 
@@ -114,7 +115,36 @@ async function reconcileEvent(
     await reconcileSold(ctx, rs, eventId, settleMs, repair);
     await reconcileTickets(ctx, rs, eventId, settleMs, repair);
   }
-  if (keys) await reconcileTtls(ctx, rs, eventId, keys, repair);
+  if (keys) {
+    await reconcileTtls(ctx, rs, eventId, keys, repair);
+    await reconcileStaleLeases(ctx, rs, eventId, keys.seatKeys, settleMs, repair);
+  }
+}
+
+/**
+ * Leases of holds PostgreSQL has ended (released or expired while Redis was
+ * unreachable: the row moved on, the compare-and-delete never ran). A late
+ * payment re-takes an expired hold's seats just before confirming it, so a
+ * lease is only removed when its hold still reads ended after a pause.
+ */
+async function reconcileStaleLeases(
+  ctx: DomainContext, rs: ReconcileStore, eventId: string, seatKeys: string[], settleMs: number, repair: Repair,
+) {
+  const prefix = `{ev:${eventId}}:seat:`;
+  const leases = await rs.seatLeases(eventId, seatKeys.map((k) => k.slice(prefix.length)));
+  const owned = [...leases].filter(([, l]) => l.owner !== null) as [string, { owner: string; ttlMs: number }][];
+  const ended = (s: string | undefined) => s === 'RELEASED' || s === 'EXPIRED';
+  const first = await holdStatuses(ctx.db, [...new Set(owned.map(([, l]) => l.owner))]);
+  const suspects = owned.filter(([, l]) => ended(first.get(l.owner)));
+  if (!suspects.length) return;
+  await sleep(settleMs);
+  const second = await holdStatuses(ctx.db, [...new Set(suspects.map(([, l]) => l.owner))]);
+  for (const [seatId, lease] of suspects) {
+    if (!ended(second.get(lease.owner))) continue;
+    if (await rs.fixSeatKey(eventId, seatId, lease.owner, 0)) {
+      repair('stale_lease', eventId, `lease of ${second.get(lease.owner)!.toLowerCase()} hold ${lease.owner} on seat ${seatId} removed`);
+    }
+  }
 }
 
 /**
