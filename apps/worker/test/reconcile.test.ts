@@ -186,14 +186,14 @@ describe('admin endpoints', () => {
       const res = await api.call('POST', '/v1/admin/reconcile', { token: admin });
       expect(res.status).toBe(202);
       expect(typeof res.body.jobId).toBe('string');
-      let last: { status: number; body: any } = { status: 0, body: null };
+      let last: { status: number; body: { report?: ReconcileReport | null } | null } = { status: 0, body: null };
       for (let i = 0; i < 100; i++) {
         last = await api.call('GET', '/v1/admin/reconcile/last', { token: admin });
         if (last.body?.report && last.body.report.finishedAt !== before) break;
         await sleep(100);
       }
       expect(last.status).toBe(200);
-      const report = last.body.report as ReconcileReport;
+      const report = last.body!.report as ReconcileReport;
       expect(report.finishedAt).not.toBe(before);
       expect(report.repairs.sold_set_missing).toBeGreaterThanOrEqual(1);
       expect(report.entries.some((e) => e.eventId === event.id && e.kind === 'sold_set_missing')).toBe(true);

@@ -15,7 +15,7 @@ export interface Sample {
 export function startTraffic(api: TestApi, eventId: string, seatIds: string[], buyers = 6) {
   const samples: Sample[] = [];
   let running = true;
-  const timed = async (kind: Sample['kind'], fn: () => Promise<{ status: number; body: any }>) => {
+  const timed = async (kind: Sample['kind'], fn: () => Promise<{ status: number; body: { hold?: { id: string }; error?: { code?: string } } | null }>) => {
     const at = Date.now();
     const res = await fn();
     samples.push({ at, ms: Date.now() - at, kind, status: res.status, code: res.body?.error?.code });
@@ -26,7 +26,7 @@ export function startTraffic(api: TestApi, eventId: string, seatIds: string[], b
     while (running) {
       const seatId = seatIds[Math.floor(Math.random() * seatIds.length)]!;
       const res = await timed('hold', () => api.call('POST', `/v1/events/${eventId}/holds`, { token, body: { seatIds: [seatId] } }));
-      if (res.status === 201) await timed('release', () => api.call('DELETE', `/v1/holds/${res.body.hold.id}`, { token }));
+      if (res.status === 201) await timed('release', () => api.call('DELETE', `/v1/holds/${res.body!.hold!.id}`, { token }));
       await new Promise((r) => setTimeout(r, 20));
     }
   });
