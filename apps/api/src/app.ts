@@ -4,6 +4,7 @@ import helmet from 'helmet';
 import type { Logger } from 'pino';
 import type { Config } from '@holdfast/config';
 import type { DomainContext } from '@holdfast/domain';
+import type { ChangeFeed } from '@holdfast/hold-store';
 import { errorHandler, notFound } from './middleware/errors';
 import type { Metrics } from './metrics';
 import { demoAuthRoutes } from './routes/auth.routes';
@@ -12,6 +13,7 @@ import { healthRoutes, type ReadinessChecks } from './routes/health.routes';
 import { holdRoutes } from './routes/holds.routes';
 import { orderRoutes } from './routes/orders.routes';
 import { demoPaymentRoutes, webhookRoutes } from './routes/webhooks.routes';
+import { streamRoutes } from './routes/stream.routes';
 
 export interface AppDeps {
   ctx: DomainContext;
@@ -19,6 +21,7 @@ export interface AppDeps {
   log: Logger;
   checks: ReadinessChecks;
   metrics: Metrics;
+  feed: ChangeFeed;
 }
 
 /** The HTTP app: routes parse with zod and call the domain; errors go to one middleware. */
@@ -53,6 +56,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(holdRoutes(ctx, config.jwtSecret));
   app.use(orderRoutes(ctx, config.jwtSecret));
   if (config.demoMode) app.use(demoPaymentRoutes(ctx, config.jwtSecret, config.stripeWebhookSecret));
+  app.use(streamRoutes(ctx, deps.feed));
 
   app.use(notFound);
   app.use(errorHandler(log));
