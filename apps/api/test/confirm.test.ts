@@ -52,6 +52,8 @@ test('when a service confirms an active seat hold, then 201 with a numbered orde
   const payments = await paymentsOfHold(api, hold.id);
   expect(payments).toHaveLength(1);
   expect(payments[0]).toMatchObject({ provider: 'service', status: 'APPLIED', reference: 'capture-123', orderId: order.id, amountCents: 8400 });
+  const metrics = await fetch(`${api.url}/metrics`).then((r) => r.text());
+  expect(Number(/^holdfast_orders_confirmed_total (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
   await expectInvariants(api.rt.db, event.id);
 });
 
@@ -272,6 +274,17 @@ describe('when Redis lost a hold\'s keys and a second buyer re-held and paid for
     expect(loser.body.error.code).toBe('HOLD_EXPIRED');
     const items = await api.rt.db.orderItem.findMany({ where: { seatId: seats[0]!.id } });
     expect(items).toHaveLength(1);
+    await expectInvariants(api.rt.db, event.id);
+  });
+
+  test('then, had nobody else taken the seat, the first buyer\'s confirm still sells it and it reads sold', async () => {
+    const { event, seats } = await newEvent({ seats: seatGrid(['A'], 1, 2) });
+    const first = await holdSeats(api, event.id, 'buyer-1', [seats[0]!.id]);
+    const k = eventKeys(event.id);
+    await api.rt.redis.del(k.seat(seats[0]!.id), k.ready);
+    expect((await confirmVia(api, first.id)).status).toBe(201);
+    const map = await api.call('GET', `/v1/events/${event.id}/seats`);
+    expect(map.body.seats.find((s: { id: string }) => s.id === seats[0]!.id).status).toBe('sold');
     await expectInvariants(api.rt.db, event.id);
   });
 

@@ -73,6 +73,27 @@ test('when checkout.session.completed pays a hold, then the payment reference is
   await expectInvariants(api.rt.db, event.id);
 });
 
+test('when an integrator confirms and Stripe pays the same hold at once, then one order; a losing Stripe payment is refund_required', async () => {
+  const { event, seats } = await newEvent({ seats: seatGrid(['A'], 1, 1, 'standard', 1200) });
+  const hold = await holdSeats(api, event.id, 'buyer-1', [seats[0]!.id]);
+  const ev = paymentIntentEvent({ holdId: hold.id, amount: 1200, currency: 'usd' });
+  const [service, stripe] = await Promise.all([confirmVia(api, hold.id, 'integrator-capture'), deliverEvent(api, ev)]);
+  expect(stripe.status).toBe(200);
+  expect([200, 201]).toContain(service.status);
+  const orders = await ordersOfHold(api, hold.id);
+  expect(orders).toHaveLength(1);
+  const payments = await paymentsOfHold(api, hold.id);
+  if (orders[0]!.paymentReference === 'integrator-capture') {
+    expect(service.status).toBe(201);
+    expect(payments.map((p) => p.status).sort()).toEqual(['APPLIED', 'REFUND_REQUIRED']);
+  } else {
+    expect(service.status).toBe(200);
+    expect(service.body.order.paymentReference).toBe(ev.data.object.id);
+    expect(payments.map((p) => p.status)).toEqual(['APPLIED']);
+  }
+  await expectInvariants(api.rt.db, event.id);
+});
+
 describe('signatures', () => {
   test('when the signature is missing, wrong, stale, malformed or the body was tampered with, then 400 INVALID_SIGNATURE and nothing is recorded', async () => {
     const { event, seats } = await newEvent({ seats: seatGrid(['A'], 1, 1, 'standard', 1000) });
