@@ -330,3 +330,32 @@ describe('demo payment', () => {
     }
   });
 });
+
+test('when PostgreSQL is unreachable, then the webhook, confirm and order read answer 503 (Stripe will retry; nothing is lost)', async () => {
+  const down = await startApi({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:5499/holdfast_nowhere' });
+  try {
+    const holdId = `hld_${'1'.repeat(32)}_${'2'.repeat(24)}`;
+    const payload = JSON.stringify(paymentIntentEvent({ holdId, amount: 100, currency: 'usd' }));
+    const hook = await deliver(down, payload, sign(payload, down.config.stripeWebhookSecret));
+    const confirm = await confirmVia(down, holdId);
+    const order = await down.call('GET', '/v1/orders/00000000-0000-4000-8000-000000000000', { token: down.token('admin') });
+    for (const res of [hook, confirm, order]) {
+      expect([res.status, res.body.error.code, res.body.error.details]).toEqual([503, 'SERVICE_UNAVAILABLE', { dependency: 'PostgreSQL' }]);
+    }
+  } finally {
+    await down.close();
+  }
+});
+
+test('when the header carries several v1 signatures and one of them is right, then the event is accepted', async () => {
+  const { event, seats } = await newEvent({ seats: seatGrid(['A'], 1, 1, 'standard', 1000) });
+  const hold = await holdSeats(api, event.id, 'buyer-1', [seats[0]!.id]);
+  const payload = JSON.stringify(paymentIntentEvent({ holdId: hold.id, amount: 1000, currency: 'usd' }));
+  const good = sign(payload, api.config.stripeWebhookSecret);
+  const t = /t=(\d+)/.exec(good)![1];
+  const v1 = /v1=([0-9a-f]+)/.exec(good)![1];
+  const res = await deliver(api, payload, `t=${t},v1=${'0'.repeat(64)},v1=${v1}`);
+  expect(res.status).toBe(200);
+  expect(await ordersOfHold(api, hold.id)).toHaveLength(1);
+  await expectInvariants(api.rt.db, event.id);
+});
