@@ -301,6 +301,20 @@ describe('when Redis lost a hold\'s keys and a second buyer re-held and paid for
   });
 });
 
+test('when Redis lost a general-admission hold and the tickets were held again by others, then confirms never sell past capacity', async () => {
+  const { event } = await newEvent({ ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 3 }] });
+  const tt = event.ticketTypes[0];
+  const first = await holdTickets(api, event.id, 'buyer-1', tt.id, 2);
+  const k = eventKeys(event.id);
+  await api.rt.redis.del(k.ready, k.ticketType(tt.id), k.ticketTypeHolds(tt.id), k.ticketTypeExpiry(tt.id));
+  const second = await holdTickets(api, event.id, 'buyer-2', tt.id, 2);
+  const [a, b] = await Promise.all([confirmVia(api, first.id), confirmVia(api, second.id)]);
+  expect([a.status, b.status].sort()).toEqual([201, 409]);
+  expect((a.status === 409 ? a : b).body.error.code).toBe('HOLD_EXPIRED');
+  expect((await api.rt.db.ticketType.findUnique({ where: { id: tt.id } }))!.sold).toBe(2);
+  await expectInvariants(api.rt.db, event.id);
+});
+
 describe('GET /v1/orders/:orderId', () => {
   test('when the owner, a service or an admin reads an order, then 200; another customer or a bad id gets 404', async () => {
     const { event, seats } = await newEvent({ seats: seatGrid(['A'], 1, 1) });
