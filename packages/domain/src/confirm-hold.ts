@@ -175,10 +175,11 @@ async function confirmInTransaction(
    * with its WAL flush), which caps throughput near 1 / that duration however
    * many connections there are; taking the number last keeps the fence, the
    * inserts and any retries out of that critical section. Measured with
-   * scripts/bench-confirm.ts (2 shared cores): 50 concurrent confirms through
-   * this use-case ran ~130/s with on average ~10 of the pool's 20 connections
-   * waiting on a row lock; pgbench running this transaction shape did
-   * 340-510 tps with the year row and 650-710 tps with a sequence instead.
+   * scripts/bench-confirm.ts (3 runs, 2 cores shared with other work, load
+   * 4-10): 50 concurrent confirms through this use-case ran 52-130/s with on
+   * average ~10 of the pool's 20 connections waiting on a row lock; pgbench
+   * running this transaction shape in the same runs did 250-510 tps with the
+   * year row and 540-710 tps with a sequence instead (1.4-2.2x).
    * A PostgreSQL sequence (nextval) takes no row lock and is never rolled
    * back, so confirms would not queue on it: it buys throughput that grows
    * with connections, at the price of gaps (a rolled-back confirm burns its
