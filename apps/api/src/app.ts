@@ -19,6 +19,8 @@ declare module 'express-serve-static-core' {
     log?: Logger;
   }
 }
+import { orderRoutes } from './routes/orders.routes';
+import { demoPaymentRoutes, webhookRoutes } from './routes/webhooks.routes';
 import { streamRoutes } from './routes/stream.routes';
 
 export interface AppDeps {
@@ -55,6 +57,8 @@ export function createApp(deps: AppDeps): Express {
     next();
   });
   app.use(helmet());
+  // Stripe signs the exact bytes it sends: its webhook reads the raw body, before the JSON parser.
+  app.use(webhookRoutes(ctx, config.stripeWebhookSecret));
   app.use(express.json({ limit: '100kb', strict: true, type: ['application/json', 'application/*+json'] }));
 
   app.use(healthRoutes(deps.checks, metrics));
@@ -62,6 +66,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(eventRoutes(ctx, config.jwtSecret));
   app.use(holdRoutes(ctx, config.jwtSecret));
   if (deps.reconcile) app.use(reconcileRoutes(deps.reconcile, config.jwtSecret));
+  app.use(orderRoutes(ctx, config.jwtSecret));
+  if (config.demoMode) app.use(demoPaymentRoutes(ctx, config.jwtSecret, config.stripeWebhookSecret));
   app.use(streamRoutes(ctx, deps.feed));
 
   app.use(notFound);
