@@ -35,7 +35,8 @@ export interface WorkerHandle {
   metricsUrl: string | null;
   expiryQueue: Queue;
   maintenanceQueue: Queue;
-  close(): Promise<void>;
+  /** Drains the jobs in hand (at most drainMs, default 10 s) and lets go of every connection. */
+  close(drainMs?: number): Promise<void>;
 }
 
 export function createWorkerLogger(config: Pick<Config, 'logLevel'>): Logger {
@@ -133,13 +134,26 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
 
   return {
     ctx, metrics, metricsUrl, expiryQueue, maintenanceQueue,
-    async close() {
+    async close(drainMs = 10_000) {
       clearInterval(redeclare);
-      // Finish the jobs in hand, then let go of the connections.
-      await Promise.all(workers.map((w) => w.close()));
+      // Finish the jobs in hand, then let go of the connections. While Redis is
+      // unreachable a drain never ends: after drainMs the jobs in hand are
+      // abandoned (their locks lapse and another worker runs them again).
+      let timer: NodeJS.Timeout | undefined;
+      const drained = await Promise.race([
+        Promise.all(workers.map((w) => w.close())).then(() => true),
+        new Promise<boolean>((r) => (timer = setTimeout(() => r(false), drainMs))),
+      ]);
+      clearTimeout(timer);
+      if (!drained) {
+        log.warn({ drainMs }, 'could not drain the jobs in hand (Redis unreachable?); they will run again elsewhere');
+        await Promise.race([Promise.all(workers.map((w) => w.close(true))), new Promise((r) => setTimeout(r, 1000))]);
+        for (const w of workers) void w.disconnect().catch(() => undefined);
+      }
       await ctx.persister.flush().catch(() => undefined);
       ctx.persister.stop();
-      await Promise.all([expiryQueue.close(), maintenanceQueue.close()]);
+      if (drained) await Promise.all([expiryQueue.close(), maintenanceQueue.close()]);
+      else for (const q of [expiryQueue, maintenanceQueue]) void q.disconnect().catch(() => undefined);
       if (server) {
         server.closeAllConnections();
         await new Promise((r) => server!.close(r));

@@ -8,7 +8,14 @@ const ROOT = path.join(__dirname, '..', '..', '..', '..');
  * one process, so a signal reaches the worker itself, not a wrapper.
  */
 export class WorkerProcess {
+  private static readonly started = new Set<ChildProcess>();
   private output = '';
+
+  /** SIGKILLs every worker process this test file started that still runs (after a failed or timed-out test). */
+  static killAll(): void {
+    for (const p of WorkerProcess.started) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+    WorkerProcess.started.clear();
+  }
 
   private constructor(readonly proc: ChildProcess) {
     proc.stdout?.on('data', (d: Buffer) => (this.output += d.toString()));
@@ -21,6 +28,7 @@ export class WorkerProcess {
       env: { ...process.env, LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    WorkerProcess.started.add(proc);
     const w = new WorkerProcess(proc);
     const end = Date.now() + 30_000;
     while (!w.output.includes('worker started')) {
