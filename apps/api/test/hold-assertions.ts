@@ -1,7 +1,7 @@
 import { eventKeys } from '@holdfast/hold-store';
 import type { TestApi } from './harness';
 
-export type Reply = { status: number; body: any; headers: Headers };
+export type Reply = Awaited<ReturnType<TestApi['call']>>;
 
 /** A small seeded generator, so a failing random scenario can be replayed. */
 export function seeded(seed: number): () => number {
