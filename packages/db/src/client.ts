@@ -15,6 +15,5 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const pool = createPgPool(databaseUrl, options.poolSize ?? 20, {
     connectionTimeoutMillis: options.connectionTimeoutMillis ?? 2000,
   });
-  // The client owns the pool: $disconnect ends it, so a closed process has no idle connections left.
   return new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
 }
