@@ -16,6 +16,11 @@ const WARMUP = Math.min(500, Math.ceil(REQUESTS / 8));
 const TIME_LIMIT_MS = Number(process.env.TIME_LIMIT_MS ?? 60_000);
 
 type Role = 'api' | 'baseline';
+const print = (line = '') => process.stdout.write(`${line}\n`);
+const fail = (err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+};
 
 // ---------------------------------------------------------------- servers (child processes)
 
@@ -191,29 +196,20 @@ async function main(): Promise<void> {
   }
 
   const ms = (x: number) => x.toFixed(2).padStart(8);
-  console.log(`\n${CONCURRENCY} concurrent keep-alive clients, ${REQUESTS} requests per row (after ${WARMUP} warm-up), node ${process.version}\n`);
-  console.log('scenario                        n      p50 ms   p90 ms   p99 ms   max ms   req/s   non-201');
+  print(`\n${CONCURRENCY} concurrent keep-alive clients, ${REQUESTS} requests per row (after ${WARMUP} warm-up), node ${process.version}\n`);
+  print('scenario                        n      p50 ms   p90 ms   p99 ms   max ms   req/s   non-201');
   for (const r of results) {
-    console.log(`${r.name.padEnd(30)} ${String(r.n).padStart(5)} ${ms(r.p50)} ${ms(r.p90)} ${ms(r.p99)} ${ms(r.max)} ${r.rps.toFixed(0).padStart(7)}   ${JSON.stringify(r.errors)}`);
+    print(`${r.name.padEnd(30)} ${String(r.n).padStart(5)} ${ms(r.p50)} ${ms(r.p90)} ${ms(r.p99)} ${ms(r.max)} ${r.rps.toFixed(0).padStart(7)}   ${JSON.stringify(r.errors)}`);
   }
   const b = results[0]!;
   for (const r of results.slice(1, 3)) {
-    console.log(`${r.name}: p50 ${(r.p50 / b.p50).toFixed(2)}x, p99 ${(r.p99 / b.p99).toFixed(2)}x, throughput ${(r.rps / b.rps).toFixed(2)}x of the SET NX EX baseline`);
+    print(`${r.name}: p50 ${(r.p50 / b.p50).toFixed(2)}x, p99 ${(r.p99 / b.p99).toFixed(2)}x, throughput ${(r.rps / b.rps).toFixed(2)}x of the SET NX EX baseline`);
   }
 }
 
 const serveAt = process.argv.indexOf('--serve');
 if (serveAt >= 0) {
-  void serve(process.argv[serveAt + 1] as Role).catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
+  void serve(process.argv[serveAt + 1] as Role).catch(fail);
 } else {
-  main().then(
-    () => process.exit(0),
-    (err) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
+  main().then(() => process.exit(0), fail);
 }
