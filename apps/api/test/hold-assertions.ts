@@ -78,3 +78,13 @@ export async function holdKeyCount(api: TestApi, eventId: string): Promise<numbe
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Deletes every Redis key of an event, as if Redis had restarted without its data. */
+export async function forgetEventInRedis(api: TestApi, eventId: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await api.rt.redis.scan(cursor, 'MATCH', `{ev:${eventId}}*`, 'COUNT', 1000);
+    if (keys.length) await api.rt.redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}

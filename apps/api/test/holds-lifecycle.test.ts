@@ -1,8 +1,9 @@
 // A hold's life: taken, read before PostgreSQL has it, released by its owner or
 // run out at expiresAt; best available's choice of seats; the per-customer rate limit.
 import { createTestEvent, dropTestEvent, seatGrid, startApi, type SeatSpec, type TestApi } from './harness';
+import { randomUUID } from 'node:crypto';
 import {
-  expectPersisted, holdPost, holdRowIds, seatIdsOf, seatOwners, seatStatuses, sleep, tally, ticketsAvailable,
+  expectPersisted, forgetEventInRedis, holdPost, holdRowIds, seatIdsOf, seatOwners, seatStatuses, sleep, tally, ticketsAvailable,
 } from './hold-assertions';
 
 let api: TestApi;
@@ -227,6 +228,48 @@ describe('reading a hold before PostgreSQL has it', () => {
       expect(get.body.hold.status).toBe('released');
     } finally {
       notify.mockRestore();
+      await dropTestEvent(api, event.id);
+    }
+  });
+});
+
+describe('after Redis has forgotten an event', () => {
+  test('when an event is used again, then sold seats, sold tickets and each customer\'s purchases are loaded from PostgreSQL', async () => {
+    const { event, seats } = await createTestEvent(api, {
+      maxTicketsPerCustomer: 5, seats: seatGrid(['A'], 1, 4, 'std', 3000), ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 10 }],
+    });
+    try {
+      const tt = event.ticketTypes[0].id;
+      const byLabel = new Map(seats.map((s) => [s.label, s.id]));
+      const soldSeat = byLabel.get('A-1-1')!;
+      const buyer = customer('bought-before');
+      // What a confirmed order leaves in PostgreSQL: one seat and 3 tickets for this buyer.
+      const orderId = randomUUID();
+      const db = api.rt.db;
+      await db.$executeRaw`INSERT INTO orders (id, number, event_id, customer_id, hold_id, total_cents, currency, payment_reference)
+        VALUES (${orderId}::uuid, ${`HT-2026-${orderId.slice(0, 8)}`}, ${event.id}::uuid, ${buyer}, ${`hold-of-${orderId}`}, 6000, 'USD', 'pi_test')`;
+      await db.$executeRaw`INSERT INTO order_items (id, order_id, seat_id, ticket_type_id, label, tier, price_cents, quantity, position) VALUES
+        (${randomUUID()}::uuid, ${orderId}::uuid, ${soldSeat}::uuid, NULL, 'A-1-1', 'std', 3000, 1, 0),
+        (${randomUUID()}::uuid, ${orderId}::uuid, NULL, ${tt}::uuid, 'GA', NULL, 1000, 3, 1)`;
+      await db.$executeRaw`UPDATE seats SET status = 'SOLD', order_id = ${orderId}::uuid WHERE id = ${soldSeat}::uuid`;
+      await db.$executeRaw`UPDATE ticket_types SET sold = 3 WHERE id = ${tt}::uuid`;
+      await forgetEventInRedis(api, event.id);
+
+      expect(await ticketsAvailable(api, event.id)).toBe(7);
+      const map = await seatStatuses(api, event.id);
+      expect(seats.map((s) => map.get(s.id))).toEqual(['sold', 'available', 'available', 'available']);
+      const taken = await holdPost(api, event.id, customer('someone'), { seatIds: [soldSeat] });
+      expect(taken.body.error).toMatchObject({ code: 'SEATS_UNAVAILABLE', details: { seatIds: [soldSeat] } });
+      // The buyer has 4 of 5 already: 2 more would pass the limit, 1 does not.
+      const over = await holdPost(api, event.id, buyer, { ticketTypeId: tt, quantity: 2 });
+      expect(over.body.error).toMatchObject({ code: 'LIMIT_EXCEEDED', details: { limit: 5, inUse: 4 } });
+      expect((await holdPost(api, event.id, buyer, { ticketTypeId: tt, quantity: 1 })).status).toBe(201);
+      const best = await holdPost(api, event.id, customer('best'), { tier: 'std', quantity: 3 });
+      expect(best.body.hold.items.map((i: { label: string }) => i.label)).toEqual(['A-1-2', 'A-1-3', 'A-1-4']);
+      expect((await holdPost(api, event.id, customer('ga-rest'), { ticketTypeId: tt, quantity: 5 })).status).toBe(201);
+      const soldOut = await holdPost(api, event.id, customer('ga-late'), { ticketTypeId: tt, quantity: 2 });
+      expect(soldOut.body.error).toMatchObject({ code: 'SOLD_OUT', details: { available: 1 } });
+    } finally {
       await dropTestEvent(api, event.id);
     }
   });
