@@ -4,7 +4,7 @@
 // all in the same run. Servers run in child processes so the load generator does
 // not share their event loop. Bounded in count and in time.
 //
-//   npx tsx scripts/measure-holds.ts            (env: DATABASE_URL, REDIS_URL, REQUESTS, CONCURRENCY)
+//   npx tsx scripts/measure-holds.ts   (env: DATABASE_URL, REDIS_URL, REQUESTS, ROUNDS, CONCURRENCY, TIME_LIMIT_MS)
 import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 50);
 const REQUESTS = Number(process.env.REQUESTS ?? 4000);
 const WARMUP = Math.min(500, Math.ceil(REQUESTS / 8));
+const ROUNDS = Number(process.env.ROUNDS ?? 4);
 const TIME_LIMIT_MS = Number(process.env.TIME_LIMIT_MS ?? 60_000);
 
 type Role = 'api' | 'baseline';
@@ -78,7 +79,18 @@ async function stopServer(child: ChildProcess): Promise<void> {
 
 // ---------------------------------------------------------------- load generator
 
+interface Sample { latencies: number[]; errors: Record<string, number>; seconds: number }
 interface Result { name: string; n: number; errors: Record<string, number>; p50: number; p90: number; p99: number; max: number; rps: number }
+
+/** Percentiles over all rounds of a scenario; throughput is requests over the time spent in its rounds. */
+function summarize(name: string, samples: Sample[]): Result {
+  const latencies = samples.flatMap((s) => s.latencies).sort((a, b) => a - b);
+  const errors: Record<string, number> = {};
+  for (const s of samples) for (const [k, v] of Object.entries(s.errors)) errors[k] = (errors[k] ?? 0) + v;
+  const seconds = samples.reduce((t, s) => t + s.seconds, 0);
+  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
+  return { name, n: latencies.length, errors, p50: q(0.5), p90: q(0.9), p99: q(0.99), max: latencies[latencies.length - 1] ?? NaN, rps: latencies.length / seconds };
+}
 
 function post(agent: http.Agent, port: number, path: string, body: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -95,7 +107,7 @@ function post(agent: http.Agent, port: number, path: string, body: string, heade
 }
 
 /** Runs `total` requests with CONCURRENCY clients; request i is built by `make(i)`. Latencies in ms. */
-async function load(name: string, port: number, total: number, make: (i: number) => { path: string; body: string; headers: Record<string, string> }): Promise<Result> {
+async function load(port: number, total: number, make: (i: number) => { path: string; body: string; headers: Record<string, string> }): Promise<Sample> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const latencies: number[] = [];
   const errors: Record<string, number> = {};
@@ -115,9 +127,7 @@ async function load(name: string, port: number, total: number, make: (i: number)
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
-  return { name, n: latencies.length, errors, p50: q(0.5), p90: q(0.9), p99: q(0.99), max: latencies[latencies.length - 1] ?? NaN, rps: latencies.length / seconds };
+  return { latencies, errors, seconds };
 }
 
 // ---------------------------------------------------------------- the run
@@ -136,7 +146,7 @@ async function main(): Promise<void> {
   const ctx = createDomain({ db, store: new HoldStore(redis), settings: { holdRateLimitPerMinute: 100000 } });
 
   // Two events, enough seats for every request (warm-up included) to take fresh ones.
-  const perRun = REQUESTS + WARMUP;
+  const perRun = WARMUP + Math.ceil(REQUESTS / ROUNDS) * ROUNDS;
   const grid = (seatsNeeded: number) => {
     const seats = [];
     for (let r = 1; seats.length < seatsNeeded; r++) for (let n = 1; n <= 40; n++) seats.push({ section: 'M', row: String(r), number: n, tier: 'main', priceCents: 5000 });
@@ -164,13 +174,24 @@ async function main(): Promise<void> {
         headers: { authorization: tokens[offset + i]! },
       });
       // Warm-ups (not reported): JIT, connections, catalog load and priming.
-      await load('warm baseline', baseline.port, WARMUP, baselineReq(0));
-      await load('warm 1', api.port, WARMUP, holdReq(ev1.id, seats1, 1, 0));
-      await load('warm 4', api.port, WARMUP, holdReq(ev4.id, seats4, 4, 0));
-      results.push(await load('SET NX EX (minimal Express)', baseline.port, REQUESTS, baselineReq(WARMUP)));
-      results.push(await load('hold 1 seat (API)', api.port, REQUESTS, holdReq(ev1.id, seats1, 1, WARMUP)));
-      results.push(await load('hold 4 seats (API)', api.port, REQUESTS, holdReq(ev4.id, seats4, 4, WARMUP)));
-      results.push(await load('SET NX EX again', baseline.port, REQUESTS, baselineReq(WARMUP + REQUESTS)));
+      await load(baseline.port, WARMUP, baselineReq(0));
+      await load(api.port, WARMUP, holdReq(ev1.id, seats1, 1, 0));
+      await load(api.port, WARMUP, holdReq(ev4.id, seats4, 4, 0));
+      // The scenarios take turns in rounds (order rotated), so the machine's other load falls on all alike.
+      const scenarios = [
+        { name: 'SET NX EX (minimal Express)', run: (off: number, n: number) => load(baseline.port, n, baselineReq(off)) },
+        { name: 'hold 1 seat (API)', run: (off: number, n: number) => load(api.port, n, holdReq(ev1.id, seats1, 1, off)) },
+        { name: 'hold 4 seats (API)', run: (off: number, n: number) => load(api.port, n, holdReq(ev4.id, seats4, 4, off)) },
+      ];
+      const perRound = Math.ceil(REQUESTS / ROUNDS);
+      const samples: Sample[][] = scenarios.map(() => []);
+      for (let round = 0; round < ROUNDS; round++) {
+        for (let k = 0; k < scenarios.length; k++) {
+          const i = (k + round) % scenarios.length;
+          samples[i]!.push(await scenarios[i]!.run(WARMUP + round * perRound, perRound));
+        }
+      }
+      scenarios.forEach((sc, i) => results.push(summarize(sc.name, samples[i]!)));
     } finally {
       await stopServer(api.child);
       await stopServer(baseline.child);
@@ -196,13 +217,14 @@ async function main(): Promise<void> {
   }
 
   const ms = (x: number) => x.toFixed(2).padStart(8);
-  print(`\n${CONCURRENCY} concurrent keep-alive clients, ${REQUESTS} requests per row (after ${WARMUP} warm-up), node ${process.version}\n`);
+  print(`\n${CONCURRENCY} concurrent keep-alive clients, ${REQUESTS} requests per scenario in ${ROUNDS} interleaved rounds (after ${WARMUP} warm-up), node ${process.version}\n`);
   print('scenario                        n      p50 ms   p90 ms   p99 ms   max ms   req/s   non-201');
   for (const r of results) {
     print(`${r.name.padEnd(30)} ${String(r.n).padStart(5)} ${ms(r.p50)} ${ms(r.p90)} ${ms(r.p99)} ${ms(r.max)} ${r.rps.toFixed(0).padStart(7)}   ${JSON.stringify(r.errors)}`);
   }
   const b = results[0]!;
-  for (const r of results.slice(1, 3)) {
+  print('');
+  for (const r of results.slice(1)) {
     print(`${r.name}: p50 ${(r.p50 / b.p50).toFixed(2)}x, p99 ${(r.p99 / b.p99).toFixed(2)}x, throughput ${(r.rps / b.rps).toFixed(2)}x of the SET NX EX baseline`);
   }
 }
