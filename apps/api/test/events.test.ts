@@ -66,3 +66,16 @@ test('when events are listed a page at a time, then each appears once, in creati
     for (const id of mine) await dropTestEvent(api, id);
   }
 });
+
+test('when a list cursor is forged or mangled, then 400 VALIDATION_FAILED naming cursor, never a 500', async () => {
+  const forged = [
+    '2026-01-01T00:00:00.000Z|abc', // a well-formed time with an id that is not a UUID
+    'nonsense|7b0c3d7e-6b1f-4c55-9a53-0d7e9b5d2f11',
+    '2026-01-01T00:00:00.000Z',
+  ].map((c) => Buffer.from(c).toString('base64url'));
+  for (const cursor of [...forged, '!!!']) {
+    const res = await api.call('GET', `/v1/events?cursor=${encodeURIComponent(cursor)}`);
+    expect({ cursor, status: res.status, code: res.body.error?.code }).toEqual({ cursor, status: 400, code: 'VALIDATION_FAILED' });
+    expect(res.body.error.details.fields).toEqual([{ path: 'cursor', message: expect.any(String) }]);
+  }
+});

@@ -78,7 +78,7 @@ export async function getEvent(ctx: DomainContext, eventId: string): Promise<Eve
 }
 
 export async function listEvents(ctx: DomainContext, limit: number, cursor?: string): Promise<Page<EventView>> {
-  const after = cursor ? decodeCursor(cursor) : undefined;
+  const after = cursor ? decodeCursor(cursor, isUuid) : undefined;
   const rows = await listEventRows(ctx.db, limit + 1, after);
   const page = rows.slice(0, limit);
   const items = await Promise.all(page.map(async (r) => view(r, await availability(ctx, r))));
