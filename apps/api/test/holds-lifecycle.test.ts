@@ -226,6 +226,9 @@ describe('reading a hold before PostgreSQL has it', () => {
       // Draining did not overwrite the released row.
       const get = await api.call('GET', `/v1/holds/${held.body.hold.id}`, { token: api.token('customer', owner) });
       expect(get.body.hold.status).toBe('released');
+      // A hold read from its PostgreSQL row is the same object the 201 answered.
+      const persisted = await api.call('GET', `/v1/holds/${other.body.hold.id}`, { token: api.token('customer', owner) });
+      expect(persisted.body.hold).toEqual(other.body.hold);
     } finally {
       notify.mockRestore();
       await dropTestEvent(api, event.id);
