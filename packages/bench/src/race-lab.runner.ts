@@ -70,7 +70,7 @@ export async function runRaceLab(options: RaceLabOptions): Promise<RaceLabReport
 async function runStrategy(strategy: SaleStrategy, resources: LabResources): Promise<StrategyResult> {
   const { sale } = resources;
   const skipped = strategy.unavailableReason?.() ?? null;
-  if (skipped) return emptyResult(strategy, sale, skipped);
+  if (skipped) return skippedResult(strategy, sale, skipped);
 
   await strategy.prepare(resources);
   const clients: SaleClient[] = [];
@@ -132,7 +132,12 @@ async function runStrategy(strategy: SaleStrategy, resources: LabResources): Pro
   }
 }
 
-function emptyResult(strategy: SaleStrategy, sale: FlashSale, reason: string): StrategyResult {
+/** The row for a strategy that could not run here, with the reason instead of numbers. */
+export function skippedResult(
+  strategy: Pick<SaleStrategy, 'id' | 'title' | 'fenced'>,
+  sale: FlashSale,
+  reason: string,
+): StrategyResult {
   return {
     id: strategy.id,
     title: strategy.title,
