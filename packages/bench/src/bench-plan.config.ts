@@ -6,10 +6,23 @@ export interface BenchPlan {
   raceLab: FlashSale & { optimisticAttempts: number };
   holdPath: {
     concurrency: number;
+    /** Interleaved rounds of redis-benchmark, minimal Express and holdfast, so drifting machine load hits all three alike. */
+    rounds: number;
+    /** Per round and per HTTP server. */
     requests: number;
-    maxDurationMs: number;
     warmupRequests: number;
+    maxDurationMs: number;
     redisBenchmarkRequests: number;
+  };
+  growth: {
+    seatCounts: number[];
+    concurrency: number;
+    holds: number;
+    warmupHolds: number;
+    maxDurationMs: number;
+    seatMapRequests: number;
+    /** Holds taken while reading Redis memory before and after. */
+    memoryHolds: number;
   };
   confirmPath: {
     /** Concurrent confirms (and pgbench clients). */
@@ -24,14 +37,32 @@ export function benchPlan(quick: boolean): BenchPlan {
     return {
       mode: 'quick',
       raceLab: { buyers: 1000, tickets: 400, concurrency: 50, priceCents: 5000, optimisticAttempts: 3 },
-      holdPath: { concurrency: 50, requests: 8000, maxDurationMs: 8000, warmupRequests: 500, redisBenchmarkRequests: 50_000 },
+      holdPath: { concurrency: 50, rounds: 2, requests: 3000, warmupRequests: 300, maxDurationMs: 5000, redisBenchmarkRequests: 30_000 },
+      growth: {
+        seatCounts: [1000, 10_000, 100_000],
+        concurrency: 50,
+        holds: 400,
+        warmupHolds: 50,
+        maxDurationMs: 5000,
+        seatMapRequests: 3,
+        memoryHolds: 2000,
+      },
       confirmPath: { concurrency: 50, pgbenchTransactionsPerClient: 20 },
     };
   }
   return {
     mode: 'full',
     raceLab: { buyers: 4000, tickets: 1500, concurrency: 50, priceCents: 5000, optimisticAttempts: 3 },
-    holdPath: { concurrency: 50, requests: 60_000, maxDurationMs: 30_000, warmupRequests: 2000, redisBenchmarkRequests: 300_000 },
+    holdPath: { concurrency: 50, rounds: 3, requests: 20_000, warmupRequests: 1000, maxDurationMs: 15_000, redisBenchmarkRequests: 100_000 },
+    growth: {
+      seatCounts: [1000, 10_000, 100_000],
+      concurrency: 50,
+      holds: 800,
+      warmupHolds: 100,
+      maxDurationMs: 15_000,
+      seatMapRequests: 10,
+      memoryHolds: 10_000,
+    },
     confirmPath: { concurrency: 50, pgbenchTransactionsPerClient: 100 },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--out FILE] [--only race,hold,confirm]`
+ * `npm run bench [-- --quick] [--out FILE] [--only race,hold,growth,confirm] [--profile-api DIR]`
  *
  * Prints Markdown tables on stdout (progress on stderr); with --out, writes the
  * whole report as JSON to FILE and an SVG chart next to it (same basename, .svg).
@@ -8,17 +8,20 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { benchPlan } from './bench-plan.config';
-import { ALL_SECTIONS, runBench, type Section } from './bench.runner';
+import { ALL_SECTIONS, type Section } from './bench-report.types';
+import { runBench } from './bench.runner';
 import { renderMarkdown, renderSvg } from './report/bench-report.format';
 
 export interface CliArgs {
   quick: boolean;
   out: string | null;
   sections: Section[];
+  /** Directory for a V8 CPU profile of the holdfast API child (node --cpu-prof). */
+  profileApi: string | null;
 }
 
 export function parseArgs(argv: string[]): CliArgs {
-  const args: CliArgs = { quick: false, out: null, sections: [...ALL_SECTIONS] };
+  const args: CliArgs = { quick: false, out: null, sections: [...ALL_SECTIONS], profileApi: null };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     if (arg === '--quick') args.quick = true;
@@ -26,8 +29,9 @@ export function parseArgs(argv: string[]): CliArgs {
     else if (arg?.startsWith('--out=')) args.out = arg.slice('--out='.length);
     else if (arg === '--only') args.sections = parseSections(requireValue(argv[(i += 1)], '--only'));
     else if (arg?.startsWith('--only=')) args.sections = parseSections(arg.slice('--only='.length));
+    else if (arg === '--profile-api') args.profileApi = requireValue(argv[(i += 1)], '--profile-api');
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write('usage: npm run bench -- [--quick] [--out FILE.json] [--only race,hold,confirm]\n');
+      process.stdout.write('usage: npm run bench -- [--quick] [--out FILE.json] [--only race,hold,growth,confirm] [--profile-api DIR]\n');
       process.exit(0);
     } else throw new Error(`unknown argument: ${arg}`);
   }
@@ -57,6 +61,9 @@ async function main(): Promise<void> {
   const report = await runBench({
     plan: benchPlan(args.quick),
     sections: args.sections,
+    apiNodeArgs: args.profileApi
+      ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.INIT_CWD ?? process.cwd(), args.profileApi)}`]
+      : undefined,
     log: (line) => process.stderr.write(`[bench] ${line}\n`),
   });
   process.stdout.write(renderMarkdown(report));

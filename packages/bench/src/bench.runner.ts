@@ -5,13 +5,28 @@ import { promisify } from 'node:util';
 
 import { Client } from 'pg';
 
-import { launchChildServer } from './baselines/child-server.launcher';
-import { runPgbench, type PgbenchResult } from './baselines/pgbench.runner';
-import { runRedisBenchmark, type RedisBenchmarkResult } from './baselines/redis-benchmark.runner';
+import { launchChildServer, type ChildServer } from './baselines/child-server.launcher';
+import { runPgbench } from './baselines/pgbench.runner';
+import { runRedisBenchmark } from './baselines/redis-benchmark.runner';
 import { benchDatabaseUrl, ensureDatabase } from './bench-database.service';
 import type { BenchPlan } from './bench-plan.config';
 import { benchRedisUrl, deleteKeys, redisVersion } from './bench-redis.service';
+import type {
+  BenchMeta,
+  BenchReport,
+  ConfirmPathReport,
+  GrowthReport,
+  HoldPathReport,
+  HoldRound,
+  PathSummary,
+  Section,
+  Skipped,
+} from './bench-report.types';
+import { isSkipped } from './bench-report.types';
+import { loadHolds, measureGrowth, measureMemoryPerHeldSeat, SeatCursor, type GrowthRow } from './holdfast/holdfast-holds.bench';
+import { holdfastRedisUrl, openHoldfastFixture, type HoldfastFixture } from './holdfast/holdfast.fixture';
 import { runHttpLoad, type HttpLoadResult } from './http-load.generator';
+import { round3 } from './latency.histogram';
 import { runRaceLab, skippedResult, type RaceLabReport, type StrategyResult } from './race-lab.runner';
 import {
   optimisticVersionStrategy,
@@ -22,57 +37,47 @@ import {
 
 const execFileAsync = promisify(execFile);
 
-export type Section = 'race' | 'hold' | 'confirm';
-export const ALL_SECTIONS: Section[] = ['race', 'hold', 'confirm'];
-
-export interface Skipped {
-  skipped: string;
-}
-
-export interface BenchMeta {
-  mode: BenchPlan['mode'];
-  startedAt: string;
-  finishedAt: string;
-  durationSec: number;
-  gitCommit: string | null;
-  node: string;
-  cpus: number;
-  cpuModel: string;
-  loadAverageAtStart: number[];
-  postgres: string;
-  redis: string;
-  databaseUrl: string;
-  redisUrl: string;
-}
-
-export interface HoldPathReport {
-  concurrency: number;
-  redisBenchmark: RedisBenchmarkResult;
-  minimalExpress: HttpLoadResult;
-  holdfastApi: HttpLoadResult | Skipped;
-}
-
-export interface ConfirmPathReport {
-  concurrency: number;
-  pgbench: PgbenchResult;
-  holdfastApi: HttpLoadResult | Skipped;
-}
-
-export interface BenchReport {
-  meta: BenchMeta;
-  plan: BenchPlan;
-  raceLab: RaceLabReport | null;
-  holdPath: HoldPathReport | null;
-  confirmPath: ConfirmPathReport | null;
-}
-
-const PENDING_HOLDFAST = "holdfast's hold and confirm API is not on this branch yet";
+const PENDING_CONFIRM = "holdfast's confirm API is not on this branch yet";
 
 export interface RunBenchOptions {
   plan: BenchPlan;
   sections: Section[];
+  /** Extra node flags for the holdfast API child, e.g. `--cpu-prof`. */
+  apiNodeArgs?: string[];
   /** Progress lines (stderr in the CLI). */
   log(line: string): void;
+}
+
+/** holdfast's side of a run: its fixture and its API child, opened on first use. */
+class HoldfastSession {
+  private opened: Promise<{ fixture: HoldfastFixture; api: ChildServer }> | null = null;
+
+  constructor(
+    private readonly log: (line: string) => void,
+    private readonly nodeArgs: string[] | undefined,
+  ) {}
+
+  get(): Promise<{ fixture: HoldfastFixture; api: ChildServer }> {
+    this.opened ??= (async () => {
+      this.log('holdfast: migrating the bench database and starting the API (child process, port 0)');
+      const fixture = await openHoldfastFixture();
+      try {
+        const api = await fixture.startApi({ nodeArgs: this.nodeArgs });
+        return { fixture, api };
+      } catch (error) {
+        await fixture.close();
+        throw error;
+      }
+    })();
+    return this.opened;
+  }
+
+  async close(): Promise<void> {
+    if (!this.opened) return;
+    const { fixture, api } = await this.opened;
+    await api.stop();
+    await fixture.close();
+  }
 }
 
 export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
@@ -90,85 +95,206 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
     node: process.version,
     cpus: os.cpus().length,
     cpuModel: os.cpus()[0]?.model ?? 'unknown',
-    loadAverageAtStart: os.loadavg().map((value) => Math.round(value * 100) / 100),
+    loadAverageAtStart: loadAverage(),
+    loadAverageAtEnd: [],
     postgres: await postgresVersion(databaseUrl),
     redis: await redisVersion(redisUrl),
     databaseUrl: redactUrl(databaseUrl),
     redisUrl: redactUrl(redisUrl),
+    holdfastRedisUrl: redactUrl(holdfastRedisUrl()),
   };
-
-  let raceLab: RaceLabReport | null = null;
-  if (options.sections.includes('race')) {
-    log(`race lab: ${plan.raceLab.buyers} buyers, ${plan.raceLab.tickets} tickets, ${plan.raceLab.concurrency} concurrent clients`);
-    const { optimisticAttempts, ...sale } = plan.raceLab;
-    raceLab = await runRaceLab({
-      databaseUrl,
-      schema: 'bench_race_lab',
-      sale,
-      strategies: [
-        readThenWriteStrategy(),
-        selectForUpdateStrategy(),
-        optimisticVersionStrategy({ maxAttempts: optimisticAttempts }),
-        skipLockedStrategy(),
-      ],
-      onResult: (result: StrategyResult) =>
-        log(`  ${result.id}: sold ${result.sold}, oversold ${result.oversold}, ${Math.round(result.attemptsPerSec)}/s`),
-    });
-    raceLab.results.push(skippedResult({ id: 'holdfast', title: 'holdfast: Redis hold, then fenced confirm', fenced: true }, sale, PENDING_HOLDFAST));
+  const holdfast = new HoldfastSession(log, options.apiNodeArgs);
+  const report: BenchReport = { meta, plan, raceLab: null, holdPath: null, growth: null, confirmPath: null };
+  try {
+    if (options.sections.includes('race')) report.raceLab = await raceSection(plan, databaseUrl, log);
+    if (options.sections.includes('hold')) report.holdPath = await holdSection(plan, redisUrl, holdfast, log);
+    if (options.sections.includes('growth')) report.growth = await growthSection(plan, holdfast, log);
+    if (options.sections.includes('confirm')) report.confirmPath = await confirmSection(plan, databaseUrl, log);
+  } finally {
+    await holdfast.close();
   }
-
-  let holdPath: HoldPathReport | null = null;
-  if (options.sections.includes('hold')) {
-    const { concurrency } = plan.holdPath;
-    log(`hold path: redis-benchmark SET NX EX, ${plan.holdPath.redisBenchmarkRequests} requests, -c ${concurrency}`);
-    const redisBenchmark = await runRedisBenchmark({ redisUrl, requests: plan.holdPath.redisBenchmarkRequests, concurrency });
-    log('hold path: minimal Express + one SET NX EX per request');
-    const minimalExpress = await runMinimalExpress(plan, redisUrl);
-    holdPath = { concurrency, redisBenchmark, minimalExpress, holdfastApi: { skipped: PENDING_HOLDFAST } };
-  }
-
-  let confirmPath: ConfirmPathReport | null = null;
-  if (options.sections.includes('confirm')) {
-    const { concurrency, pgbenchTransactionsPerClient } = plan.confirmPath;
-    log(`confirm path: pgbench confirm-shaped transaction, -c ${concurrency} -t ${pgbenchTransactionsPerClient}`);
-    const pgbench = await runPgbench({
-      databaseUrl,
-      schema: 'bench_pgbench',
-      clients: concurrency,
-      transactionsPerClient: pgbenchTransactionsPerClient,
-    });
-    confirmPath = { concurrency, pgbench, holdfastApi: { skipped: PENDING_HOLDFAST } };
-  }
-
   const finished = new Date();
   meta.finishedAt = finished.toISOString();
   meta.durationSec = Math.round((finished.getTime() - started.getTime()) / 100) / 10;
-  return { meta, plan, raceLab, holdPath, confirmPath };
+  meta.loadAverageAtEnd = loadAverage();
+  return report;
 }
 
-async function runMinimalExpress(plan: BenchPlan, redisUrl: string): Promise<HttpLoadResult> {
+async function raceSection(plan: BenchPlan, databaseUrl: string, log: (line: string) => void): Promise<RaceLabReport> {
+  log(`race lab: ${plan.raceLab.buyers} buyers, ${plan.raceLab.tickets} tickets, ${plan.raceLab.concurrency} concurrent clients`);
+  const { optimisticAttempts, ...sale } = plan.raceLab;
+  const lab = await runRaceLab({
+    databaseUrl,
+    schema: 'bench_race_lab',
+    sale,
+    strategies: [
+      readThenWriteStrategy(),
+      selectForUpdateStrategy(),
+      optimisticVersionStrategy({ maxAttempts: optimisticAttempts }),
+      skipLockedStrategy(),
+    ],
+    onResult: (result: StrategyResult) =>
+      log(`  ${result.id}: sold ${result.sold}, oversold ${result.oversold}, ${Math.round(result.attemptsPerSec)}/s`),
+  });
+  lab.results.push(
+    skippedResult({ id: 'holdfast', title: 'holdfast: Redis hold, then fenced confirm', fenced: true }, sale, PENDING_CONFIRM),
+  );
+  return lab;
+}
+
+async function holdSection(
+  plan: BenchPlan,
+  redisUrl: string,
+  holdfast: HoldfastSession,
+  log: (line: string) => void,
+): Promise<HoldPathReport> {
+  const { concurrency, rounds, requests, warmupRequests, maxDurationMs } = plan.holdPath;
+  const { fixture, api } = await holdfast.get();
+  const seats = rounds * (requests + warmupRequests);
+  log(`hold path: creating a ${seats}-seat event for holdfast`);
+  const event = await fixture.createEvent({ name: 'bench hold path', seats });
+  const cursor = new SeatCursor(event, fixture, 'hold-path');
   const prefix = `bench:min:${process.pid}:`;
-  const server = await launchChildServer({
+  const express = await launchChildServer({
     entry: path.join(__dirname, 'baselines', 'minimal-express.server.ts'),
     env: { BENCH_REDIS_URL: redisUrl, BENCH_KEY_PREFIX: prefix },
   });
+  const results: HoldRound[] = [];
   try {
-    return await runHttpLoad({
-      baseUrl: server.baseUrl,
-      concurrency: plan.holdPath.concurrency,
-      maxRequests: plan.holdPath.requests,
-      maxDurationMs: plan.holdPath.maxDurationMs,
-      warmupRequests: plan.holdPath.warmupRequests,
-      makeRequest: (index) => ({
-        method: 'POST',
-        path: '/hold',
-        body: JSON.stringify({ seatId: `seat-${index}`, customerId: `customer-${index % 1000}` }),
-      }),
-    });
+    for (let round = 1; round <= rounds; round += 1) {
+      log(`hold path round ${round}/${rounds}: redis-benchmark, minimal Express, holdfast (${concurrency} concurrent clients each)`);
+      const redisBenchmark = await runRedisBenchmark({ redisUrl, requests: plan.holdPath.redisBenchmarkRequests, concurrency });
+      const minimalExpress = await runHttpLoad({
+        baseUrl: express.baseUrl,
+        concurrency,
+        maxRequests: requests,
+        maxDurationMs,
+        warmupRequests,
+        makeRequest: (index) => ({
+          method: 'POST',
+          path: '/hold',
+          body: JSON.stringify({ seatId: `r${round}-seat-${index}`, customerId: `customer-${Math.floor(index / 50)}` }),
+        }),
+      });
+      const holdfastApi = await loadHolds(api, cursor, { concurrency, requests, warmupRequests, maxDurationMs });
+      log(
+        `  redis-benchmark ${Math.round(redisBenchmark.requestsPerSec)}/s, Express ${Math.round(minimalExpress.okPerSec)}/s ` +
+          `p99 ${minimalExpress.okLatency.p99Ms} ms, holdfast ${Math.round(holdfastApi.okPerSec)}/s p99 ${holdfastApi.okLatency.p99Ms} ms`,
+      );
+      results.push({ redisBenchmark, minimalExpress, holdfastApi });
+    }
   } finally {
-    await server.stop();
+    await express.stop();
     await deleteKeys(redisUrl, `${prefix}*`);
+    await fixture.dropEvent(event.eventId);
   }
+  return summariseHoldRounds(concurrency, results);
+}
+
+export function summariseHoldRounds(concurrency: number, rounds: HoldRound[]): HoldPathReport {
+  const http = (pick: (round: HoldRound) => HttpLoadResult): PathSummary => ({
+    requests: sum(rounds.map((r) => pick(r).requests)),
+    failed: sum(rounds.map((r) => pick(r).failed)),
+    okPerSec: median(rounds.map((r) => pick(r).okPerSec)),
+    p50Ms: median(rounds.map((r) => pick(r).okLatency.p50Ms)),
+    p99Ms: median(rounds.map((r) => pick(r).okLatency.p99Ms)),
+  });
+  const ran = rounds.filter((r): r is HoldRound & { holdfastApi: HttpLoadResult } => !isSkipped(r.holdfastApi));
+  const perRound = (f: (r: HoldRound & { holdfastApi: HttpLoadResult }) => number) => (ran.length > 0 ? round3(median(ran.map(f))) : null);
+  return {
+    concurrency,
+    rounds,
+    redisBenchmark: {
+      requests: sum(rounds.map((r) => r.redisBenchmark.requests)),
+      failed: 0,
+      okPerSec: median(rounds.map((r) => r.redisBenchmark.requestsPerSec)),
+      p50Ms: median(rounds.map((r) => r.redisBenchmark.p50Ms)),
+      p99Ms: median(rounds.map((r) => r.redisBenchmark.p99Ms)),
+    },
+    minimalExpress: http((r) => r.minimalExpress),
+    holdfastApi: ran.length > 0 ? http((r) => r.holdfastApi as HttpLoadResult) : { skipped: (rounds[0]?.holdfastApi as Skipped)?.skipped ?? 'not run' },
+    ratios: {
+      holdfastVsExpressThroughput: perRound((r) => r.holdfastApi.okPerSec / r.minimalExpress.okPerSec),
+      holdfastVsExpressP99: perRound((r) => r.holdfastApi.okLatency.p99Ms / r.minimalExpress.okLatency.p99Ms),
+      holdfastVsRedisBenchmarkThroughput: perRound((r) => r.holdfastApi.okPerSec / r.redisBenchmark.requestsPerSec),
+      expressVsRedisBenchmarkThroughput:
+        rounds.length > 0 ? round3(median(rounds.map((r) => r.minimalExpress.okPerSec / r.redisBenchmark.requestsPerSec))) : null,
+    },
+  };
+}
+
+async function growthSection(plan: BenchPlan, holdfast: HoldfastSession, log: (line: string) => void): Promise<GrowthReport> {
+  const { fixture, api } = await holdfast.get();
+  const growth = plan.growth;
+  const rows: GrowthRow[] = [];
+  let memory: GrowthReport['memory'] = { skipped: 'no event large enough' };
+  for (const seats of growth.seatCounts) {
+    log(`growth: event of ${seats} seats`);
+    const t0 = Date.now();
+    const event = await fixture.createEvent({ name: `bench growth ${seats}`, seats });
+    const createSec = round3((Date.now() - t0) / 1000);
+    try {
+      const { row, cursor } = await measureGrowth(api, fixture, event, createSec, growth);
+      log(
+        `  first hold ${row.firstHoldMs} ms, holds p50 ${row.holds.okLatency.p50Ms} ms p99 ${row.holds.okLatency.p99Ms} ms, ` +
+          `seat map p50 ${row.seatMap.okLatency.p50Ms} ms (${row.seatMap.bytes} bytes)`,
+      );
+      rows.push(row);
+      if (seats === Math.max(...growth.seatCounts) && cursor.remaining >= growth.memoryHolds) {
+        log(`growth: Redis memory while holding ${growth.memoryHolds} more seats`);
+        memory = await measureMemoryPerHeldSeat(api, fixture, cursor, {
+          concurrency: growth.concurrency,
+          requests: growth.memoryHolds,
+          warmupRequests: 0,
+          maxDurationMs: growth.maxDurationMs * 4,
+        });
+        log(`  ${memory.bytesPerHeldSeat} bytes per held seat`);
+      }
+    } finally {
+      await fixture.dropEvent(event.eventId);
+    }
+  }
+  return {
+    rows,
+    memory,
+    p50Spread: spread(rows.map((r) => r.holds.okLatency.p50Ms)),
+    p99Spread: spread(rows.map((r) => r.holds.okLatency.p99Ms)),
+  };
+}
+
+async function confirmSection(plan: BenchPlan, databaseUrl: string, log: (line: string) => void): Promise<ConfirmPathReport> {
+  const { concurrency, pgbenchTransactionsPerClient } = plan.confirmPath;
+  log(`confirm path: pgbench confirm-shaped transaction, -c ${concurrency} -t ${pgbenchTransactionsPerClient}`);
+  const pgbench = await runPgbench({
+    databaseUrl,
+    schema: 'bench_pgbench',
+    clients: concurrency,
+    transactionsPerClient: pgbenchTransactionsPerClient,
+  });
+  return { concurrency, pgbench, holdfastApi: { skipped: PENDING_CONFIRM } };
+}
+
+function sum(values: number[]): number {
+  return values.reduce((total, value) => total + value, 0);
+}
+
+export function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  const value = sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+  return round3(value);
+}
+
+/** (max − min) / min, e.g. 0.15 for a 15 % spread; null with fewer than two values. */
+export function spread(values: number[]): number | null {
+  if (values.length < 2) return null;
+  const min = Math.min(...values);
+  return min > 0 ? round3((Math.max(...values) - min) / min) : null;
+}
+
+function loadAverage(): number[] {
+  return os.loadavg().map((value) => Math.round(value * 100) / 100);
 }
 
 async function gitCommit(): Promise<string | null> {
@@ -195,8 +321,4 @@ function redactUrl(url: string): string {
   const parsed = new URL(url);
   if (parsed.password) parsed.password = '***';
   return parsed.toString();
-}
-
-export function isSkipped(value: unknown): value is Skipped {
-  return typeof value === 'object' && value !== null && typeof (value as Skipped).skipped === 'string';
 }

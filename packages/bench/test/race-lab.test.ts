@@ -2,7 +2,7 @@ import { Client } from 'pg';
 
 import { benchDatabaseUrl, ensureDatabase } from '../src/bench-database.service';
 import { benchPlan } from '../src/bench-plan.config';
-import type { BenchReport } from '../src/bench.runner';
+import type { BenchReport } from '../src/bench-report.types';
 import { runRaceLab, type RaceLabReport } from '../src/race-lab.runner';
 import { renderMarkdown, renderSvg } from '../src/report/bench-report.format';
 import {
@@ -105,14 +105,17 @@ describe('race lab (tiny flash sale against the real PostgreSQL)', () => {
         cpus: 2,
         cpuModel: 'test',
         loadAverageAtStart: [0, 0, 0],
+        loadAverageAtEnd: [0, 0, 0],
         postgres: 'test',
         redis: 'test',
         databaseUrl: benchDatabaseUrl(),
         redisUrl: 'redis://127.0.0.1:6379',
+        holdfastRedisUrl: 'redis://127.0.0.1:6379/12',
       },
       plan: benchPlan(true),
       raceLab: report,
       holdPath: null,
+      growth: null,
       confirmPath: null,
     };
     const markdown = renderMarkdown(bench);

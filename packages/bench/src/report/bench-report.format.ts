@@ -1,5 +1,4 @@
-import { isSkipped, type BenchReport } from '../bench.runner';
-import type { HttpLoadResult } from '../http-load.generator';
+import { isSkipped, type BenchReport, type PathSummary } from '../bench-report.types';
 import { formatNumber, formatRatio, markdownTable, ratio, type Cell } from './markdown-table.format';
 import { renderBarChart, type ChartPanel } from './svg-chart.render';
 
@@ -9,102 +8,212 @@ export function renderMarkdown(report: BenchReport): string {
   out.push(
     `# holdfast bench (${meta.mode})`,
     '',
-    `${meta.startedAt} · ${meta.cpus} × ${meta.cpuModel} · load average at start ${meta.loadAverageAtStart.join(' / ')} · ` +
-      `Node ${meta.node} · PostgreSQL ${meta.postgres} · Redis ${meta.redis} · commit ${meta.gitCommit ?? 'unknown'} · ${meta.durationSec} s`,
+    `${meta.startedAt} · ${meta.cpus} × ${meta.cpuModel} · load average ${meta.loadAverageAtStart.join(' / ')} at start, ` +
+      `${meta.loadAverageAtEnd.join(' / ')} at end · Node ${meta.node} · PostgreSQL ${meta.postgres} · Redis ${meta.redis} · ` +
+      `commit ${meta.gitCommit ?? 'unknown'} · ${meta.durationSec} s`,
   );
-
-  if (report.raceLab) {
-    const { sale, results } = report.raceLab;
-    out.push(
-      '',
-      `## Race lab: ${sale.buyers} buyers, ${sale.tickets} tickets, ${sale.concurrency} concurrent clients, one purchase each`,
-      '',
-      markdownTable(
-        ['strategy', 'fenced', 'sold', 'oversold', 'counter says', 'refused: sold out', 'refused: gave up', 'wrongly refused', 'errors', 'attempts/s', 'p50 ms', 'p99 ms'],
-        results.map((r): Cell[] =>
-          r.skipped
-            ? [`${r.title} (not run)`, r.fenced ? 'yes' : 'no', null, null, null, null, null, null, null, null, null, null]
-            : [
-                r.title,
-                r.fenced ? 'yes' : 'no',
-                r.sold,
-                r.oversold,
-                r.counterSays,
-                r.refusedSoldOut,
-                r.refusedGaveUp,
-                r.wronglyRefused,
-                r.errors,
-                r.attemptsPerSec,
-                r.latency.p50Ms,
-                r.latency.p99Ms,
-              ],
-        ),
-      ),
-      ...notRun(results.map((r) => [r.title, r.skipped])),
-    );
-  }
-
-  if (report.holdPath) {
-    const { holdPath } = report;
-    const base = holdPath.minimalExpress;
-    const rb = holdPath.redisBenchmark;
-    const rows: Cell[][] = [
-      [`redis-benchmark \`${rb.command}\``, rb.requests, rb.requestsPerSec, rb.p50Ms, rb.p99Ms,
-        formatRatio(ratio(rb.requestsPerSec, base.okPerSec)), formatRatio(ratio(rb.p99Ms, base.okLatency.p99Ms)),
-        formatRatio(1)],
-      httpRow('minimal Express 5 + one SET NX EX', base, base, rb.requestsPerSec),
-    ];
-    if (isSkipped(holdPath.holdfastApi)) {
-      rows.push(['holdfast `POST /v1/events/{id}/holds` (not run)', null, null, null, null, null, null, null]);
-    } else {
-      rows.push(httpRow('holdfast `POST /v1/events/{id}/holds`', holdPath.holdfastApi, base, rb.requestsPerSec));
-    }
-    out.push(
-      '',
-      `## Hold path against the limits (${holdPath.concurrency} concurrent clients)`,
-      '',
-      markdownTable(['path', 'requests', 'ok/s', 'p50 ms', 'p99 ms', 'throughput vs Express', 'p99 vs Express', 'throughput vs redis-benchmark'], rows),
-      ...notRun([['holdfast `POST /v1/events/{id}/holds`', isSkipped(holdPath.holdfastApi) ? holdPath.holdfastApi.skipped : null]]),
-    );
-  }
-
-  if (report.confirmPath) {
-    const { confirmPath } = report;
-    const pg = confirmPath.pgbench;
-    const rows: Cell[][] = [
-      [`pgbench, confirm-shaped transaction (${pg.failed} failed, ${pg.distinctOrderNumbers} distinct order numbers)`,
-        pg.transactions, pg.tps, pg.latency.p50Ms, pg.latency.p99Ms, formatRatio(1)],
-    ];
-    if (isSkipped(confirmPath.holdfastApi)) {
-      rows.push(['holdfast `POST /v1/holds/{id}/confirm` (not run)', null, null, null, null, null]);
-    } else {
-      const api = confirmPath.holdfastApi;
-      rows.push(['holdfast `POST /v1/holds/{id}/confirm`', api.ok, api.okPerSec, api.okLatency.p50Ms, api.okLatency.p99Ms,
-        formatRatio(ratio(api.okPerSec, pg.tps))]);
-    }
-    out.push(
-      '',
-      `## Confirm path against the limits (${confirmPath.concurrency} concurrent confirms of distinct holds)`,
-      '',
-      markdownTable(['path', 'confirms', 'confirms/s', 'p50 ms', 'p99 ms', 'vs pgbench'], rows),
-      ...notRun([['holdfast `POST /v1/holds/{id}/confirm`', isSkipped(confirmPath.holdfastApi) ? confirmPath.holdfastApi.skipped : null]]),
-    );
-  }
+  out.push(...raceLabSection(report), ...holdPathSection(report), ...growthSection(report), ...confirmSection(report), ...targetsSection(report));
   return `${out.join('\n')}\n`;
 }
 
-function httpRow(label: string, result: HttpLoadResult, base: HttpLoadResult, redisBenchmarkRps: number): Cell[] {
-  const failures = result.failed > 0 ? ` (${result.failed} failed: ${JSON.stringify(result.statusCounts)})` : '';
+function raceLabSection(report: BenchReport): string[] {
+  if (!report.raceLab) return [];
+  const { sale, results } = report.raceLab;
   return [
-    `${label}${failures}`,
-    result.requests,
-    result.okPerSec,
-    result.okLatency.p50Ms,
-    result.okLatency.p99Ms,
-    formatRatio(ratio(result.okPerSec, base.okPerSec)),
-    formatRatio(ratio(result.okLatency.p99Ms, base.okLatency.p99Ms)),
-    formatRatio(ratio(result.okPerSec, redisBenchmarkRps)),
+    '',
+    `## Race lab: ${sale.buyers} buyers, ${sale.tickets} tickets, ${sale.concurrency} concurrent clients, one purchase each`,
+    '',
+    markdownTable(
+      ['strategy', 'fenced', 'sold', 'oversold', 'counter says', 'refused: sold out', 'refused: gave up', 'wrongly refused', 'errors', 'attempts/s', 'p50 ms', 'p99 ms'],
+      results.map((r): Cell[] =>
+        r.skipped
+          ? [`${r.title} (not run)`, r.fenced ? 'yes' : 'no', null, null, null, null, null, null, null, null, null, null]
+          : [
+              r.title,
+              r.fenced ? 'yes' : 'no',
+              r.sold,
+              r.oversold,
+              r.counterSays,
+              r.refusedSoldOut,
+              r.refusedGaveUp,
+              r.wronglyRefused,
+              r.errors,
+              r.attemptsPerSec,
+              r.latency.p50Ms,
+              r.latency.p99Ms,
+            ],
+      ),
+    ),
+    ...notRun(results.map((r) => [r.title, r.skipped])),
   ];
+}
+
+function holdPathSection(report: BenchReport): string[] {
+  const hold = report.holdPath;
+  if (!hold) return [];
+  const express = hold.minimalExpress;
+  const rb = hold.redisBenchmark;
+  const row = (label: string, s: PathSummary, vsExpress: number | null, p99VsExpress: number | null, vsRb: number | null): Cell[] => [
+    s.failed > 0 ? `${label} (${s.failed} failed)` : label,
+    s.requests,
+    s.okPerSec,
+    s.p50Ms,
+    s.p99Ms,
+    formatRatio(vsExpress),
+    formatRatio(p99VsExpress),
+    formatRatio(vsRb),
+  ];
+  const rows: Cell[][] = [
+    row('redis-benchmark `SET bench:rb:__rand_int__ v NX EX 600`', rb, ratio(rb.okPerSec, express.okPerSec), ratio(rb.p99Ms, express.p99Ms), 1),
+    row('minimal Express 5 + one `SET NX EX`', express, 1, 1, hold.ratios.expressVsRedisBenchmarkThroughput),
+  ];
+  if (isSkipped(hold.holdfastApi)) {
+    rows.push(['holdfast `POST /v1/events/{id}/holds` (not run)', null, null, null, null, null, null, null]);
+  } else {
+    rows.push(
+      row(
+        'holdfast `POST /v1/events/{id}/holds`',
+        hold.holdfastApi,
+        hold.ratios.holdfastVsExpressThroughput,
+        hold.ratios.holdfastVsExpressP99,
+        hold.ratios.holdfastVsRedisBenchmarkThroughput,
+      ),
+    );
+  }
+  const perRound = hold.rounds.map((r, index): Cell[] => [
+    index + 1,
+    r.redisBenchmark.requestsPerSec,
+    r.minimalExpress.okPerSec,
+    r.minimalExpress.okLatency.p99Ms,
+    isSkipped(r.holdfastApi) ? null : r.holdfastApi.okPerSec,
+    isSkipped(r.holdfastApi) ? null : r.holdfastApi.okLatency.p99Ms,
+    isSkipped(r.holdfastApi) ? null : formatRatio(ratio(r.holdfastApi.okPerSec, r.minimalExpress.okPerSec)),
+  ]);
+  return [
+    '',
+    `## Hold path against the limits (${hold.concurrency} concurrent clients, median of ${hold.rounds.length} interleaved rounds)`,
+    '',
+    markdownTable(['path', 'requests', 'ok/s', 'p50 ms', 'p99 ms', 'throughput vs Express', 'p99 vs Express', 'throughput vs redis-benchmark'], rows),
+    ...notRun([['holdfast `POST /v1/events/{id}/holds`', isSkipped(hold.holdfastApi) ? hold.holdfastApi.skipped : null]]),
+    '',
+    markdownTable(['round', 'redis-benchmark/s', 'Express ok/s', 'Express p99 ms', 'holdfast ok/s', 'holdfast p99 ms', 'holdfast vs Express'], perRound),
+  ];
+}
+
+function growthSection(report: BenchReport): string[] {
+  const growth = report.growth;
+  if (!growth) return [];
+  if (isSkipped(growth)) return ['', '## How cost grows', '', `Not run: ${growth.skipped}.`];
+  const holdRows = growth.rows.map((r): Cell[] => [
+    r.seats,
+    r.createSec,
+    r.firstHoldMs,
+    r.holds.ok,
+    r.holds.okPerSec,
+    r.holds.okLatency.p50Ms,
+    r.holds.okLatency.p99Ms,
+  ]);
+  const seatMapRows = growth.rows.map((r): Cell[] => [
+    r.seats,
+    r.seatMap.ok,
+    r.seatMap.okLatency.p50Ms,
+    r.seatMap.okLatency.p99Ms,
+    formatNumber(r.seatMap.bytes / 1024),
+    r.seats > 0 ? formatNumber((r.seatMap.okLatency.p50Ms * 1000) / r.seats) : null,
+  ]);
+  const out = [
+    '',
+    '## How cost grows',
+    '',
+    `Hold latency by event size (one seat per hold, distinct seats, ${report.plan.growth.concurrency} concurrent clients; ` +
+      `p50 spread ${spreadText(growth.p50Spread)}, p99 spread ${spreadText(growth.p99Spread)} from the smallest to the largest event):`,
+    '',
+    markdownTable(['seats in event', 'create event s', 'first hold ms (cold)', 'holds', 'holds/s', 'p50 ms', 'p99 ms'], holdRows),
+    '',
+    'Seat map `GET /v1/events/{id}/seats` by seat count (one client, sequential requests):',
+    '',
+    markdownTable(['seats', 'requests', 'p50 ms', 'p99 ms', 'response KiB', 'µs per seat (p50)'], seatMapRows),
+  ];
+  if (isSkipped(growth.memory)) {
+    out.push('', `Redis memory per held seat: not measured (${growth.memory.skipped}).`);
+  } else {
+    const m = growth.memory;
+    out.push(
+      '',
+      'Redis memory per held seat (`INFO memory` `used_memory` before and after, server-wide):',
+      '',
+      markdownTable(
+        ['held seats', 'used_memory before', 'used_memory after', 'bytes per held seat', 'keys per hold'],
+        [[m.heldSeats, m.usedMemoryBefore, m.usedMemoryAfter, m.bytesPerHeldSeat, m.keysPerHold]],
+      ),
+    );
+  }
+  return out;
+}
+
+function confirmSection(report: BenchReport): string[] {
+  const confirm = report.confirmPath;
+  if (!confirm) return [];
+  const pg = confirm.pgbench;
+  const rows: Cell[][] = [
+    [`pgbench, confirm-shaped transaction (${pg.failed} failed, ${pg.distinctOrderNumbers} distinct order numbers)`,
+      pg.transactions, pg.tps, pg.latency.p50Ms, pg.latency.p99Ms, formatRatio(1)],
+  ];
+  if (isSkipped(confirm.holdfastApi)) {
+    rows.push(['holdfast `POST /v1/holds/{id}/confirm` (not run)', null, null, null, null, null]);
+  } else {
+    const api = confirm.holdfastApi;
+    rows.push(['holdfast `POST /v1/holds/{id}/confirm`', api.ok, api.okPerSec, api.okLatency.p50Ms, api.okLatency.p99Ms,
+      formatRatio(ratio(api.okPerSec, pg.tps))]);
+  }
+  return [
+    '',
+    `## Confirm path against the limits (${confirm.concurrency} concurrent confirms of distinct holds)`,
+    '',
+    markdownTable(['path', 'confirms', 'confirms/s', 'p50 ms', 'p99 ms', 'vs pgbench'], rows),
+    ...notRun([['holdfast `POST /v1/holds/{id}/confirm`', isSkipped(confirm.holdfastApi) ? confirm.holdfastApi.skipped : null]]),
+  ];
+}
+
+function targetsSection(report: BenchReport): string[] {
+  const rows: Cell[][] = [];
+  const hold = report.holdPath;
+  if (hold && !isSkipped(hold.holdfastApi)) {
+    rows.push(target('hold throughput ≥ 0.9 × minimal Express', hold.ratios.holdfastVsExpressThroughput, (v) => v >= 0.9));
+    rows.push(target('hold p99 ≤ 1.5 × minimal Express', hold.ratios.holdfastVsExpressP99, (v) => v <= 1.5));
+  }
+  const confirm = report.confirmPath;
+  if (confirm && !isSkipped(confirm.holdfastApi)) {
+    rows.push(target('confirm ≥ 0.5 × pgbench', ratio(confirm.holdfastApi.okPerSec, confirm.pgbench.tps), (v) => v >= 0.5));
+  }
+  const growth = report.growth;
+  if (growth && !isSkipped(growth) && growth.p50Spread !== null) {
+    rows.push([
+      'hold latency within ±20 % from 1,000 to 100,000 seats (p50 / p99 spread)',
+      `${spreadText(growth.p50Spread)} / ${spreadText(growth.p99Spread)}`,
+      (growth.p50Spread ?? 0) <= 0.2 && (growth.p99Spread ?? 0) <= 0.2 ? 'met' : 'missed',
+    ]);
+  }
+  if (rows.length === 0) return [];
+  return ['', '## Targets (issue 7)', '', markdownTable(['target', 'measured', 'verdict'], rows)];
+}
+
+function target(label: string, value: number | null, ok: (value: number) => boolean): Cell[] {
+  return [label, formatRatio(value), value === null ? '–' : ok(value) ? 'met' : 'missed'];
+}
+
+function spreadText(value: number | null): string {
+  return value === null ? '–' : `${Math.round(value * 100)} %`;
+}
+
+/** Footnotes for rows that did not run, so the reason is never lost in a table cell. */
+function notRun(entries: Array<[string, string | null]>): string[] {
+  const lines = entries.filter(([, reason]) => reason).map(([title, reason]) => `- ${title}: not run (${reason}).`);
+  return lines.length > 0 ? ['', ...lines] : [];
+}
+
+function ms(value: number): string {
+  return `${formatNumber(value)} ms`;
 }
 
 export function renderSvg(report: BenchReport): string {
@@ -129,24 +238,49 @@ export function renderSvg(report: BenchReport): string {
       bars: ran.map((r) => ({ label: r.title, value: r.attemptsPerSec, note: `p99 ${ms(r.latency.p99Ms)}` })),
     });
   }
-  if (report.holdPath) {
-    const { holdPath } = report;
+  const hold = report.holdPath;
+  if (hold) {
     const bars = [
-      { label: 'redis-benchmark SET NX EX', value: holdPath.redisBenchmark.requestsPerSec, note: `p99 ${ms(holdPath.redisBenchmark.p99Ms)}` },
-      { label: 'minimal Express + SET NX EX', value: holdPath.minimalExpress.okPerSec, note: `p99 ${ms(holdPath.minimalExpress.okLatency.p99Ms)}` },
+      { label: 'redis-benchmark SET NX EX', value: hold.redisBenchmark.okPerSec, note: `p99 ${ms(hold.redisBenchmark.p99Ms)}` },
+      { label: 'minimal Express + SET NX EX', value: hold.minimalExpress.okPerSec, note: `p99 ${ms(hold.minimalExpress.p99Ms)}` },
     ];
-    if (!isSkipped(holdPath.holdfastApi)) {
-      bars.push({ label: 'holdfast POST holds', value: holdPath.holdfastApi.okPerSec, note: `p99 ${ms(holdPath.holdfastApi.okLatency.p99Ms)}` });
+    if (!isSkipped(hold.holdfastApi)) {
+      bars.push({
+        label: 'holdfast POST holds',
+        value: hold.holdfastApi.okPerSec,
+        note: `p99 ${ms(hold.holdfastApi.p99Ms)} · ${formatRatio(hold.ratios.holdfastVsExpressThroughput)} Express`,
+      });
     }
-    panels.push({ title: `Hold path: requests per second at ${holdPath.concurrency} concurrent clients`, unit: '/s', bars });
+    panels.push({ title: `Hold path: requests per second at ${hold.concurrency} concurrent clients (median of rounds)`, unit: '/s', bars });
   }
-  if (report.confirmPath) {
-    const { confirmPath } = report;
-    const bars = [{ label: 'pgbench confirm-shaped tx', value: confirmPath.pgbench.tps, note: `p99 ${ms(confirmPath.pgbench.latency.p99Ms)}` }];
-    if (!isSkipped(confirmPath.holdfastApi)) {
-      bars.push({ label: 'holdfast POST confirm', value: confirmPath.holdfastApi.okPerSec, note: `p99 ${ms(confirmPath.holdfastApi.okLatency.p99Ms)}` });
+  const growth = report.growth;
+  if (growth && !isSkipped(growth)) {
+    panels.push({
+      title: 'Hold latency by event size (p50, with p99 in the note)',
+      unit: 'ms',
+      bars: growth.rows.map((r) => ({
+        label: `${r.seats.toLocaleString('en-US')} seats`,
+        value: r.holds.okLatency.p50Ms,
+        note: `p99 ${ms(r.holds.okLatency.p99Ms)}`,
+      })),
+    });
+    panels.push({
+      title: 'Seat map response time by seat count (p50)',
+      unit: 'ms',
+      bars: growth.rows.map((r) => ({
+        label: `${r.seats.toLocaleString('en-US')} seats`,
+        value: r.seatMap.okLatency.p50Ms,
+        note: `${formatNumber(r.seatMap.bytes / 1024)} KiB`,
+      })),
+    });
+  }
+  const confirm = report.confirmPath;
+  if (confirm) {
+    const bars = [{ label: 'pgbench confirm-shaped tx', value: confirm.pgbench.tps, note: `p99 ${ms(confirm.pgbench.latency.p99Ms)}` }];
+    if (!isSkipped(confirm.holdfastApi)) {
+      bars.push({ label: 'holdfast POST confirm', value: confirm.holdfastApi.okPerSec, note: `p99 ${ms(confirm.holdfastApi.okLatency.p99Ms)}` });
     }
-    panels.push({ title: `Confirm path: confirms per second at ${confirmPath.concurrency} concurrent clients`, unit: '/s', bars });
+    panels.push({ title: `Confirm path: confirms per second at ${confirm.concurrency} concurrent clients`, unit: '/s', bars });
   }
   const { meta } = report;
   return renderBarChart(
@@ -154,14 +288,4 @@ export function renderSvg(report: BenchReport): string {
     `${meta.startedAt} · ${meta.cpus} cores · PostgreSQL ${meta.postgres} · Redis ${meta.redis} · commit ${meta.gitCommit ?? 'unknown'}`,
     panels,
   );
-}
-
-function ms(value: number): string {
-  return `${formatNumber(value)} ms`;
-}
-
-/** Footnotes for rows that did not run, so the reason is never lost in a table cell. */
-function notRun(entries: Array<[string, string | null]>): string[] {
-  const lines = entries.filter(([, reason]) => reason).map(([title, reason]) => `- ${title}: not run (${reason}).`);
-  return lines.length > 0 ? ['', ...lines] : [];
 }

@@ -1,0 +1,171 @@
+import type { ChildServer } from '../baselines/child-server.launcher';
+import { usedMemory } from '../bench-redis.service';
+import { runHttpLoad, type HttpLoadResult, type LoadRequest } from '../http-load.generator';
+import { elapsedMs, round3 } from '../latency.histogram';
+import type { BenchEvent, HoldfastFixture } from './holdfast.fixture';
+
+/** Customers hold at most this many seats each, well under the events' per-customer limit. */
+const HOLDS_PER_CUSTOMER = 50;
+
+/**
+ * Hands out an event's seats in order, so that every hold request of a run
+ * asks for a seat nobody asked for before: the measured path is the
+ * successful hold, not the 409.
+ */
+export class SeatCursor {
+  private next = 0;
+  private readonly tokens = new Map<number, string>();
+
+  constructor(
+    readonly event: BenchEvent,
+    private readonly fixture: HoldfastFixture,
+    private readonly customerPrefix: string,
+  ) {}
+
+  get remaining(): number {
+    return this.event.seatIds.length - this.next;
+  }
+
+  /** Reserves `count` seats; returns a request builder for load-generator indices 0..count-1. */
+  take(count: number): (index: number) => LoadRequest {
+    if (count > this.remaining) throw new Error(`event has ${this.remaining} seats left, ${count} asked`);
+    const start = this.next;
+    this.next += count;
+    // Sign every token up front: the load generator should not spend its time on HMACs.
+    for (let customer = Math.floor(start / HOLDS_PER_CUSTOMER); customer <= Math.floor((start + count - 1) / HOLDS_PER_CUSTOMER); customer += 1) {
+      if (!this.tokens.has(customer)) this.tokens.set(customer, this.fixture.customerToken(`${this.customerPrefix}-${customer}`));
+    }
+    return (index) => {
+      const position = start + index;
+      const seatId = this.event.seatIds[position];
+      if (seatId === undefined || index >= count) throw new Error(`seat index ${index} outside the reserved range`);
+      return {
+        method: 'POST',
+        path: `/v1/events/${this.event.eventId}/holds`,
+        headers: { authorization: `Bearer ${this.tokens.get(Math.floor(position / HOLDS_PER_CUSTOMER))}` },
+        body: JSON.stringify({ seatIds: [seatId] }),
+      };
+    };
+  }
+}
+
+export interface HoldLoadOptions {
+  concurrency: number;
+  requests: number;
+  warmupRequests: number;
+  maxDurationMs: number;
+}
+
+/** Holds distinct seats through `POST /v1/events/{id}/holds` under a closed-loop load. */
+export function loadHolds(api: ChildServer, cursor: SeatCursor, options: HoldLoadOptions): Promise<HttpLoadResult> {
+  const makeRequest = cursor.take(options.warmupRequests + options.requests);
+  return runHttpLoad({
+    baseUrl: api.baseUrl,
+    concurrency: options.concurrency,
+    maxRequests: options.requests,
+    warmupRequests: options.warmupRequests,
+    maxDurationMs: options.maxDurationMs,
+    makeRequest,
+  });
+}
+
+export interface GrowthRow {
+  seats: number;
+  /** Creating the event through the domain (PostgreSQL rows), seconds. */
+  createSec: number;
+  /** The first hold on the fresh event: loads the seat catalog and primes Redis. */
+  firstHoldMs: number;
+  holds: HttpLoadResult;
+  seatMap: HttpLoadResult & { bytes: number };
+}
+
+export interface GrowthOptions {
+  concurrency: number;
+  holds: number;
+  warmupHolds: number;
+  maxDurationMs: number;
+  seatMapRequests: number;
+}
+
+/** Hold latency and seat-map response time on one event of `event.seatIds.length` seats. */
+export async function measureGrowth(
+  api: ChildServer,
+  fixture: HoldfastFixture,
+  event: BenchEvent,
+  createSec: number,
+  options: GrowthOptions,
+): Promise<{ row: GrowthRow; cursor: SeatCursor }> {
+  const cursor = new SeatCursor(event, fixture, `growth-${event.seatIds.length}`);
+  const first = cursor.take(1);
+  const t0 = process.hrtime.bigint();
+  const firstHold = await runHttpLoad({ baseUrl: api.baseUrl, concurrency: 1, maxRequests: 1, maxDurationMs: 60_000, makeRequest: first });
+  const firstHoldMs = round3(elapsedMs(t0));
+  if (firstHold.ok !== 1) throw new Error(`first hold failed: ${JSON.stringify(firstHold.statusCounts)}`);
+
+  const holdCount = Math.min(options.holds, cursor.remaining - options.warmupHolds);
+  const holds = await loadHolds(api, cursor, {
+    concurrency: options.concurrency,
+    requests: holdCount,
+    warmupRequests: options.warmupHolds,
+    maxDurationMs: options.maxDurationMs,
+  });
+
+  let bytes = 0;
+  const seatMap = await runHttpLoad({
+    baseUrl: api.baseUrl,
+    concurrency: 1,
+    maxRequests: options.seatMapRequests,
+    warmupRequests: 1,
+    maxDurationMs: 60_000,
+    makeRequest: () => ({ method: 'GET', path: `/v1/events/${event.eventId}/seats` }),
+    onResponse: (_index, status, body) => {
+      if (status === 200) bytes = body.length;
+    },
+  });
+  return { row: { seats: event.seatIds.length, createSec, firstHoldMs, holds, seatMap: { ...seatMap, bytes } }, cursor };
+}
+
+export interface MemoryResult {
+  heldSeats: number;
+  usedMemoryBefore: number;
+  usedMemoryAfter: number;
+  bytesPerHeldSeat: number;
+  keysBefore: number;
+  keysAfter: number;
+  keysPerHold: number;
+}
+
+/**
+ * Redis memory per held seat: `used_memory` (INFO memory) before and after
+ * holding `holds` more seats (one seat per hold) while nothing else of the
+ * bench runs. Server-wide, so other clients' writes show up as noise.
+ */
+export async function measureMemoryPerHeldSeat(
+  api: ChildServer,
+  fixture: HoldfastFixture,
+  cursor: SeatCursor,
+  options: HoldLoadOptions,
+): Promise<MemoryResult> {
+  await settle();
+  const usedMemoryBefore = await usedMemory(fixture.redis);
+  const keysBefore = await fixture.redis.dbsize();
+  const result = await loadHolds(api, cursor, options);
+  await settle();
+  const usedMemoryAfter = await usedMemory(fixture.redis);
+  const keysAfter = await fixture.redis.dbsize();
+  const heldSeats = result.ok;
+  return {
+    heldSeats,
+    usedMemoryBefore,
+    usedMemoryAfter,
+    bytesPerHeldSeat: heldSeats > 0 ? Math.round((usedMemoryAfter - usedMemoryBefore) / heldSeats) : 0,
+    keysBefore,
+    keysAfter,
+    keysPerHold: heldSeats > 0 ? round3((keysAfter - keysBefore) / heldSeats) : 0,
+  };
+}
+
+/** Lets the API drain its outbox into PostgreSQL before a memory reading. */
+function settle(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 1500));
+}
