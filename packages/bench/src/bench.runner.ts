@@ -102,6 +102,7 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
     databaseUrl: redactUrl(databaseUrl),
     redisUrl: redactUrl(redisUrl),
     holdfastRedisUrl: redactUrl(holdfastRedisUrl()),
+    whatIf: process.env.BENCH_WHATIF ?? null,
   };
   const holdfast = new HoldfastSession(log, options.apiNodeArgs);
   const report: BenchReport = { meta, plan, raceLab: null, holdPath: null, growth: null, confirmPath: null };

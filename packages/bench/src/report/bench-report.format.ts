@@ -12,6 +12,7 @@ export function renderMarkdown(report: BenchReport): string {
       `${meta.loadAverageAtEnd.join(' / ')} at end · Node ${meta.node} · PostgreSQL ${meta.postgres} · Redis ${meta.redis} · ` +
       `commit ${meta.gitCommit ?? 'unknown'} · ${meta.durationSec} s`,
   );
+  if (meta.whatIf) out.push('', `**Experiment, not a normal run:** BENCH_WHATIF=${meta.whatIf} was applied to the holdfast API.`);
   out.push(...raceLabSection(report), ...holdPathSection(report), ...growthSection(report), ...confirmSection(report), ...targetsSection(report));
   return `${out.join('\n')}\n`;
 }
