@@ -27,8 +27,13 @@ export interface BenchPlan {
   confirmPath: {
     /** Concurrent confirms (and pgbench clients). */
     concurrency: number;
-    /** pgbench transactions per client. */
-    pgbenchTransactionsPerClient: number;
+    /** Interleaved rounds of pgbench and holdfast confirms. */
+    rounds: number;
+    /** Holds confirmed per round; pgbench runs the same number of transactions. */
+    confirmsPerRound: number;
+    maxDurationMs: number;
+    /** Confirm throughput as the buyers of one event grow. */
+    buyersPerEvent: number[];
   };
 }
 
@@ -47,7 +52,7 @@ export function benchPlan(quick: boolean): BenchPlan {
         seatMapRequests: 3,
         memoryHolds: 2000,
       },
-      confirmPath: { concurrency: 50, pgbenchTransactionsPerClient: 20 },
+      confirmPath: { concurrency: 50, rounds: 2, confirmsPerRound: 1000, maxDurationMs: 10_000, buyersPerEvent: [100, 500, 2000] },
     };
   }
   return {
@@ -63,6 +68,6 @@ export function benchPlan(quick: boolean): BenchPlan {
       seatMapRequests: 10,
       memoryHolds: 10_000,
     },
-    confirmPath: { concurrency: 50, pgbenchTransactionsPerClient: 100 },
+    confirmPath: { concurrency: 50, rounds: 3, confirmsPerRound: 3000, maxDurationMs: 30_000, buyersPerEvent: [100, 1000, 10_000] },
   };
 }

@@ -1,6 +1,7 @@
 import type { PgbenchResult } from './baselines/pgbench.runner';
 import type { RedisBenchmarkResult } from './baselines/redis-benchmark.runner';
 import type { BenchPlan } from './bench-plan.config';
+import type { ConfirmRun } from './holdfast/holdfast-confirms.bench';
 import type { GrowthRow, MemoryResult } from './holdfast/holdfast-holds.bench';
 import type { HttpLoadResult } from './http-load.generator';
 import type { RaceLabReport } from './race-lab.runner';
@@ -74,10 +75,19 @@ export interface GrowthReport {
   p99Spread: number | null;
 }
 
+export interface ConfirmRound {
+  pgbench: PgbenchResult;
+  holdfastApi: ConfirmRun | Skipped;
+}
+
 export interface ConfirmPathReport {
   concurrency: number;
-  pgbench: PgbenchResult;
-  holdfastApi: HttpLoadResult | Skipped;
+  rounds: ConfirmRound[];
+  pgbench: PathSummary;
+  holdfastApi: PathSummary | Skipped;
+  /** Median of the per-round ratios holdfast confirms/s ÷ pgbench tps. */
+  holdfastVsPgbench: number | null;
+  byBuyers: ConfirmRun[] | Skipped;
 }
 
 export interface BenchReport {

@@ -15,6 +15,7 @@ import type {
   BenchMeta,
   BenchReport,
   ConfirmPathReport,
+  ConfirmRound,
   GrowthReport,
   HoldPathReport,
   HoldRound,
@@ -23,6 +24,7 @@ import type {
   Skipped,
 } from './bench-report.types';
 import { isSkipped } from './bench-report.types';
+import { hasConfirmEndpoint, measureConfirms, type ConfirmRun } from './holdfast/holdfast-confirms.bench';
 import { loadHolds, measureGrowth, measureMemoryPerHeldSeat, SeatCursor, type GrowthRow } from './holdfast/holdfast-holds.bench';
 import { holdfastRedisUrl, openHoldfastFixture, type HoldfastFixture } from './holdfast/holdfast.fixture';
 import { runHttpLoad, type HttpLoadResult } from './http-load.generator';
@@ -34,10 +36,11 @@ import {
   selectForUpdateStrategy,
   skipLockedStrategy,
 } from './strategies';
+import { holdfastHoldConfirmStrategy } from './strategies/holdfast-hold-confirm.strategy';
 
 const execFileAsync = promisify(execFile);
 
-const PENDING_CONFIRM = "holdfast's confirm API is not on this branch yet";
+const NO_CONFIRM = "this build of holdfast's API has no POST /v1/holds/{id}/confirm yet";
 
 export interface RunBenchOptions {
   plan: BenchPlan;
@@ -51,6 +54,7 @@ export interface RunBenchOptions {
 /** holdfast's side of a run: its fixture and its API child, opened on first use. */
 class HoldfastSession {
   private opened: Promise<{ fixture: HoldfastFixture; api: ChildServer }> | null = null;
+  private confirm: Promise<boolean> | null = null;
 
   constructor(
     private readonly log: (line: string) => void,
@@ -70,6 +74,12 @@ class HoldfastSession {
       }
     })();
     return this.opened;
+  }
+
+  /** Whether the API under test can confirm (probed once over HTTP). */
+  canConfirm(): Promise<boolean> {
+    this.confirm ??= this.get().then(({ fixture, api }) => hasConfirmEndpoint(api, fixture));
+    return this.confirm;
   }
 
   async close(): Promise<void> {
@@ -107,10 +117,10 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
   const holdfast = new HoldfastSession(log, options.apiNodeArgs);
   const report: BenchReport = { meta, plan, raceLab: null, holdPath: null, growth: null, confirmPath: null };
   try {
-    if (options.sections.includes('race')) report.raceLab = await raceSection(plan, databaseUrl, log);
+    if (options.sections.includes('race')) report.raceLab = await raceSection(plan, databaseUrl, holdfast, log);
     if (options.sections.includes('hold')) report.holdPath = await holdSection(plan, redisUrl, holdfast, log);
     if (options.sections.includes('growth')) report.growth = await growthSection(plan, holdfast, log);
-    if (options.sections.includes('confirm')) report.confirmPath = await confirmSection(plan, databaseUrl, log);
+    if (options.sections.includes('confirm')) report.confirmPath = await confirmSection(plan, databaseUrl, holdfast, log);
   } finally {
     await holdfast.close();
   }
@@ -121,9 +131,16 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
   return report;
 }
 
-async function raceSection(plan: BenchPlan, databaseUrl: string, log: (line: string) => void): Promise<RaceLabReport> {
+async function raceSection(
+  plan: BenchPlan,
+  databaseUrl: string,
+  holdfast: HoldfastSession,
+  log: (line: string) => void,
+): Promise<RaceLabReport> {
   log(`race lab: ${plan.raceLab.buyers} buyers, ${plan.raceLab.tickets} tickets, ${plan.raceLab.concurrency} concurrent clients`);
   const { optimisticAttempts, ...sale } = plan.raceLab;
+  const canConfirm = await holdfast.canConfirm();
+  const own = canConfirm ? [holdfastHoldConfirmStrategy(await holdfast.get())] : [];
   const lab = await runRaceLab({
     databaseUrl,
     schema: 'bench_race_lab',
@@ -133,13 +150,14 @@ async function raceSection(plan: BenchPlan, databaseUrl: string, log: (line: str
       selectForUpdateStrategy(),
       optimisticVersionStrategy({ maxAttempts: optimisticAttempts }),
       skipLockedStrategy(),
+      ...own,
     ],
     onResult: (result: StrategyResult) =>
       log(`  ${result.id}: sold ${result.sold}, oversold ${result.oversold}, ${Math.round(result.attemptsPerSec)}/s`),
   });
-  lab.results.push(
-    skippedResult({ id: 'holdfast', title: 'holdfast: Redis hold, then fenced confirm', fenced: true }, sale, PENDING_CONFIRM),
-  );
+  if (!canConfirm) {
+    lab.results.push(skippedResult({ id: 'holdfast', title: 'holdfast: Redis hold, then fenced confirm', fenced: true }, sale, NO_CONFIRM));
+  }
   return lab;
 }
 
@@ -263,16 +281,67 @@ async function growthSection(plan: BenchPlan, holdfast: HoldfastSession, log: (l
   };
 }
 
-async function confirmSection(plan: BenchPlan, databaseUrl: string, log: (line: string) => void): Promise<ConfirmPathReport> {
-  const { concurrency, pgbenchTransactionsPerClient } = plan.confirmPath;
-  log(`confirm path: pgbench confirm-shaped transaction, -c ${concurrency} -t ${pgbenchTransactionsPerClient}`);
-  const pgbench = await runPgbench({
-    databaseUrl,
-    schema: 'bench_pgbench',
-    clients: concurrency,
-    transactionsPerClient: pgbenchTransactionsPerClient,
-  });
-  return { concurrency, pgbench, holdfastApi: { skipped: PENDING_CONFIRM } };
+async function confirmSection(
+  plan: BenchPlan,
+  databaseUrl: string,
+  holdfast: HoldfastSession,
+  log: (line: string) => void,
+): Promise<ConfirmPathReport> {
+  const { concurrency, rounds, confirmsPerRound, maxDurationMs, buyersPerEvent } = plan.confirmPath;
+  const canConfirm = await holdfast.canConfirm();
+  const session = await holdfast.get();
+  const results: ConfirmRound[] = [];
+  for (let round = 1; round <= rounds; round += 1) {
+    log(`confirm path round ${round}/${rounds}: pgbench -c ${concurrency} -t ${Math.ceil(confirmsPerRound / concurrency)}, then ${confirmsPerRound} holdfast confirms`);
+    const pgbench = await runPgbench({
+      databaseUrl,
+      schema: 'bench_pgbench',
+      clients: concurrency,
+      transactionsPerClient: Math.ceil(confirmsPerRound / concurrency),
+    });
+    const holdfastApi: ConfirmRun | Skipped = canConfirm
+      ? await measureConfirms(session.api, session.fixture, { concurrency, holds: confirmsPerRound, maxDurationMs }, `round-${round}`)
+      : { skipped: NO_CONFIRM };
+    log(
+      `  pgbench ${Math.round(pgbench.tps)} tps p99 ${pgbench.latency.p99Ms} ms` +
+        (isSkipped(holdfastApi) ? '' : `, holdfast ${Math.round(holdfastApi.confirms.okPerSec)}/s p99 ${holdfastApi.confirms.okLatency.p99Ms} ms`),
+    );
+    results.push({ pgbench, holdfastApi });
+  }
+  let byBuyers: ConfirmRun[] | Skipped = { skipped: NO_CONFIRM };
+  if (canConfirm) {
+    byBuyers = [];
+    for (const buyers of buyersPerEvent) {
+      log(`confirm throughput: ${buyers} buyers in one event`);
+      const run = await measureConfirms(session.api, session.fixture, { concurrency, holds: buyers, maxDurationMs: maxDurationMs * 3 }, `buyers-${buyers}`);
+      log(`  ${Math.round(run.confirms.okPerSec)} confirms/s, p99 ${run.confirms.okLatency.p99Ms} ms`);
+      byBuyers.push(run);
+    }
+  }
+  const ran = results.filter((r): r is ConfirmRound & { holdfastApi: ConfirmRun } => !isSkipped(r.holdfastApi));
+  return {
+    concurrency,
+    rounds: results,
+    pgbench: {
+      requests: sum(results.map((r) => r.pgbench.transactions)),
+      failed: sum(results.map((r) => r.pgbench.failed)),
+      okPerSec: median(results.map((r) => r.pgbench.tps)),
+      p50Ms: median(results.map((r) => r.pgbench.latency.p50Ms)),
+      p99Ms: median(results.map((r) => r.pgbench.latency.p99Ms)),
+    },
+    holdfastApi:
+      ran.length > 0
+        ? {
+            requests: sum(ran.map((r) => r.holdfastApi.confirms.requests)),
+            failed: sum(ran.map((r) => r.holdfastApi.confirms.failed)),
+            okPerSec: median(ran.map((r) => r.holdfastApi.confirms.okPerSec)),
+            p50Ms: median(ran.map((r) => r.holdfastApi.confirms.okLatency.p50Ms)),
+            p99Ms: median(ran.map((r) => r.holdfastApi.confirms.okLatency.p99Ms)),
+          }
+        : { skipped: NO_CONFIRM },
+    holdfastVsPgbench: ran.length > 0 ? round3(median(ran.map((r) => r.holdfastApi.confirms.okPerSec / r.pgbench.tps))) : null,
+    byBuyers,
+  };
 }
 
 function sum(values: number[]): number {

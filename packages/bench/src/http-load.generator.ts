@@ -132,9 +132,22 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<HttpLoadRes
   }
 }
 
-interface RawResponse {
+export interface RawResponse {
   status: number;
   body: Buffer;
+}
+
+export interface HttpClient {
+  send(request: LoadRequest): Promise<RawResponse>;
+  close(): void;
+}
+
+/** One keep-alive connection pool to a loopback server, for request-by-request clients (the race lab). */
+export function createHttpClient(baseUrl: string, maxSockets = 1, timeoutMs = 30_000): HttpClient {
+  const base = new URL(baseUrl);
+  assertLoopback(base.hostname);
+  const agent = new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
+  return { send: (request) => send(agent, base, request, timeoutMs), close: () => agent.destroy() };
 }
 
 function send(agent: http.Agent, base: URL, request: LoadRequest, timeoutMs: number): Promise<RawResponse> {

@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
+import { createSecretKey, randomBytes } from 'node:crypto';
 import path from 'node:path';
 
-import { signToken } from '@holdfast/api';
 import { createDb, ensureDatabase, listSeats, migrateDatabase, type Db } from '@holdfast/db';
 import { createDomain, createEvent, type DomainContext } from '@holdfast/domain';
 import { HoldStore } from '@holdfast/hold-store';
 import Redis from 'ioredis';
+import jwt from 'jsonwebtoken';
 
 import { launchChildServer, type ChildServer } from '../baselines/child-server.launcher';
 import { benchDatabaseUrl } from '../bench-database.service';
@@ -21,6 +21,7 @@ export interface HoldfastFixture {
   redisUrl: string;
   ctx: DomainContext;
   redis: Redis;
+  db: Db;
   createEvent(options: BenchEventOptions): Promise<BenchEvent>;
   customerToken(customerId: string): string;
   serviceToken(): string;
@@ -66,6 +67,13 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
   const ctx = createDomain({ db, store: new HoldStore(redis), settings: { holdRateLimitPerMinute: 100_000 } });
   const created = new Set<string>();
+  // The API's token format (HS256, sub and role, 12 h expiry), signed with a
+  // KeyObject: signing with the secret string costs jsonwebtoken about 1 ms a
+  // token (it first tries to parse the string as a PEM key), and the race lab
+  // signs one token per buyer.
+  const signingKey = createSecretKey(Buffer.from(jwtSecret, 'utf8'));
+  const sign = (sub: string, role: 'customer' | 'service' | 'admin') =>
+    jwt.sign({ sub, role }, signingKey, { algorithm: 'HS256', expiresIn: 12 * 3600 });
 
   const dropEvent = async (eventId: string): Promise<void> => {
     await db.$executeRaw`DELETE FROM order_items WHERE order_id IN (SELECT id FROM orders WHERE event_id = ${eventId}::uuid)`;
@@ -88,6 +96,7 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
     redisUrl,
     ctx,
     redis,
+    db,
     async createEvent(options) {
       const event = await createEvent(ctx, {
         name: options.name,
@@ -104,9 +113,9 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
       const seats = await listSeats(db, event.id);
       return { eventId: event.id, seatIds: seats.map((seat) => seat.id), ticketTypeId: event.ticketTypes[0]?.id ?? null };
     },
-    customerToken: (customerId) => signToken(jwtSecret, customerId, 'customer'),
-    serviceToken: () => signToken(jwtSecret, 'bench-service', 'service'),
-    adminToken: () => signToken(jwtSecret, 'bench-admin', 'admin'),
+    customerToken: (customerId) => sign(customerId, 'customer'),
+    serviceToken: () => sign('bench-service', 'service'),
+    adminToken: () => sign('bench-admin', 'admin'),
     startApi: (options = {}) =>
       launchChildServer({
         entry: path.join(__dirname, 'holdfast-api.server.ts'),

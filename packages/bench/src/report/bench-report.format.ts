@@ -156,24 +156,65 @@ function confirmSection(report: BenchReport): string[] {
   const confirm = report.confirmPath;
   if (!confirm) return [];
   const pg = confirm.pgbench;
+  const checks = confirm.rounds
+    .map((r) => `${r.pgbench.failed} failed, ${r.pgbench.distinctOrderNumbers}/${r.pgbench.ordersCommitted} distinct order numbers`)
+    .join('; ');
   const rows: Cell[][] = [
-    [`pgbench, confirm-shaped transaction (${pg.failed} failed, ${pg.distinctOrderNumbers} distinct order numbers)`,
-      pg.transactions, pg.tps, pg.latency.p50Ms, pg.latency.p99Ms, formatRatio(1)],
+    ['pgbench, confirm-shaped transaction', pg.requests, pg.okPerSec, pg.p50Ms, pg.p99Ms, formatRatio(1)],
   ];
   if (isSkipped(confirm.holdfastApi)) {
     rows.push(['holdfast `POST /v1/holds/{id}/confirm` (not run)', null, null, null, null, null]);
   } else {
     const api = confirm.holdfastApi;
-    rows.push(['holdfast `POST /v1/holds/{id}/confirm`', api.ok, api.okPerSec, api.okLatency.p50Ms, api.okLatency.p99Ms,
-      formatRatio(ratio(api.okPerSec, pg.tps))]);
+    rows.push([
+      api.failed > 0 ? `holdfast \`POST /v1/holds/{id}/confirm\` (${api.failed} not 201)` : 'holdfast `POST /v1/holds/{id}/confirm`',
+      api.requests,
+      api.okPerSec,
+      api.p50Ms,
+      api.p99Ms,
+      formatRatio(confirm.holdfastVsPgbench),
+    ]);
   }
-  return [
+  const perRound = confirm.rounds.map((r, index): Cell[] => [
+    index + 1,
+    r.pgbench.tps,
+    r.pgbench.latency.p99Ms,
+    isSkipped(r.holdfastApi) ? null : r.holdfastApi.confirms.okPerSec,
+    isSkipped(r.holdfastApi) ? null : r.holdfastApi.confirms.okLatency.p99Ms,
+    isSkipped(r.holdfastApi) ? null : `${r.holdfastApi.distinctOrderNumbers}/${r.holdfastApi.ordersCommitted}`,
+    isSkipped(r.holdfastApi) ? null : formatRatio(ratio(r.holdfastApi.confirms.okPerSec, r.pgbench.tps)),
+  ]);
+  const out = [
     '',
-    `## Confirm path against the limits (${confirm.concurrency} concurrent confirms of distinct holds)`,
+    `## Confirm path against the limits (${confirm.concurrency} concurrent confirms of distinct holds, median of ${confirm.rounds.length} interleaved rounds)`,
     '',
     markdownTable(['path', 'confirms', 'confirms/s', 'p50 ms', 'p99 ms', 'vs pgbench'], rows),
     ...notRun([['holdfast `POST /v1/holds/{id}/confirm`', isSkipped(confirm.holdfastApi) ? confirm.holdfastApi.skipped : null]]),
+    '',
+    `pgbench checks per round: ${checks}.`,
+    '',
+    markdownTable(['round', 'pgbench tps', 'pgbench p99 ms', 'holdfast confirms/s', 'holdfast p99 ms', 'holdfast distinct numbers/orders', 'holdfast vs pgbench'], perRound),
   ];
+  if (!isSkipped(confirm.byBuyers)) {
+    out.push(
+      '',
+      `Confirm throughput as the buyers of one event grow (each buyer holds one seat, then ${confirm.concurrency} clients confirm them all):`,
+      '',
+      markdownTable(
+        ['buyers in event', 'confirmed (201)', 'confirms/s', 'p50 ms', 'p99 ms', 'orders committed', 'distinct order numbers'],
+        confirm.byBuyers.map((r): Cell[] => [
+          r.buyers,
+          r.confirms.ok,
+          r.confirms.okPerSec,
+          r.confirms.okLatency.p50Ms,
+          r.confirms.okLatency.p99Ms,
+          r.ordersCommitted,
+          r.distinctOrderNumbers,
+        ]),
+      ),
+    );
+  }
+  return out;
 }
 
 function targetsSection(report: BenchReport): string[] {
@@ -185,7 +226,7 @@ function targetsSection(report: BenchReport): string[] {
   }
   const confirm = report.confirmPath;
   if (confirm && !isSkipped(confirm.holdfastApi)) {
-    rows.push(target('confirm ≥ 0.5 × pgbench', ratio(confirm.holdfastApi.okPerSec, confirm.pgbench.tps), (v) => v >= 0.5));
+    rows.push(target('confirm ≥ 0.5 × pgbench', confirm.holdfastVsPgbench, (v) => v >= 0.5));
   }
   const growth = report.growth;
   if (growth && !isSkipped(growth) && growth.p50Spread !== null) {
@@ -277,9 +318,13 @@ export function renderSvg(report: BenchReport): string {
   }
   const confirm = report.confirmPath;
   if (confirm) {
-    const bars = [{ label: 'pgbench confirm-shaped tx', value: confirm.pgbench.tps, note: `p99 ${ms(confirm.pgbench.latency.p99Ms)}` }];
+    const bars = [{ label: 'pgbench confirm-shaped tx', value: confirm.pgbench.okPerSec, note: `p99 ${ms(confirm.pgbench.p99Ms)}` }];
     if (!isSkipped(confirm.holdfastApi)) {
-      bars.push({ label: 'holdfast POST confirm', value: confirm.holdfastApi.okPerSec, note: `p99 ${ms(confirm.holdfastApi.okLatency.p99Ms)}` });
+      bars.push({
+        label: 'holdfast POST confirm',
+        value: confirm.holdfastApi.okPerSec,
+        note: `p99 ${ms(confirm.holdfastApi.p99Ms)} · ${formatRatio(confirm.holdfastVsPgbench)} pgbench`,
+      });
     }
     panels.push({ title: `Confirm path: confirms per second at ${confirm.concurrency} concurrent clients`, unit: '/s', bars });
   }
