@@ -17,6 +17,9 @@ export interface BenchPlan {
   growth: {
     seatCounts: number[];
     concurrency: number;
+    /** Rounds that visit every event size in turn. */
+    rounds: number;
+    /** Holds per event size over all rounds. */
     holds: number;
     warmupHolds: number;
     maxDurationMs: number;
@@ -46,6 +49,7 @@ export function benchPlan(quick: boolean): BenchPlan {
       growth: {
         seatCounts: [1000, 10_000, 100_000],
         concurrency: 50,
+        rounds: 2,
         holds: 400,
         warmupHolds: 50,
         maxDurationMs: 5000,
@@ -62,6 +66,7 @@ export function benchPlan(quick: boolean): BenchPlan {
     growth: {
       seatCounts: [1000, 10_000, 100_000],
       concurrency: 50,
+      rounds: 4,
       holds: 800,
       warmupHolds: 100,
       maxDurationMs: 15_000,

@@ -25,7 +25,7 @@ import type {
 } from './bench-report.types';
 import { isSkipped } from './bench-report.types';
 import { hasConfirmEndpoint, measureConfirms, type ConfirmRun } from './holdfast/holdfast-confirms.bench';
-import { loadHolds, measureGrowth, measureMemoryPerHeldSeat, SeatCursor, type GrowthRow } from './holdfast/holdfast-holds.bench';
+import { loadHolds, measureGrowth, measureMemoryPerHeldSeat, SeatCursor, type GrowthEvent } from './holdfast/holdfast-holds.bench';
 import { holdfastRedisUrl, openHoldfastFixture, type HoldfastFixture } from './holdfast/holdfast.fixture';
 import { runHttpLoad, type HttpLoadResult } from './http-load.generator';
 import { round3 } from './latency.histogram';
@@ -245,40 +245,38 @@ export function summariseHoldRounds(concurrency: number, rounds: HoldRound[]): H
 async function growthSection(plan: BenchPlan, holdfast: HoldfastSession, log: (line: string) => void): Promise<GrowthReport> {
   const { fixture, api } = await holdfast.get();
   const growth = plan.growth;
-  const rows: GrowthRow[] = [];
-  let memory: GrowthReport['memory'] = { skipped: 'no event large enough' };
-  for (const seats of growth.seatCounts) {
-    log(`growth: event of ${seats} seats`);
-    const t0 = Date.now();
-    const event = await fixture.createEvent({ name: `bench growth ${seats}`, seats });
-    const createSec = round3((Date.now() - t0) / 1000);
-    try {
-      const { row, cursor } = await measureGrowth(api, fixture, event, createSec, growth);
-      log(
-        `  first hold ${row.firstHoldMs} ms, holds p50 ${row.holds.okLatency.p50Ms} ms p99 ${row.holds.okLatency.p99Ms} ms, ` +
-          `seat map p50 ${row.seatMap.okLatency.p50Ms} ms (${row.seatMap.bytes} bytes)`,
-      );
-      rows.push(row);
-      if (seats === Math.max(...growth.seatCounts) && cursor.remaining >= growth.memoryHolds) {
-        log(`growth: Redis memory while holding ${growth.memoryHolds} more seats`);
-        memory = await measureMemoryPerHeldSeat(api, fixture, cursor, {
-          concurrency: growth.concurrency,
-          requests: growth.memoryHolds,
-          warmupRequests: 0,
-          maxDurationMs: growth.maxDurationMs * 4,
-        });
-        log(`  ${memory.bytesPerHeldSeat} bytes per held seat`);
-      }
-    } finally {
-      await fixture.dropEvent(event.eventId);
+  const events: GrowthEvent[] = [];
+  try {
+    for (const seats of growth.seatCounts) {
+      log(`growth: creating an event of ${seats} seats`);
+      const t0 = Date.now();
+      events.push({ event: await fixture.createEvent({ name: `bench growth ${seats}`, seats }), createSec: round3((Date.now() - t0) / 1000) });
     }
+    const { rows, cursors } = await measureGrowth(api, fixture, events, growth, log);
+    for (const row of rows) {
+      log(`  ${row.seats} seats: first hold ${row.firstHoldMs} ms, seat map p50 ${row.seatMap.okLatency.p50Ms} ms (${row.seatMap.bytes} bytes)`);
+    }
+    let memory: GrowthReport['memory'] = { skipped: `the largest event has fewer than ${growth.memoryHolds} seats left` };
+    const largest = cursors.reduce<SeatCursor | undefined>((best, c) => (!best || c.remaining > best.remaining ? c : best), undefined);
+    if (largest && largest.remaining >= growth.memoryHolds) {
+      log(`growth: Redis memory while holding ${growth.memoryHolds} more seats`);
+      memory = await measureMemoryPerHeldSeat(api, fixture, largest, {
+        concurrency: growth.concurrency,
+        requests: growth.memoryHolds,
+        warmupRequests: 0,
+        maxDurationMs: growth.maxDurationMs * 4,
+      });
+      log(`  ${memory.bytesPerHeldSeat} bytes per held seat`);
+    }
+    return {
+      rows,
+      memory,
+      p50Spread: spread(rows.map((r) => r.holds.p50Ms)),
+      p99Spread: spread(rows.map((r) => r.holds.p99Ms)),
+    };
+  } finally {
+    for (const { event } of events) await fixture.dropEvent(event.eventId);
   }
-  return {
-    rows,
-    memory,
-    p50Spread: spread(rows.map((r) => r.holds.okLatency.p50Ms)),
-    p99Spread: spread(rows.map((r) => r.holds.okLatency.p99Ms)),
-  };
 }
 
 async function confirmSection(
@@ -356,11 +354,15 @@ export function median(values: number[]): number {
   return round3(value);
 }
 
-/** (max − min) / min, e.g. 0.15 for a 15 % spread; null with fewer than two values. */
+/**
+ * The largest relative deviation from the first value (the smallest event):
+ * max |v − v₀| / v₀, e.g. 0.15 when every size is within ±15 % of the smallest.
+ * Null with fewer than two values.
+ */
 export function spread(values: number[]): number | null {
-  if (values.length < 2) return null;
-  const min = Math.min(...values);
-  return min > 0 ? round3((Math.max(...values) - min) / min) : null;
+  const [first, ...rest] = values;
+  if (first === undefined || rest.length === 0 || first <= 0) return null;
+  return round3(Math.max(...rest.map((value) => Math.abs(value - first) / first)));
 }
 
 function loadAverage(): number[] {

@@ -75,54 +75,96 @@ export interface GrowthRow {
   createSec: number;
   /** The first hold on the fresh event: loads the seat catalog and primes Redis. */
   firstHoldMs: number;
-  holds: HttpLoadResult;
+  /** One load per round; the rounds visit the event sizes in turn. */
+  rounds: HttpLoadResult[];
+  /** Medians over the rounds. */
+  holds: { ok: number; okPerSec: number; p50Ms: number; p99Ms: number };
   seatMap: HttpLoadResult & { bytes: number };
 }
 
 export interface GrowthOptions {
   concurrency: number;
+  rounds: number;
+  /** Holds per event size, over all rounds. */
   holds: number;
   warmupHolds: number;
   maxDurationMs: number;
   seatMapRequests: number;
 }
 
-/** Hold latency and seat-map response time on one event of `event.seatIds.length` seats. */
+export interface GrowthEvent {
+  event: BenchEvent;
+  createSec: number;
+}
+
+/**
+ * Hold latency and seat-map response time for events of different sizes. The
+ * rounds visit every size in turn, so the machine's drifting load hits all
+ * sizes alike. Returns the seat cursors for later use (memory reading).
+ */
 export async function measureGrowth(
   api: ChildServer,
   fixture: HoldfastFixture,
-  event: BenchEvent,
-  createSec: number,
+  events: GrowthEvent[],
   options: GrowthOptions,
-): Promise<{ row: GrowthRow; cursor: SeatCursor }> {
-  const cursor = new SeatCursor(event, fixture, `growth-${event.seatIds.length}`);
-  const first = cursor.take(1);
-  const t0 = process.hrtime.bigint();
-  const firstHold = await runHttpLoad({ baseUrl: api.baseUrl, concurrency: 1, maxRequests: 1, maxDurationMs: 60_000, makeRequest: first });
-  const firstHoldMs = round3(elapsedMs(t0));
-  if (firstHold.ok !== 1) throw new Error(`first hold failed: ${JSON.stringify(firstHold.statusCounts)}`);
+  log: (line: string) => void,
+): Promise<{ rows: GrowthRow[]; cursors: SeatCursor[] }> {
+  const cursors = events.map(({ event }) => new SeatCursor(event, fixture, `growth-${event.seatIds.length}`));
+  const firstHoldMs: number[] = [];
+  for (const cursor of cursors) {
+    const t0 = process.hrtime.bigint();
+    const first = await runHttpLoad({ baseUrl: api.baseUrl, concurrency: 1, maxRequests: 1, maxDurationMs: 60_000, makeRequest: cursor.take(1) });
+    firstHoldMs.push(round3(elapsedMs(t0)));
+    if (first.ok !== 1) throw new Error(`first hold failed: ${JSON.stringify(first.statusCounts)}`);
+    await loadHolds(api, cursor, { concurrency: options.concurrency, requests: 0, warmupRequests: options.warmupHolds, maxDurationMs: options.maxDurationMs });
+  }
+  const perRound = Math.floor(options.holds / options.rounds);
+  const rounds: HttpLoadResult[][] = cursors.map(() => []);
+  for (let round = 1; round <= options.rounds; round += 1) {
+    for (const [index, cursor] of cursors.entries()) {
+      const requests = Math.min(perRound, cursor.remaining);
+      const result = await loadHolds(api, cursor, { concurrency: options.concurrency, requests, warmupRequests: 0, maxDurationMs: options.maxDurationMs });
+      rounds[index]?.push(result);
+      log(`  round ${round}, ${cursor.event.seatIds.length} seats: ${Math.round(result.okPerSec)} holds/s, p50 ${result.okLatency.p50Ms} ms, p99 ${result.okLatency.p99Ms} ms`);
+    }
+  }
+  const rows: GrowthRow[] = [];
+  for (const [index, { event, createSec }] of events.entries()) {
+    let bytes = 0;
+    const seatMap = await runHttpLoad({
+      baseUrl: api.baseUrl,
+      concurrency: 1,
+      maxRequests: options.seatMapRequests,
+      warmupRequests: 1,
+      maxDurationMs: 60_000,
+      makeRequest: () => ({ method: 'GET', path: `/v1/events/${event.eventId}/seats` }),
+      onResponse: (_index, status, body) => {
+        if (status === 200) bytes = body.length;
+      },
+    });
+    const results = rounds[index] ?? [];
+    rows.push({
+      seats: event.seatIds.length,
+      createSec,
+      firstHoldMs: firstHoldMs[index] ?? 0,
+      rounds: results,
+      holds: {
+        ok: results.reduce((total, r) => total + r.ok, 0),
+        okPerSec: middle(results.map((r) => r.okPerSec)),
+        p50Ms: middle(results.map((r) => r.okLatency.p50Ms)),
+        p99Ms: middle(results.map((r) => r.okLatency.p99Ms)),
+      },
+      seatMap: { ...seatMap, bytes },
+    });
+  }
+  return { rows, cursors };
+}
 
-  const holdCount = Math.min(options.holds, cursor.remaining - options.warmupHolds);
-  const holds = await loadHolds(api, cursor, {
-    concurrency: options.concurrency,
-    requests: holdCount,
-    warmupRequests: options.warmupHolds,
-    maxDurationMs: options.maxDurationMs,
-  });
-
-  let bytes = 0;
-  const seatMap = await runHttpLoad({
-    baseUrl: api.baseUrl,
-    concurrency: 1,
-    maxRequests: options.seatMapRequests,
-    warmupRequests: 1,
-    maxDurationMs: 60_000,
-    makeRequest: () => ({ method: 'GET', path: `/v1/events/${event.eventId}/seats` }),
-    onResponse: (_index, status, body) => {
-      if (status === 200) bytes = body.length;
-    },
-  });
-  return { row: { seats: event.seatIds.length, createSec, firstHoldMs, holds, seatMap: { ...seatMap, bytes } }, cursor };
+function middle(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const half = Math.floor(sorted.length / 2);
+  return round3(sorted.length % 2 === 1 ? (sorted[half] ?? 0) : ((sorted[half - 1] ?? 0) + (sorted[half] ?? 0)) / 2);
 }
 
 export interface MemoryResult {
