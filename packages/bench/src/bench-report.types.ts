@@ -44,12 +44,16 @@ export interface PathSummary {
   okPerSec: number;
   p50Ms: number;
   p99Ms: number;
+  /** CPU milliseconds the server process spent per request (warm-up included), median of rounds; null when not measured. */
+  serverCpuMsPerRequest: number | null;
 }
 
 export interface HoldRound {
   redisBenchmark: RedisBenchmarkResult;
   minimalExpress: HttpLoadResult;
   holdfastApi: HttpLoadResult | Skipped;
+  expressCpuMsPerRequest: number | null;
+  holdfastCpuMsPerRequest: number | null;
 }
 
 export interface HoldPathReport {
@@ -64,6 +68,8 @@ export interface HoldPathReport {
     holdfastVsExpressP99: number | null;
     holdfastVsRedisBenchmarkThroughput: number | null;
     expressVsRedisBenchmarkThroughput: number | null;
+    /** Server CPU per request, holdfast ÷ minimal Express: the noise-robust cost ratio. */
+    holdfastVsExpressCpuPerRequest: number | null;
   };
 }
 

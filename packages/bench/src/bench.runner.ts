@@ -29,6 +29,7 @@ import { loadHolds, measureGrowth, measureMemoryPerHeldSeat, SeatCursor, type Gr
 import { holdfastRedisUrl, openHoldfastFixture, type HoldfastFixture } from './holdfast/holdfast.fixture';
 import { runHttpLoad, type HttpLoadResult } from './http-load.generator';
 import { round3 } from './latency.histogram';
+import { withProcessCpu } from './process-cpu.probe';
 import { runRaceLab, skippedResult, type RaceLabReport, type StrategyResult } from './race-lab.runner';
 import {
   optimisticVersionStrategy,
@@ -183,7 +184,7 @@ async function holdSection(
     for (let round = 1; round <= rounds; round += 1) {
       log(`hold path round ${round}/${rounds}: redis-benchmark, minimal Express, holdfast (${concurrency} concurrent clients each)`);
       const redisBenchmark = await runRedisBenchmark({ redisUrl, requests: plan.holdPath.redisBenchmarkRequests, concurrency });
-      const minimalExpress = await runHttpLoad({
+      const expressRun = await withProcessCpu(express.pid, () => runHttpLoad({
         baseUrl: express.baseUrl,
         concurrency,
         maxRequests: requests,
@@ -194,13 +195,23 @@ async function holdSection(
           path: '/hold',
           body: JSON.stringify({ seatId: `r${round}-seat-${index}`, customerId: `customer-${Math.floor(index / 50)}` }),
         }),
-      });
-      const holdfastApi = await loadHolds(api, cursor, { concurrency, requests, warmupRequests, maxDurationMs });
+      }));
+      const minimalExpress = expressRun.result;
+      const holdfastRun = await withProcessCpu(api.pid, () => loadHolds(api, cursor, { concurrency, requests, warmupRequests, maxDurationMs }));
+      const holdfastApi = holdfastRun.result;
+      const perRequest = (cpuMs: number | null, load: HttpLoadResult) =>
+        cpuMs === null || load.requests === 0 ? null : round3(cpuMs / (load.requests + warmupRequests));
       log(
         `  redis-benchmark ${Math.round(redisBenchmark.requestsPerSec)}/s, Express ${Math.round(minimalExpress.okPerSec)}/s ` +
           `p99 ${minimalExpress.okLatency.p99Ms} ms, holdfast ${Math.round(holdfastApi.okPerSec)}/s p99 ${holdfastApi.okLatency.p99Ms} ms`,
       );
-      results.push({ redisBenchmark, minimalExpress, holdfastApi });
+      results.push({
+        redisBenchmark,
+        minimalExpress,
+        holdfastApi,
+        expressCpuMsPerRequest: perRequest(expressRun.cpuMs, minimalExpress),
+        holdfastCpuMsPerRequest: perRequest(holdfastRun.cpuMs, holdfastApi),
+      });
     }
   } finally {
     await express.stop();
@@ -211,12 +222,13 @@ async function holdSection(
 }
 
 export function summariseHoldRounds(concurrency: number, rounds: HoldRound[]): HoldPathReport {
-  const http = (pick: (round: HoldRound) => HttpLoadResult): PathSummary => ({
+  const http = (pick: (round: HoldRound) => HttpLoadResult, cpu: (round: HoldRound) => number | null): PathSummary => ({
     requests: sum(rounds.map((r) => pick(r).requests)),
     failed: sum(rounds.map((r) => pick(r).failed)),
     okPerSec: median(rounds.map((r) => pick(r).okPerSec)),
     p50Ms: median(rounds.map((r) => pick(r).okLatency.p50Ms)),
     p99Ms: median(rounds.map((r) => pick(r).okLatency.p99Ms)),
+    serverCpuMsPerRequest: medianOrNull(rounds.map(cpu)),
   });
   const ran = rounds.filter((r): r is HoldRound & { holdfastApi: HttpLoadResult } => !isSkipped(r.holdfastApi));
   const perRound = (f: (r: HoldRound & { holdfastApi: HttpLoadResult }) => number) => (ran.length > 0 ? round3(median(ran.map(f))) : null);
@@ -229,15 +241,22 @@ export function summariseHoldRounds(concurrency: number, rounds: HoldRound[]): H
       okPerSec: median(rounds.map((r) => r.redisBenchmark.requestsPerSec)),
       p50Ms: median(rounds.map((r) => r.redisBenchmark.p50Ms)),
       p99Ms: median(rounds.map((r) => r.redisBenchmark.p99Ms)),
+      serverCpuMsPerRequest: null,
     },
-    minimalExpress: http((r) => r.minimalExpress),
-    holdfastApi: ran.length > 0 ? http((r) => r.holdfastApi as HttpLoadResult) : { skipped: (rounds[0]?.holdfastApi as Skipped)?.skipped ?? 'not run' },
+    minimalExpress: http((r) => r.minimalExpress, (r) => r.expressCpuMsPerRequest),
+    holdfastApi:
+      ran.length > 0
+        ? http((r) => r.holdfastApi as HttpLoadResult, (r) => r.holdfastCpuMsPerRequest)
+        : { skipped: (rounds[0]?.holdfastApi as Skipped)?.skipped ?? 'not run' },
     ratios: {
       holdfastVsExpressThroughput: perRound((r) => r.holdfastApi.okPerSec / r.minimalExpress.okPerSec),
       holdfastVsExpressP99: perRound((r) => r.holdfastApi.okLatency.p99Ms / r.minimalExpress.okLatency.p99Ms),
       holdfastVsRedisBenchmarkThroughput: perRound((r) => r.holdfastApi.okPerSec / r.redisBenchmark.requestsPerSec),
       expressVsRedisBenchmarkThroughput:
         rounds.length > 0 ? round3(median(rounds.map((r) => r.minimalExpress.okPerSec / r.redisBenchmark.requestsPerSec))) : null,
+      holdfastVsExpressCpuPerRequest: medianOrNull(
+        ran.map((r) => (r.holdfastCpuMsPerRequest !== null && r.expressCpuMsPerRequest ? r.holdfastCpuMsPerRequest / r.expressCpuMsPerRequest : null)),
+      ),
     },
   };
 }
@@ -326,6 +345,7 @@ async function confirmSection(
       okPerSec: median(results.map((r) => r.pgbench.tps)),
       p50Ms: median(results.map((r) => r.pgbench.latency.p50Ms)),
       p99Ms: median(results.map((r) => r.pgbench.latency.p99Ms)),
+      serverCpuMsPerRequest: null,
     },
     holdfastApi:
       ran.length > 0
@@ -335,11 +355,17 @@ async function confirmSection(
             okPerSec: median(ran.map((r) => r.holdfastApi.confirms.okPerSec)),
             p50Ms: median(ran.map((r) => r.holdfastApi.confirms.okLatency.p50Ms)),
             p99Ms: median(ran.map((r) => r.holdfastApi.confirms.okLatency.p99Ms)),
+            serverCpuMsPerRequest: medianOrNull(ran.map((r) => r.holdfastApi.apiCpuMsPerConfirm)),
           }
         : { skipped: NO_CONFIRM },
     holdfastVsPgbench: ran.length > 0 ? round3(median(ran.map((r) => r.holdfastApi.confirms.okPerSec / r.pgbench.tps))) : null,
     byBuyers,
   };
+}
+
+function medianOrNull(values: Array<number | null>): number | null {
+  const present = values.filter((value): value is number => value !== null);
+  return present.length > 0 ? median(present) : null;
 }
 
 function sum(values: number[]): number {

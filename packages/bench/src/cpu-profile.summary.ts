@@ -36,6 +36,8 @@ export interface ProfileSummary {
   selfByFunction: Array<{ name: string; where: string; area: string; ms: number; share: number }>;
   selfByArea: Array<{ area: string; ms: number; share: number }>;
   inclusiveByArea: Array<{ area: string; ms: number; share: number }>;
+  /** Functions of the project itself (apps/*, packages/*) and what runs under them. */
+  inclusiveByProjectFunction: Array<{ name: string; where: string; ms: number; share: number }>;
 }
 
 /** The package or part of the runtime a frame belongs to. */
@@ -73,6 +75,7 @@ export function summariseProfile(profile: CpuProfile, top = 25): ProfileSummary 
   const functions = new Map<string, { name: string; where: string; area: string; micros: number }>();
   const selfArea = new Map<string, number>();
   const inclusiveArea = new Map<string, number>();
+  const inclusiveProject = new Map<string, { name: string; where: string; micros: number }>();
   let idle = 0;
   for (const [id, micros] of selfMicros) {
     const node = byId.get(id);
@@ -89,6 +92,7 @@ export function summariseProfile(profile: CpuProfile, top = 25): ProfileSummary 
     functions.set(key, entry);
     selfArea.set(area, (selfArea.get(area) ?? 0) + micros);
     const seen = new Set<string>();
+    const seenFunctions = new Set<string>();
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const frame = byId.get(at)?.callFrame;
       if (!frame || frame.functionName === '(root)') continue;
@@ -96,6 +100,16 @@ export function summariseProfile(profile: CpuProfile, top = 25): ProfileSummary 
       if (!seen.has(frameArea)) {
         seen.add(frameArea);
         inclusiveArea.set(frameArea, (inclusiveArea.get(frameArea) ?? 0) + micros);
+      }
+      if (/^(apps|packages)\//.test(frameArea) && frameArea !== 'packages/bench') {
+        const frameWhere = `${shortUrl(frame.url)}:${frame.lineNumber + 1}`;
+        const key = `${frame.functionName}@${frameWhere}`;
+        if (!seenFunctions.has(key)) {
+          seenFunctions.add(key);
+          const entry = inclusiveProject.get(key) ?? { name: frame.functionName || '(anonymous)', where: frameWhere, micros: 0 };
+          entry.micros += micros;
+          inclusiveProject.set(key, entry);
+        }
       }
     }
   }
@@ -116,6 +130,9 @@ export function summariseProfile(profile: CpuProfile, top = 25): ProfileSummary 
     inclusiveByArea: sortDesc([...inclusiveArea.entries()].map(([area, micros]) => ({ area, micros })))
       .slice(0, top)
       .map((a) => ({ area: a.area, ms: toMs(a.micros), share: share(a.micros) })),
+    inclusiveByProjectFunction: sortDesc([...inclusiveProject.values()])
+      .slice(0, top)
+      .map((f) => ({ name: f.name, where: f.where, ms: toMs(f.micros), share: share(f.micros) })),
   };
 }
 
@@ -137,6 +154,10 @@ export function renderProfileSummary(summary: ProfileSummary): string {
     'Inclusive time by package (a sample counts for every package on its stack):',
     '',
     markdownTable(['area', 'inclusive ms', '% busy'], summary.inclusiveByArea.map((a) => [a.area, a.ms, a.share])),
+    '',
+    'The project\'s own functions, inclusive (what runs under them, callbacks excluded):',
+    '',
+    markdownTable(['function', 'where', 'inclusive ms', '% busy'], summary.inclusiveByProjectFunction.map((f) => [f.name, f.where, f.ms, f.share])),
     '',
     'Top functions by self time:',
     '',

@@ -1,5 +1,7 @@
 import type { ChildServer } from '../baselines/child-server.launcher';
 import { runHttpLoad, type HttpLoadResult } from '../http-load.generator';
+import { round3 } from '../latency.histogram';
+import { processCpuMs } from '../process-cpu.probe';
 import type { HoldfastFixture } from './holdfast.fixture';
 import { SeatCursor } from './holdfast-holds.bench';
 
@@ -14,6 +16,8 @@ export interface ConfirmRun {
   buyers: number;
   holdsTaken: number;
   confirms: HttpLoadResult;
+  /** CPU milliseconds the API process spent per confirm request. */
+  apiCpuMsPerConfirm: number | null;
   ordersCommitted: number;
   distinctOrderNumbers: number;
 }
@@ -41,6 +45,7 @@ export async function measureConfirms(api: ChildServer, fixture: HoldfastFixture
       },
     });
     const serviceToken = fixture.serviceToken();
+    const cpuBefore = await processCpuMs(api.pid);
     const confirms = await runHttpLoad({
       baseUrl: api.baseUrl,
       concurrency: options.concurrency,
@@ -54,12 +59,14 @@ export async function measureConfirms(api: ChildServer, fixture: HoldfastFixture
       }),
       isOk: (status) => status === 201,
     });
+    const cpuAfter = await processCpuMs(api.pid);
     const rows = await fixture.db.$queryRaw<{ orders: bigint; numbers: bigint }[]>`
       SELECT count(*) AS orders, count(DISTINCT number) AS numbers FROM orders WHERE event_id = ${event.eventId}::uuid`;
     return {
       buyers: options.holds,
       holdsTaken: holdIds.length,
       confirms,
+      apiCpuMsPerConfirm: cpuBefore !== null && cpuAfter !== null && confirms.requests > 0 ? round3((cpuAfter - cpuBefore) / confirms.requests) : null,
       ordersCommitted: Number(rows[0]?.orders ?? 0),
       distinctOrderNumbers: Number(rows[0]?.numbers ?? 0),
     };

@@ -54,22 +54,24 @@ function holdPathSection(report: BenchReport): string[] {
   if (!hold) return [];
   const express = hold.minimalExpress;
   const rb = hold.redisBenchmark;
-  const row = (label: string, s: PathSummary, vsExpress: number | null, p99VsExpress: number | null, vsRb: number | null): Cell[] => [
+  const row = (label: string, s: PathSummary, vsExpress: number | null, p99VsExpress: number | null, vsRb: number | null, cpuVsExpress: number | null): Cell[] => [
     s.failed > 0 ? `${label} (${s.failed} failed)` : label,
     s.requests,
     s.okPerSec,
     s.p50Ms,
     s.p99Ms,
+    s.serverCpuMsPerRequest,
     formatRatio(vsExpress),
     formatRatio(p99VsExpress),
+    formatRatio(cpuVsExpress),
     formatRatio(vsRb),
   ];
   const rows: Cell[][] = [
-    row('redis-benchmark `SET bench:rb:__rand_int__ v NX EX 600`', rb, ratio(rb.okPerSec, express.okPerSec), ratio(rb.p99Ms, express.p99Ms), 1),
-    row('minimal Express 5 + one `SET NX EX`', express, 1, 1, hold.ratios.expressVsRedisBenchmarkThroughput),
+    row('redis-benchmark `SET bench:rb:__rand_int__ v NX EX 600`', rb, ratio(rb.okPerSec, express.okPerSec), ratio(rb.p99Ms, express.p99Ms), 1, null),
+    row('minimal Express 5 + one `SET NX EX`', express, 1, 1, hold.ratios.expressVsRedisBenchmarkThroughput, 1),
   ];
   if (isSkipped(hold.holdfastApi)) {
-    rows.push(['holdfast `POST /v1/events/{id}/holds` (not run)', null, null, null, null, null, null, null]);
+    rows.push(['holdfast `POST /v1/events/{id}/holds` (not run)', null, null, null, null, null, null, null, null, null]);
   } else {
     rows.push(
       row(
@@ -78,6 +80,7 @@ function holdPathSection(report: BenchReport): string[] {
         hold.ratios.holdfastVsExpressThroughput,
         hold.ratios.holdfastVsExpressP99,
         hold.ratios.holdfastVsRedisBenchmarkThroughput,
+        hold.ratios.holdfastVsExpressCpuPerRequest,
       ),
     );
   }
@@ -89,15 +92,23 @@ function holdPathSection(report: BenchReport): string[] {
     isSkipped(r.holdfastApi) ? null : r.holdfastApi.okPerSec,
     isSkipped(r.holdfastApi) ? null : r.holdfastApi.okLatency.p99Ms,
     isSkipped(r.holdfastApi) ? null : formatRatio(ratio(r.holdfastApi.okPerSec, r.minimalExpress.okPerSec)),
+    r.expressCpuMsPerRequest,
+    r.holdfastCpuMsPerRequest,
   ]);
   return [
     '',
     `## Hold path against the limits (${hold.concurrency} concurrent clients, median of ${hold.rounds.length} interleaved rounds)`,
     '',
-    markdownTable(['path', 'requests', 'ok/s', 'p50 ms', 'p99 ms', 'throughput vs Express', 'p99 vs Express', 'throughput vs redis-benchmark'], rows),
+    markdownTable(
+      ['path', 'requests', 'ok/s', 'p50 ms', 'p99 ms', 'server CPU ms/req', 'throughput vs Express', 'p99 vs Express', 'CPU/req vs Express', 'throughput vs redis-benchmark'],
+      rows,
+    ),
     ...notRun([['holdfast `POST /v1/events/{id}/holds`', isSkipped(hold.holdfastApi) ? hold.holdfastApi.skipped : null]]),
     '',
-    markdownTable(['round', 'redis-benchmark/s', 'Express ok/s', 'Express p99 ms', 'holdfast ok/s', 'holdfast p99 ms', 'holdfast vs Express'], perRound),
+    markdownTable(
+      ['round', 'redis-benchmark/s', 'Express ok/s', 'Express p99 ms', 'holdfast ok/s', 'holdfast p99 ms', 'holdfast vs Express', 'Express CPU ms/req', 'holdfast CPU ms/req'],
+      perRound,
+    ),
   ];
 }
 
@@ -107,7 +118,7 @@ function growthSection(report: BenchReport): string[] {
   if (isSkipped(growth)) return ['', '## How cost grows', '', `Not run: ${growth.skipped}.`];
   const base = growth.rows[0];
   const change = (value: number, reference: number | undefined) =>
-    reference ? `${value >= reference ? '+' : '−'}${Math.round((Math.abs(value - reference) / reference) * 100)} %` : null;
+    reference ? `${value >= reference ? '+' : '-'}${Math.round((Math.abs(value - reference) / reference) * 100)} %` : null;
   const holdRows = growth.rows.map((r): Cell[] => [
     r.seats,
     r.createSec,
@@ -166,10 +177,10 @@ function confirmSection(report: BenchReport): string[] {
     .map((r) => `${r.pgbench.failed} failed, ${r.pgbench.distinctOrderNumbers}/${r.pgbench.ordersCommitted} distinct order numbers`)
     .join('; ');
   const rows: Cell[][] = [
-    ['pgbench, confirm-shaped transaction', pg.requests, pg.okPerSec, pg.p50Ms, pg.p99Ms, formatRatio(1)],
+    ['pgbench, confirm-shaped transaction', pg.requests, pg.okPerSec, pg.p50Ms, pg.p99Ms, null, formatRatio(1)],
   ];
   if (isSkipped(confirm.holdfastApi)) {
-    rows.push(['holdfast `POST /v1/holds/{id}/confirm` (not run)', null, null, null, null, null]);
+    rows.push(['holdfast `POST /v1/holds/{id}/confirm` (not run)', null, null, null, null, null, null]);
   } else {
     const api = confirm.holdfastApi;
     rows.push([
@@ -178,6 +189,7 @@ function confirmSection(report: BenchReport): string[] {
       api.okPerSec,
       api.p50Ms,
       api.p99Ms,
+      api.serverCpuMsPerRequest,
       formatRatio(confirm.holdfastVsPgbench),
     ]);
   }
@@ -194,7 +206,7 @@ function confirmSection(report: BenchReport): string[] {
     '',
     `## Confirm path against the limits (${confirm.concurrency} concurrent confirms of distinct holds, median of ${confirm.rounds.length} interleaved rounds)`,
     '',
-    markdownTable(['path', 'confirms', 'confirms/s', 'p50 ms', 'p99 ms', 'vs pgbench'], rows),
+    markdownTable(['path', 'confirms', 'confirms/s', 'p50 ms', 'p99 ms', 'API CPU ms/confirm', 'vs pgbench'], rows),
     ...notRun([['holdfast `POST /v1/holds/{id}/confirm`', isSkipped(confirm.holdfastApi) ? confirm.holdfastApi.skipped : null]]),
     '',
     `pgbench checks per round: ${checks}.`,
