@@ -80,3 +80,23 @@ export async function dropSchema(url: string, schema: string): Promise<void> {
 export function assertIdentifier(name: string): void {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`not a safe SQL identifier: "${name}"`);
 }
+
+/** PostgreSQL's too_many_connections: the server is shared, other sessions may hold most of its connections for a while. */
+export function isTooManyClients(error: unknown): boolean {
+  const e = error as { code?: string; message?: string; stderr?: string };
+  return e?.code === '53300' || /too many clients/i.test(`${e?.message ?? ''} ${e?.stderr ?? ''}`);
+}
+
+/** Runs `work`, waiting and trying again (up to `waitMs` in all) while the server has no connection slot left. */
+export async function retryWhileTooManyClients<T>(work: () => Promise<T>, waitMs = 90_000, onWait?: (attempt: number) => void): Promise<T> {
+  const deadline = Date.now() + waitMs;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isTooManyClients(error) || Date.now() >= deadline) throw error;
+      onWait?.(attempt);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 500 * attempt)));
+    }
+  }
+}

@@ -56,7 +56,7 @@ export function benchPlan(quick: boolean): BenchPlan {
         seatMapRequests: 3,
         memoryHolds: 2000,
       },
-      confirmPath: { concurrency: 50, rounds: 2, confirmsPerRound: 1000, maxDurationMs: 10_000, buyersPerEvent: [100, 500, 2000] },
+      confirmPath: { concurrency: 50, rounds: 2, confirmsPerRound: 600, maxDurationMs: 10_000, buyersPerEvent: [100, 300, 1000] },
     };
   }
   return {

@@ -8,7 +8,7 @@ import { Client } from 'pg';
 import { launchChildServer, type ChildServer } from './baselines/child-server.launcher';
 import { runPgbench } from './baselines/pgbench.runner';
 import { runRedisBenchmark } from './baselines/redis-benchmark.runner';
-import { benchDatabaseUrl, ensureDatabase } from './bench-database.service';
+import { benchDatabaseUrl, ensureDatabase, retryWhileTooManyClients } from './bench-database.service';
 import type { BenchPlan } from './bench-plan.config';
 import { benchRedisUrl, deleteKeys, redisVersion } from './bench-redis.service';
 import type {
@@ -65,7 +65,7 @@ class HoldfastSession {
   get(): Promise<{ fixture: HoldfastFixture; api: ChildServer }> {
     this.opened ??= (async () => {
       this.log('holdfast: migrating the bench database and starting the API (child process, port 0)');
-      const fixture = await openHoldfastFixture();
+      const fixture = await retryWhileTooManyClients(() => openHoldfastFixture());
       try {
         const api = await fixture.startApi({ nodeArgs: this.nodeArgs });
         return { fixture, api };
@@ -96,7 +96,7 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
   const started = new Date();
   const databaseUrl = benchDatabaseUrl();
   const redisUrl = benchRedisUrl();
-  await ensureDatabase(databaseUrl);
+  await retryWhileTooManyClients(() => ensureDatabase(databaseUrl));
   const meta: BenchMeta = {
     mode: plan.mode,
     startedAt: started.toISOString(),
@@ -310,12 +310,17 @@ async function confirmSection(
   const results: ConfirmRound[] = [];
   for (let round = 1; round <= rounds; round += 1) {
     log(`confirm path round ${round}/${rounds}: pgbench -c ${concurrency} -t ${Math.ceil(confirmsPerRound / concurrency)}, then ${confirmsPerRound} holdfast confirms`);
-    const pgbench = await runPgbench({
-      databaseUrl,
-      schema: 'bench_pgbench',
-      clients: concurrency,
-      transactionsPerClient: Math.ceil(confirmsPerRound / concurrency),
-    });
+    const pgbench = await retryWhileTooManyClients(
+      () =>
+        runPgbench({
+          databaseUrl,
+          schema: 'bench_pgbench',
+          clients: concurrency,
+          transactionsPerClient: Math.ceil(confirmsPerRound / concurrency),
+        }),
+      90_000,
+      () => log('  PostgreSQL has no free connection slot (shared server); waiting'),
+    );
     const holdfastApi: ConfirmRun | Skipped = canConfirm
       ? await measureConfirms(session.api, session.fixture, { concurrency, holds: confirmsPerRound, maxDurationMs }, `round-${round}`)
       : { skipped: NO_CONFIRM };

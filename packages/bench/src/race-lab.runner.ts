@@ -1,4 +1,4 @@
-import { createSchemaPool, dropSchema } from './bench-database.service';
+import { createSchemaPool, dropSchema, retryWhileTooManyClients } from './bench-database.service';
 import { elapsedMs, LatencyHistogram, round3, type LatencySummary } from './latency.histogram';
 import type { FlashSale, LabResources, SaleClient, SaleStrategy } from './race-lab.types';
 
@@ -72,11 +72,12 @@ async function runStrategy(strategy: SaleStrategy, resources: LabResources): Pro
   const skipped = strategy.unavailableReason?.() ?? null;
   if (skipped) return skippedResult(strategy, sale, skipped);
 
-  await strategy.prepare(resources);
+  await retryWhileTooManyClients(() => strategy.prepare(resources));
   const clients: SaleClient[] = [];
   try {
     // Every connection is open before the clock starts.
-    for (let i = 0; i < sale.concurrency; i += 1) clients.push(await strategy.openClient(resources));
+    // The PostgreSQL server is shared: wait for connection slots rather than fail.
+    for (let i = 0; i < sale.concurrency; i += 1) clients.push(await retryWhileTooManyClients(() => strategy.openClient(resources)));
 
     const histogram = new LatencyHistogram();
     const counts = { bought: 0, soldOut: 0, gaveUp: 0, errors: 0 };

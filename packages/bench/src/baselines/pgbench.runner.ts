@@ -114,7 +114,7 @@ export async function runPgbench(options: PgbenchOptions): Promise<PgbenchResult
       env: { ...process.env, PGOPTIONS: `-c search_path=${options.schema}`, PGPASSWORD: url.password || process.env.PGPASSWORD },
     }).catch((error: { stderr?: string; message: string }) => {
       const firstLines = (error.stderr ?? '').split('\n').slice(0, 4).join('\n');
-      throw new Error(`pgbench failed: ${error.message.split('\n')[0]}\n${firstLines}`);
+      throw Object.assign(new Error(`pgbench failed: ${error.message.split('\n')[0]}\n${firstLines}`), { stderr: error.stderr });
     });
     const tps = Number(/tps = ([\d.]+) \(without initial connection time\)/.exec(stdout)?.[1] ?? NaN);
     const failed = Number(/number of failed transactions: (\d+)/.exec(stdout)?.[1] ?? 0);
