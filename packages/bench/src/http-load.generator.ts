@@ -36,6 +36,8 @@ export interface HttpLoadResult {
   /** Transport errors and timeouts (no HTTP status). */
   errors: number;
   statusCounts: Record<string, number>;
+  /** Up to five distinct failures (status and the start of the body, or the transport error). */
+  failureSamples: string[];
   durationMs: number;
   /** Successful requests per second over the measured phase. */
   okPerSec: number;
@@ -81,6 +83,10 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<HttpLoadRes
     let ok = 0;
     let errors = 0;
     let stoppedBy: 'count' | 'time' = 'count';
+    const failureSamples = new Set<string>();
+    const sample = (text: string) => {
+      if (failureSamples.size < 5) failureSamples.add(text.slice(0, 300));
+    };
     const started = process.hrtime.bigint();
     const deadline = Date.now() + options.maxDurationMs;
 
@@ -103,10 +109,13 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<HttpLoadRes
             if (isOk(response.status)) {
               ok += 1;
               okHistogram.record(ms);
+            } else {
+              sample(`${response.status} ${response.body.toString('utf8', 0, 300)}`);
             }
             options.onResponse?.(index, response.status, response.body);
-          } catch {
+          } catch (error) {
             histogram.record(elapsedMs(t0));
+            sample(`error ${error instanceof Error ? error.message : String(error)}`);
             errors += 1;
             statusCounts.error = (statusCounts.error ?? 0) + 1;
           }
@@ -120,6 +129,7 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<HttpLoadRes
       failed: sent - ok,
       errors,
       statusCounts,
+      failureSamples: [...failureSamples],
       durationMs: round3(durationMs),
       okPerSec: round3((ok / durationMs) * 1000),
       requestsPerSec: round3((sent / durationMs) * 1000),

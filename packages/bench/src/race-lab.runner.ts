@@ -34,8 +34,10 @@ export interface StrategyResult {
   refusedGaveUp: number;
   /** Refused buyers who could have had one of the tickets still unsold at the end: min(refused, unsold). */
   wronglyRefused: number;
-  /** Purchases that threw (deadlock, serialization failure, ...): counted, not retried. */
+  /** Purchases that threw (deadlock, serialization failure, an HTTP error, ...): counted, not retried. */
   errors: number;
+  /** Up to five distinct error messages. */
+  errorSamples: string[];
   wallMs: number;
   /** Purchase attempts completed per second (bought or refused). */
   attemptsPerSec: number;
@@ -81,6 +83,7 @@ async function runStrategy(strategy: SaleStrategy, resources: LabResources): Pro
 
     const histogram = new LatencyHistogram();
     const counts = { bought: 0, soldOut: 0, gaveUp: 0, errors: 0 };
+    const errorSamples = new Set<string>();
     let nextBuyer = 1;
     const started = process.hrtime.bigint();
     await Promise.all(
@@ -94,8 +97,9 @@ async function runStrategy(strategy: SaleStrategy, resources: LabResources): Pro
             if (outcome.kind === 'bought') counts.bought += 1;
             else if (outcome.kind === 'sold_out') counts.soldOut += 1;
             else counts.gaveUp += 1;
-          } catch {
+          } catch (error) {
             counts.errors += 1;
+            if (errorSamples.size < 5) errorSamples.add((error instanceof Error ? error.message : String(error)).slice(0, 300));
           }
           histogram.record(elapsedMs(t0));
         }
@@ -122,6 +126,7 @@ async function runStrategy(strategy: SaleStrategy, resources: LabResources): Pro
       refusedGaveUp: counts.gaveUp,
       wronglyRefused: Math.min(refused, unsold),
       errors: counts.errors,
+      errorSamples: [...errorSamples],
       wallMs: round3(wallMs),
       attemptsPerSec: round3((sale.buyers / wallMs) * 1000),
       purchasesPerSec: round3((counts.bought / wallMs) * 1000),
@@ -155,6 +160,7 @@ export function skippedResult(
     refusedGaveUp: 0,
     wronglyRefused: 0,
     errors: 0,
+    errorSamples: [],
     wallMs: 0,
     attemptsPerSec: 0,
     purchasesPerSec: 0,

@@ -46,7 +46,16 @@ function raceLabSection(report: BenchReport): string[] {
       ),
     ),
     ...notRun(results.map((r) => [r.title, r.skipped])),
+    ...failures(results.map((r) => [r.title, r.errorSamples])),
   ];
+}
+
+/** What failed, in the words of the failure, so a number in an "errors" column can be traced. */
+function failures(entries: Array<[string, string[]]>): string[] {
+  const lines = entries
+    .filter(([, samples]) => samples.length > 0)
+    .map(([title, samples]) => `- ${title}, errors seen: ${samples.map((text) => `\`${text.replace(/`/g, "'").replace(/\s+/g, ' ')}\``).join('; ')}`);
+  return lines.length > 0 ? ['', ...lines] : [];
 }
 
 function holdPathSection(report: BenchReport): string[] {
@@ -104,6 +113,12 @@ function holdPathSection(report: BenchReport): string[] {
       rows,
     ),
     ...notRun([['holdfast `POST /v1/events/{id}/holds`', isSkipped(hold.holdfastApi) ? hold.holdfastApi.skipped : null]]),
+    ...failures(
+      hold.rounds.map((r, index): [string, string[]] => [
+        `hold round ${index + 1}`,
+        [...r.minimalExpress.failureSamples, ...(isSkipped(r.holdfastApi) ? [] : r.holdfastApi.failureSamples)],
+      ]),
+    ),
     '',
     markdownTable(
       ['round', 'redis-benchmark/s', 'Express ok/s', 'Express p99 ms', 'holdfast ok/s', 'holdfast p99 ms', 'holdfast vs Express', 'Express CPU ms/req', 'holdfast CPU ms/req'],
@@ -213,6 +228,14 @@ function confirmSection(report: BenchReport): string[] {
     '',
     markdownTable(['round', 'pgbench tps', 'pgbench p99 ms', 'holdfast confirms/s', 'holdfast p99 ms', 'holdfast distinct numbers/orders', 'holdfast vs pgbench'], perRound),
   ];
+  out.push(
+    ...failures(
+      confirm.rounds.map((r, index): [string, string[]] => [
+        `confirm round ${index + 1}`,
+        isSkipped(r.holdfastApi) ? [] : r.holdfastApi.confirms.failureSamples,
+      ]),
+    ),
+  );
   if (!isSkipped(confirm.byBuyers)) {
     out.push(
       '',
@@ -230,6 +253,7 @@ function confirmSection(report: BenchReport): string[] {
           r.distinctOrderNumbers,
         ]),
       ),
+      ...failures(confirm.byBuyers.map((r): [string, string[]] => [`${r.buyers} buyers`, r.confirms.failureSamples])),
     );
   }
   return out;
