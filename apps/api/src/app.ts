@@ -11,6 +11,8 @@ import { demoAuthRoutes } from './routes/auth.routes';
 import { eventRoutes } from './routes/events.routes';
 import { healthRoutes, type ReadinessChecks } from './routes/health.routes';
 import { holdRoutes } from './routes/holds.routes';
+import { orderRoutes } from './routes/orders.routes';
+import { demoPaymentRoutes, webhookRoutes } from './routes/webhooks.routes';
 import { streamRoutes } from './routes/stream.routes';
 
 export interface AppDeps {
@@ -44,12 +46,16 @@ export function createApp(deps: AppDeps): Express {
     next();
   });
   app.use(helmet());
+  // Stripe signs the exact bytes it sends: its webhook reads the raw body, before the JSON parser.
+  app.use(webhookRoutes(ctx, config.stripeWebhookSecret));
   app.use(express.json({ limit: '100kb', strict: true, type: ['application/json', 'application/*+json'] }));
 
   app.use(healthRoutes(deps.checks, metrics));
   if (config.demoMode) app.use(demoAuthRoutes(config.jwtSecret));
   app.use(eventRoutes(ctx, config.jwtSecret));
   app.use(holdRoutes(ctx, config.jwtSecret));
+  app.use(orderRoutes(ctx, config.jwtSecret));
+  if (config.demoMode) app.use(demoPaymentRoutes(ctx, config.jwtSecret, config.stripeWebhookSecret));
   app.use(streamRoutes(ctx, deps.feed));
 
   app.use(notFound);

@@ -6,3 +6,5 @@ export * from './hold.repository';
 export { runTransaction, type Tx } from './transaction';
 export { ensureDatabase, migrateDatabase, pingDatabase } from './admin';
 export * from './audit.repository';
+export * from './order.repository';
+export * from './payment.repository';

@@ -40,6 +40,10 @@ export const errors = {
   holdExpired: () =>
     new AppError('HOLD_EXPIRED', 'This hold has expired and its seats or tickets are no longer available.', 409),
   holdNotActive: () => new AppError('HOLD_NOT_ACTIVE', 'This hold was released and cannot be confirmed.', 409),
+  invalidSignature: () =>
+    new AppError('INVALID_SIGNATURE', 'The Stripe-Signature header is missing, wrong or too old for this body.', 400),
+  paymentRejected: (reason: string) =>
+    new AppError('PAYMENT_REJECTED', 'This payment cannot pay for the hold; it is recorded for a refund.', 409, { reason }),
   unavailable: (what: string) =>
     new AppError('SERVICE_UNAVAILABLE', `${what} is unavailable right now; try again shortly.`, 503, { dependency: what }),
 };

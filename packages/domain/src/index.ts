@@ -9,3 +9,6 @@ export { getHold, releaseHold, findAnyHold, type Principal, type Releaser } from
 export { primeEvent, ensurePrimed } from './prime-event';
 export { bestAvailable } from './best-available';
 export type { Page } from './paging';
+export { confirmHold, type ConfirmInput, type ConfirmOptions, type ConfirmResult, type PaymentInput } from './confirm-hold';
+export { getOrder, orderFromRow, type Order } from './orders';
+export { applyStripePayment, type StripePayment, type StripeOutcome } from './apply-stripe-payment';
