@@ -44,19 +44,19 @@ export function benchPlan(quick: boolean): BenchPlan {
   if (quick) {
     return {
       mode: 'quick',
-      raceLab: { buyers: 1000, tickets: 400, concurrency: 50, priceCents: 5000, optimisticAttempts: 3 },
-      holdPath: { concurrency: 50, rounds: 2, requests: 3000, warmupRequests: 300, maxDurationMs: 5000, redisBenchmarkRequests: 30_000 },
+      raceLab: { buyers: 600, tickets: 250, concurrency: 50, priceCents: 5000, optimisticAttempts: 3 },
+      holdPath: { concurrency: 50, rounds: 2, requests: 2500, warmupRequests: 250, maxDurationMs: 4000, redisBenchmarkRequests: 30_000 },
       growth: {
         seatCounts: [1000, 10_000, 100_000],
         concurrency: 50,
         rounds: 2,
-        holds: 400,
+        holds: 300,
         warmupHolds: 50,
-        maxDurationMs: 5000,
+        maxDurationMs: 4000,
         seatMapRequests: 3,
-        memoryHolds: 2000,
+        memoryHolds: 1000,
       },
-      confirmPath: { concurrency: 50, rounds: 2, confirmsPerRound: 600, maxDurationMs: 10_000, buyersPerEvent: [100, 300, 1000] },
+      confirmPath: { concurrency: 50, rounds: 2, confirmsPerRound: 400, maxDurationMs: 8000, buyersPerEvent: [100, 300, 600] },
     };
   }
   return {

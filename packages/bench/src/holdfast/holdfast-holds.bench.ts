@@ -171,7 +171,13 @@ export interface MemoryResult {
   heldSeats: number;
   usedMemoryBefore: number;
   usedMemoryAfter: number;
+  /** Server-wide `used_memory` delta per held seat (other clients' writes are noise here). */
   bytesPerHeldSeat: number;
+  /** The event's own keys ({ev:<id>}*), `MEMORY USAGE ... SAMPLES 0` summed, before and after. */
+  eventKeyBytesBefore: number;
+  eventKeyBytesAfter: number;
+  /** Event-scoped delta per held seat: what holdfast's keys cost, whatever else uses the server. */
+  eventKeyBytesPerHeldSeat: number;
   keysBefore: number;
   keysAfter: number;
   keysPerHold: number;
@@ -189,22 +195,43 @@ export async function measureMemoryPerHeldSeat(
   options: HoldLoadOptions,
 ): Promise<MemoryResult> {
   await settle();
+  const eventKeyBytesBefore = await eventKeyBytes(fixture, cursor.event.eventId);
   const usedMemoryBefore = await usedMemory(fixture.redis);
   const keysBefore = await fixture.redis.dbsize();
   const result = await loadHolds(api, cursor, options);
   await settle();
   const usedMemoryAfter = await usedMemory(fixture.redis);
   const keysAfter = await fixture.redis.dbsize();
+  const eventKeyBytesAfter = await eventKeyBytes(fixture, cursor.event.eventId);
   const heldSeats = result.ok;
   return {
     heldSeats,
     usedMemoryBefore,
     usedMemoryAfter,
     bytesPerHeldSeat: heldSeats > 0 ? Math.round((usedMemoryAfter - usedMemoryBefore) / heldSeats) : 0,
+    eventKeyBytesBefore,
+    eventKeyBytesAfter,
+    eventKeyBytesPerHeldSeat: heldSeats > 0 ? Math.round((eventKeyBytesAfter - eventKeyBytesBefore) / heldSeats) : 0,
     keysBefore,
     keysAfter,
     keysPerHold: heldSeats > 0 ? round3((keysAfter - keysBefore) / heldSeats) : 0,
   };
+}
+
+/** The bytes of every key of one event (`MEMORY USAGE key SAMPLES 0`, exact for aggregates). */
+async function eventKeyBytes(fixture: HoldfastFixture, eventId: string): Promise<number> {
+  let total = 0;
+  let cursor = '0';
+  do {
+    const [next, keys] = await fixture.redis.scan(cursor, 'MATCH', `{ev:${eventId}}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) {
+      const pipeline = fixture.redis.pipeline();
+      for (const key of keys) pipeline.call('MEMORY', 'USAGE', key, 'SAMPLES', '0');
+      for (const [error, bytes] of (await pipeline.exec()) ?? []) if (!error) total += Number(bytes ?? 0);
+    }
+  } while (cursor !== '0');
+  return total;
 }
 
 /** Lets the API drain its outbox into PostgreSQL before a memory reading. */

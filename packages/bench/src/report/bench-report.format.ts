@@ -173,11 +173,11 @@ function growthSection(report: BenchReport): string[] {
     const m = growth.memory;
     out.push(
       '',
-      'Redis memory per held seat (`INFO memory` `used_memory` before and after, server-wide):',
+      'Redis memory per held seat: the event\'s own keys (`MEMORY USAGE … SAMPLES 0` over `{ev:<id>}*`), and `INFO memory` `used_memory` (server-wide, so other clients are noise):',
       '',
       markdownTable(
-        ['held seats', 'used_memory before', 'used_memory after', 'bytes per held seat', 'keys per hold'],
-        [[m.heldSeats, m.usedMemoryBefore, m.usedMemoryAfter, m.bytesPerHeldSeat, m.keysPerHold]],
+        ['held seats', 'event keys before', 'event keys after', 'bytes per held seat (event keys)', 'used_memory delta per held seat', 'keys per hold'],
+        [[m.heldSeats, m.eventKeyBytesBefore, m.eventKeyBytesAfter, m.eventKeyBytesPerHeldSeat, m.bytesPerHeldSeat, m.keysPerHold]],
       ),
     );
   }
