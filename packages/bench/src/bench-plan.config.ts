@@ -44,7 +44,7 @@ export function benchPlan(quick: boolean): BenchPlan {
   if (quick) {
     return {
       mode: 'quick',
-      raceLab: { buyers: 600, tickets: 250, concurrency: 50, priceCents: 5000, optimisticAttempts: 3 },
+      raceLab: { buyers: 500, tickets: 200, concurrency: 50, priceCents: 5000, optimisticAttempts: 3 },
       holdPath: { concurrency: 50, rounds: 2, requests: 2500, warmupRequests: 250, maxDurationMs: 4000, redisBenchmarkRequests: 30_000 },
       growth: {
         seatCounts: [1000, 10_000, 100_000],
@@ -56,7 +56,7 @@ export function benchPlan(quick: boolean): BenchPlan {
         seatMapRequests: 3,
         memoryHolds: 1000,
       },
-      confirmPath: { concurrency: 50, rounds: 2, confirmsPerRound: 400, maxDurationMs: 8000, buyersPerEvent: [100, 300, 600] },
+      confirmPath: { concurrency: 50, rounds: 2, confirmsPerRound: 400, maxDurationMs: 8000, buyersPerEvent: [50, 150, 450] },
     };
   }
   return {

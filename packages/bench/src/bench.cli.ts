@@ -58,13 +58,14 @@ export function svgPathFor(out: string): string {
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
+  const started = Date.now();
   const report = await runBench({
     plan: benchPlan(args.quick),
     sections: args.sections,
     apiNodeArgs: args.profileApi
       ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.INIT_CWD ?? process.cwd(), args.profileApi)}`]
       : undefined,
-    log: (line) => process.stderr.write(`[bench] ${line}\n`),
+    log: (line) => process.stderr.write(`[bench +${((Date.now() - started) / 1000).toFixed(1)}s] ${line}\n`),
   });
   process.stdout.write(renderMarkdown(report));
   if (args.out) {
