@@ -8,27 +8,43 @@ import type { BenchEvent, HoldfastFixture } from './holdfast.fixture';
 const HOLDS_PER_CUSTOMER = 50;
 
 /**
- * Hands out an event's seats in order, so that every hold request of a run
- * asks for a seat nobody asked for before: the measured path is the
- * successful hold, not the 409.
+ * Hands out seats in order, so that every hold request of a run asks for a seat
+ * nobody asked for before: the measured path is the successful hold, not the
+ * 409. Over several events (of one size) it takes their seats round-robin.
  */
 export class SeatCursor {
   private next = 0;
   private readonly tokens = new Map<number, string>();
+  private readonly seats: Array<{ eventId: string; seatId: string }> = [];
+  readonly events: BenchEvent[];
 
   constructor(
-    readonly event: BenchEvent,
+    events: BenchEvent | BenchEvent[],
     private readonly fixture: HoldfastFixture,
     private readonly customerPrefix: string,
-  ) {}
+  ) {
+    this.events = Array.isArray(events) ? events : [events];
+    const longest = Math.max(0, ...this.events.map((event) => event.seatIds.length));
+    for (let position = 0; position < longest; position += 1) {
+      for (const event of this.events) {
+        const seatId = event.seatIds[position];
+        if (seatId !== undefined) this.seats.push({ eventId: event.eventId, seatId });
+      }
+    }
+  }
+
+  /** Seats of each event (the events of one cursor have one size). */
+  get seatsPerEvent(): number {
+    return this.events[0]?.seatIds.length ?? 0;
+  }
 
   get remaining(): number {
-    return this.event.seatIds.length - this.next;
+    return this.seats.length - this.next;
   }
 
   /** Reserves `count` seats; returns a request builder for load-generator indices 0..count-1. */
   take(count: number): (index: number) => LoadRequest {
-    if (count > this.remaining) throw new Error(`event has ${this.remaining} seats left, ${count} asked`);
+    if (count > this.remaining) throw new Error(`${this.remaining} seats left, ${count} asked`);
     const start = this.next;
     this.next += count;
     // Sign every token up front: the load generator should not spend its time on HMACs.
@@ -37,13 +53,13 @@ export class SeatCursor {
     }
     return (index) => {
       const position = start + index;
-      const seatId = this.event.seatIds[position];
-      if (seatId === undefined || index >= count) throw new Error(`seat index ${index} outside the reserved range`);
+      const seat = this.seats[position];
+      if (seat === undefined || index >= count) throw new Error(`seat index ${index} outside the reserved range`);
       return {
         method: 'POST',
-        path: `/v1/events/${this.event.eventId}/holds`,
+        path: `/v1/events/${seat.eventId}/holds`,
         headers: { authorization: `Bearer ${this.tokens.get(Math.floor(position / HOLDS_PER_CUSTOMER))}` },
-        body: JSON.stringify({ seatIds: [seatId] }),
+        body: JSON.stringify({ seatIds: [seat.seatId] }),
       };
     };
   }
@@ -71,6 +87,8 @@ export function loadHolds(api: ChildServer, cursor: SeatCursor, options: HoldLoa
 
 export interface GrowthRow {
   seats: number;
+  /** Events of this size the holds were spread over (more than one when an event has fewer seats than the holds asked). */
+  events: number;
   /** Creating the event through the domain (PostgreSQL rows), seconds. */
   createSec: number;
   /** The first hold on the fresh event: loads the seat catalog and primes Redis. */
@@ -93,7 +111,9 @@ export interface GrowthOptions {
 }
 
 export interface GrowthEvent {
-  event: BenchEvent;
+  /** One or more events of the same size. */
+  events: BenchEvent[];
+  /** Seconds to create the first of them. */
   createSec: number;
 }
 
@@ -109,7 +129,7 @@ export async function measureGrowth(
   options: GrowthOptions,
   log: (line: string) => void,
 ): Promise<{ rows: GrowthRow[]; cursors: SeatCursor[] }> {
-  const cursors = events.map(({ event }) => new SeatCursor(event, fixture, `growth-${event.seatIds.length}`));
+  const cursors = events.map((group) => new SeatCursor(group.events, fixture, `growth-${group.events[0]?.seatIds.length ?? 0}`));
   const firstHoldMs: number[] = [];
   for (const cursor of cursors) {
     const t0 = process.hrtime.bigint();
@@ -125,11 +145,13 @@ export async function measureGrowth(
       const requests = Math.min(perRound, cursor.remaining);
       const result = await loadHolds(api, cursor, { concurrency: options.concurrency, requests, warmupRequests: 0, maxDurationMs: options.maxDurationMs });
       rounds[index]?.push(result);
-      log(`  round ${round}, ${cursor.event.seatIds.length} seats: ${Math.round(result.okPerSec)} holds/s, p50 ${result.okLatency.p50Ms} ms, p99 ${result.okLatency.p99Ms} ms`);
+      log(`  round ${round}, ${cursor.seatsPerEvent} seats: ${Math.round(result.okPerSec)} holds/s, p50 ${result.okLatency.p50Ms} ms, p99 ${result.okLatency.p99Ms} ms`);
     }
   }
   const rows: GrowthRow[] = [];
-  for (const [index, { event, createSec }] of events.entries()) {
+  for (const [index, { events: group, createSec }] of events.entries()) {
+    const event = group[0];
+    if (!event) continue;
     let bytes = 0;
     const seatMap = await runHttpLoad({
       baseUrl: api.baseUrl,
@@ -145,6 +167,7 @@ export async function measureGrowth(
     const results = rounds[index] ?? [];
     rows.push({
       seats: event.seatIds.length,
+      events: group.length,
       createSec,
       firstHoldMs: firstHoldMs[index] ?? 0,
       rounds: results,
@@ -195,14 +218,14 @@ export async function measureMemoryPerHeldSeat(
   options: HoldLoadOptions,
 ): Promise<MemoryResult> {
   await settle();
-  const eventKeyBytesBefore = await eventKeyBytes(fixture, cursor.event.eventId);
+  const eventKeyBytesBefore = await eventKeyBytes(fixture, cursor.events);
   const usedMemoryBefore = await usedMemory(fixture.redis);
   const keysBefore = await fixture.redis.dbsize();
   const result = await loadHolds(api, cursor, options);
   await settle();
   const usedMemoryAfter = await usedMemory(fixture.redis);
   const keysAfter = await fixture.redis.dbsize();
-  const eventKeyBytesAfter = await eventKeyBytes(fixture, cursor.event.eventId);
+  const eventKeyBytesAfter = await eventKeyBytes(fixture, cursor.events);
   const heldSeats = result.ok;
   return {
     heldSeats,
@@ -219,11 +242,17 @@ export async function measureMemoryPerHeldSeat(
 }
 
 /** The bytes of every key of one event (`MEMORY USAGE key SAMPLES 0`, exact for aggregates). */
-async function eventKeyBytes(fixture: HoldfastFixture, eventId: string): Promise<number> {
+async function eventKeyBytes(fixture: HoldfastFixture, events: BenchEvent[]): Promise<number> {
+  let total = 0;
+  for (const { eventId } of events) total += await keyBytes(fixture, `{ev:${eventId}}*`);
+  return total;
+}
+
+async function keyBytes(fixture: HoldfastFixture, pattern: string): Promise<number> {
   let total = 0;
   let cursor = '0';
   do {
-    const [next, keys] = await fixture.redis.scan(cursor, 'MATCH', `{ev:${eventId}}*`, 'COUNT', 1000);
+    const [next, keys] = await fixture.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
     cursor = next;
     if (keys.length > 0) {
       const pipeline = fixture.redis.pipeline();

@@ -135,7 +135,7 @@ function growthSection(report: BenchReport): string[] {
   const change = (value: number, reference: number | undefined) =>
     reference ? `${value >= reference ? '+' : '-'}${Math.round((Math.abs(value - reference) / reference) * 100)} %` : null;
   const holdRows = growth.rows.map((r): Cell[] => [
-    r.seats,
+    r.events > 1 ? `${formatNumber(r.seats)} (×${r.events} events)` : r.seats,
     r.createSec,
     r.firstHoldMs,
     r.holds.ok,
