@@ -199,7 +199,7 @@ function confirmSection(report: BenchReport): string[] {
   } else {
     const api = confirm.holdfastApi;
     rows.push([
-      api.failed > 0 ? `holdfast \`POST /v1/holds/{id}/confirm\` (${api.failed} not 201)` : 'holdfast `POST /v1/holds/{id}/confirm`',
+      api.failed > 0 ? `holdfast \`POST /v1/holds/{id}/confirm\` (${api.failed} not 201, see below)` : 'holdfast `POST /v1/holds/{id}/confirm`',
       api.requests,
       api.okPerSec,
       api.p50Ms,
@@ -245,7 +245,7 @@ function confirmSection(report: BenchReport): string[] {
         ['buyers in event', 'confirmed (201)', 'confirms/s', 'p50 ms', 'p99 ms', 'orders committed', 'distinct order numbers'],
         confirm.byBuyers.map((r): Cell[] => [
           r.buyers,
-          r.confirms.ok,
+          r.confirms.stoppedBy === 'time' ? `${formatNumber(r.confirms.ok)} (time limit)` : r.confirms.ok,
           r.confirms.okPerSec,
           r.confirms.okLatency.p50Ms,
           r.confirms.okLatency.p99Ms,
