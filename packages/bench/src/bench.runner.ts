@@ -57,6 +57,8 @@ class HoldfastSession {
   private opened: Promise<{ fixture: HoldfastFixture; api: ChildServer }> | null = null;
   private confirm: Promise<boolean> | null = null;
 
+  readonly logFile = path.join(os.tmpdir(), `holdfast-bench-api-${process.pid}.log`);
+
   constructor(
     private readonly log: (line: string) => void,
     private readonly nodeArgs: string[] | undefined,
@@ -67,7 +69,8 @@ class HoldfastSession {
       this.log('holdfast: migrating the bench database and starting the API (child process, port 0)');
       const fixture = await retryWhileTooManyClients(() => openHoldfastFixture());
       try {
-        const api = await fixture.startApi({ nodeArgs: this.nodeArgs });
+        const api = await fixture.startApi({ nodeArgs: this.nodeArgs, logFile: this.logFile });
+        this.log(`holdfast: API log (pino JSON) in ${this.logFile}`);
         return { fixture, api };
       } catch (error) {
         await fixture.close();

@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
 
 export interface ChildServer {
@@ -16,16 +17,20 @@ export interface LaunchOptions {
   /** Extra node flags, e.g. `--cpu-prof`. */
   nodeArgs?: string[];
   startTimeoutMs?: number;
+  /** Where the child's stdout (e.g. its JSON log) goes; discarded when not set. */
+  stdoutFile?: string;
 }
 
 /** Runs a server in its own process, so the load generator and the server do not share an event loop. */
 export function launchChildServer(options: LaunchOptions): Promise<ChildServer> {
+  const stdout = options.stdoutFile ? openSync(options.stdoutFile, 'a') : 'ignore';
   const child = fork(options.entry, [], {
     cwd: path.resolve(__dirname, '..', '..'),
     execArgv: ['--import', 'tsx', ...(options.nodeArgs ?? [])],
     env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    stdio: ['ignore', stdout, 'inherit', 'ipc'],
   });
+  if (typeof stdout === 'number') closeSync(stdout);
   return new Promise<ChildServer>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

@@ -26,7 +26,7 @@ export interface HoldfastFixture {
   customerToken(customerId: string): string;
   serviceToken(): string;
   adminToken(): string;
-  startApi(options?: { env?: Record<string, string>; nodeArgs?: string[] }): Promise<ChildServer>;
+  startApi(options?: { env?: Record<string, string>; nodeArgs?: string[]; logFile?: string }): Promise<ChildServer>;
   /** Deletes the event's rows and Redis keys. */
   dropEvent(eventId: string): Promise<void>;
   /** Drops every event this fixture created, and closes its connections. */
@@ -120,6 +120,7 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
       launchChildServer({
         entry: path.join(__dirname, 'holdfast-api.server.ts'),
         nodeArgs: options.nodeArgs,
+        stdoutFile: options.logFile,
         env: {
           NODE_ENV: 'production',
           DEMO_MODE: 'false',
