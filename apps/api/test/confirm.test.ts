@@ -108,7 +108,7 @@ test('when the confirm body or caller is wrong, then 400/401/403 with the reason
     { body: { paymentReference: '' }, field: 'paymentReference' },
     { body: { paymentReference: 'x'.repeat(256) }, field: 'paymentReference' },
     { body: { paymentReference: 42 }, field: 'paymentReference' },
-    { body: { paymentReference: 'ok', amount: 1 }, field: '(body)' },
+    { body: { paymentReference: 'ok', amount: 1 }, field: 'amount' },
     { raw: '{"paymentReference": ', field: '(body)' },
   ];
   for (const b of bad) {

@@ -114,11 +114,14 @@ export const emptyQuery = z.strictObject({});
 
 /** Turns zod issues into the contract's `details`: which field, and why. */
 export function issuesToDetails(error: z.ZodError): { fields: { path: string; message: string }[] } {
+  const pathOf = (path: PropertyKey[]) => (path.length ? path.map(String).join('.') : '(body)');
   return {
-    fields: error.issues.map((i) => ({
-      path: i.path.length ? i.path.map(String).join('.') : '(body)',
-      message: i.message,
-    })),
+    // An unknown field is named by its own path, one entry per field.
+    fields: error.issues.flatMap((i) =>
+      i.code === 'unrecognized_keys'
+        ? i.keys.map((key) => ({ path: pathOf([...i.path, key]), message: 'unknown field' }))
+        : [{ path: pathOf(i.path), message: i.message }],
+    ),
   };
 }
 
