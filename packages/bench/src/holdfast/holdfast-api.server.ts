@@ -13,8 +13,9 @@ import { loadConfig } from '@holdfast/config';
 /**
  * Profiling experiments, never on in a normal run (the report's header names
  * any that was on): BENCH_WHATIF=jwt-key-object hands jsonwebtoken a KeyObject
- * instead of the secret string, which is what the API's auth middleware would
- * do if it built the key once (see docs/benchmarks.md, "Where the time goes").
+ * instead of the secret string: how the bench measured the auth middleware's
+ * cost before main built the key once (c04fabd); a no-op on builds that pass a
+ * KeyObject already (see docs/benchmarks.md, "Where the time goes").
  */
 function applyWhatIf(name: string | undefined): void {
   if (!name) return;
