@@ -1,0 +1,42 @@
+/** Small pieces both pages use. */
+import { useState } from 'preact/hooks';
+
+export function ErrorMessage({ message, onDismiss }: { message: string | null; onDismiss?: () => void }) {
+  if (!message) return null;
+  return (
+    <div class="notice notice-error" role="alert" data-testid="error-message">
+      <span>{message}</span>
+      {onDismiss && (
+        <button type="button" class="link" onClick={onDismiss} aria-label="Dismiss message">
+          ×
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** Shown when the server is not in demo mode: the user pastes a bearer token. */
+export function TokenForm({ role, onToken }: { role: string; onToken: (token: string) => void }) {
+  const [value, setValue] = useState('');
+  return (
+    <form
+      class="card"
+      data-testid="token-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (value.trim()) onToken(value.trim());
+      }}
+    >
+      <h2>Access token needed</h2>
+      <p>
+        This server is not in demo mode, so it does not hand out tokens. Paste a {role} token (a JWT issued for
+        this service) to continue.
+      </p>
+      <label for="token-input">Bearer token</label>
+      <textarea id="token-input" rows={3} value={value} onInput={(e) => setValue(e.currentTarget.value)} />
+      <button type="submit" class="primary" disabled={!value.trim()}>
+        Use this token
+      </button>
+    </form>
+  );
+}
