@@ -52,7 +52,15 @@ function ReleaseForm({ hold, onRelease, onCancel }: { hold: Hold; onRelease: (re
   );
 }
 
-export function HoldsTable({ api, eventId, onReleased }: { api: Api; eventId: string; onReleased: () => void }) {
+interface Props {
+  api: Api;
+  /** '' for all events. */
+  eventId: string;
+  eventNames: ReadonlyMap<string, string>;
+  onReleased: () => void;
+}
+
+export function HoldsTable({ api, eventId, eventNames, onReleased }: Props) {
   const load = useCallback(
     (cursor?: string) => api.adminHolds({ status: 'active', eventId: eventId || undefined, cursor }),
     [api, eventId],
@@ -86,6 +94,7 @@ export function HoldsTable({ api, eventId, onReleased }: { api: Api; eventId: st
           <table data-testid="admin-holds">
             <thead>
               <tr>
+                {!eventId && <th scope="col">Event</th>}
                 <th scope="col">Customer</th>
                 <th scope="col">Held</th>
                 <th scope="col">Total</th>
@@ -98,6 +107,7 @@ export function HoldsTable({ api, eventId, onReleased }: { api: Api; eventId: st
             <tbody>
               {live.map((hold) => (
                 <tr key={hold.id} data-testid={`admin-hold-${hold.id}`}>
+                  {!eventId && <td>{eventNames.get(hold.eventId) ?? hold.eventId}</td>}
                   <td>{hold.customerId}</td>
                   <td>{describeItems(hold)}</td>
                   <td>{formatMoney(hold.totalCents, hold.currency)}</td>

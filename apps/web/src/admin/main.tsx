@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import '../shared/styles.css';
 import type { Api } from '../shared/api';
 import { Session } from '../shared/session';
@@ -12,6 +12,7 @@ function AdminPage({ api }: { api: Api }) {
   const [events, setEvents] = useState<Event[]>([]);
   const [eventId, setEventId] = useState('');
   const [releases, setReleases] = useState(0);
+  const eventNames = useMemo(() => new Map(events.map((e) => [e.id, e.name])), [events]);
 
   useEffect(() => {
     api.listEvents().then(setEvents, () => setEvents([]));
@@ -31,7 +32,7 @@ function AdminPage({ api }: { api: Api }) {
           ))}
         </select>
       </div>
-      <HoldsTable api={api} eventId={eventId} onReleased={() => setReleases((n) => n + 1)} />
+      <HoldsTable api={api} eventId={eventId} eventNames={eventNames} onReleased={() => setReleases((n) => n + 1)} />
       <PaymentsTable api={api} />
       <AuditTable key={releases} api={api} eventId={eventId} />
     </main>

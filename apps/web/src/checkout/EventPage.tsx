@@ -9,7 +9,7 @@ import { useEventStream } from '../shared/stream';
 import type { Event, Hold, HoldRequest, Seat, SeatStatus } from '../shared/types';
 import { HoldPanel } from './HoldPanel';
 import { payAndGetOrder } from './payment';
-import { heldSeatIds, rememberedHold, type Purchase } from './purchase';
+import { heldSeatIds, rememberedHold, seatIdsOf, type Purchase } from './purchase';
 import { QuickPick } from './QuickPick';
 import { SeatMap } from './SeatMap';
 
@@ -17,10 +17,6 @@ const LIVE_TEXT = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Re
 
 function withStatus(seats: Seat[], ids: ReadonlySet<string>, status: SeatStatus): Seat[] {
   return seats.map((seat) => (ids.has(seat.id) ? { ...seat, status } : seat));
-}
-
-function seatIdsIn(hold: Hold): Set<string> {
-  return new Set(hold.items.flatMap((item) => ('seatId' in item ? [item.seatId] : [])));
 }
 
 export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
@@ -52,7 +48,7 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
 
   const endHold = useCallback((hold: Hold, why: 'expired' | 'released') => {
     rememberedHold.clear(hold.eventId);
-    setSeats((current) => withStatus(current, seatIdsIn(hold), 'available'));
+    setSeats((current) => withStatus(current, seatIdsOf(hold), 'available'));
     setPurchase({ stage: 'ended', hold, why });
   }, []);
 
@@ -116,7 +112,7 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
     try {
       const created = await api.createHold(eventId, request);
       rememberedHold.set(eventId, created.id);
-      setSeats((current) => withStatus(current, seatIdsIn(created), 'held'));
+      setSeats((current) => withStatus(current, seatIdsOf(created), 'held'));
       setSelected(new Set());
       setPurchase({ stage: 'held', hold: created });
     } catch (e) {
@@ -139,7 +135,7 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
     try {
       const order = await payAndGetOrder(api, held.id);
       rememberedHold.clear(eventId);
-      setSeats((current) => withStatus(current, seatIdsIn(held), 'sold'));
+      setSeats((current) => withStatus(current, seatIdsOf(held), 'sold'));
       setPurchase({ stage: 'paid', hold: held, order });
     } catch (e) {
       const code = e instanceof ApiError ? e.code : '';
@@ -158,7 +154,7 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
     try {
       const released = await api.releaseHold(held.id);
       rememberedHold.clear(eventId);
-      setSeats((current) => withStatus(current, seatIdsIn(released), 'available'));
+      setSeats((current) => withStatus(current, seatIdsOf(released), 'available'));
       setPurchase({ stage: 'none' });
     } catch (e) {
       explain(e);
@@ -186,7 +182,7 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
     );
   }
 
-  const picking = purchase.stage === 'none' || purchase.stage === 'ended';
+  const picking = purchase.stage !== 'held' && purchase.stage !== 'paying';
   const chosen = [...selected].flatMap((id) => seatById.get(id) ?? []);
   const gone = chosen.filter((s) => s.status !== 'available');
   const tiers = [...new Set(seats.map((s) => s.tier))];
@@ -207,6 +203,15 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
       </header>
       <ErrorMessage message={error} onDismiss={() => setError(null)} />
       <div class="event-layout">
+        <div class="hold-area">
+          <HoldPanel
+            purchase={purchase}
+            onPay={() => void pay()}
+            onRelease={() => void release()}
+            onExpired={onExpired}
+            onDismiss={() => setPurchase({ stage: 'none' })}
+          />
+        </div>
         <div class="map-column">
           {seats.length > 0 && (
             <>
@@ -253,13 +258,6 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
           )}
         </div>
         <aside class="side-column">
-          <HoldPanel
-            purchase={purchase}
-            onPay={() => void pay()}
-            onRelease={() => void release()}
-            onExpired={onExpired}
-            onDismiss={() => setPurchase({ stage: 'none' })}
-          />
           <QuickPick
             tiers={tiers}
             ticketTypes={event.ticketTypes}

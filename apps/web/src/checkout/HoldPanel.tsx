@@ -1,5 +1,5 @@
 /** The buyer's hold: what is held, the countdown, Pay, and the order number once paid. */
-import { useEffect } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import { formatMmSs } from '../shared/clock';
 import { formatMoney } from '../shared/format';
 import { useServerNow } from '../shared/hooks';
@@ -29,6 +29,12 @@ function Items({ hold }: { hold: Hold }) {
   );
 }
 
+function describeReturned(hold: Hold): string {
+  const labels = hold.items.flatMap((item) => (isSeatItem(item) ? [item.label] : []));
+  if (labels.length === 0) return 'The tickets are back on sale.';
+  return `${labels.length === 1 ? 'Seat' : 'Seats'} ${labels.join(', ')} ${labels.length === 1 ? 'is' : 'are'} back on sale and shown on the map again.`;
+}
+
 interface Props {
   purchase: Purchase;
   onPay: () => void;
@@ -47,12 +53,21 @@ export function HoldPanel({ purchase, onPay, onRelease, onExpired, onDismiss }: 
     if (timeUp) onExpired();
   }, [timeUp, onExpired]);
 
+  // A new panel (held, paid, ended) takes the focus, which also scrolls it into view on a phone.
+  const heading = useRef<HTMLHeadingElement>(null);
+  const panel = purchase.stage === 'none' ? '' : `${purchase.stage === 'paying' ? 'held' : purchase.stage}:${purchase.hold.id}`;
+  useEffect(() => {
+    if (panel) heading.current?.focus();
+  }, [panel]);
+
   if (purchase.stage === 'none') return null;
 
   if (purchase.stage === 'paid') {
     return (
       <section class="card hold-panel paid" aria-labelledby="order-heading" data-testid="order-panel">
-        <h2 id="order-heading">You're booked</h2>
+        <h2 id="order-heading" tabIndex={-1} ref={heading}>
+          You're booked
+        </h2>
         <p role="status">
           Order number <strong data-testid="order-number">{purchase.order.number}</strong>
         </p>
@@ -67,11 +82,14 @@ export function HoldPanel({ purchase, onPay, onRelease, onExpired, onDismiss }: 
   if (purchase.stage === 'ended') {
     return (
       <section class="card hold-panel ended" data-testid="hold-ended" data-reason={purchase.why}>
-        <h2>{purchase.why === 'expired' ? 'Your hold has expired' : 'Your hold was released'}</h2>
+        <h2 tabIndex={-1} ref={heading}>
+          {purchase.why === 'expired' ? 'Your hold has expired' : 'Your hold was released'}
+        </h2>
         <p role="alert" data-testid="hold-ended-message">
           {purchase.why === 'expired'
-            ? "Time's up: your hold ran out before payment, so nothing was charged. The seats are back on sale and shown on the map again."
-            : 'The box office released your hold, so nothing was charged. The seats are back on sale.'}
+            ? "Time's up: your hold ran out before payment, so nothing was charged."
+            : 'The box office released your hold, so nothing was charged.'}{' '}
+          {describeReturned(purchase.hold)}
         </p>
         <button type="button" onClick={onDismiss}>
           Choose again
@@ -82,8 +100,10 @@ export function HoldPanel({ purchase, onPay, onRelease, onExpired, onDismiss }: 
 
   const urgent = remaining < 60_000;
   return (
-    <section class="card hold-panel" aria-labelledby="hold-heading" data-testid="hold-panel">
-      <h2 id="hold-heading">Held for you</h2>
+    <section class="card hold-panel" aria-labelledby="hold-heading" data-testid="hold-panel" data-hold-id={purchase.hold.id}>
+      <h2 id="hold-heading" tabIndex={-1} ref={heading}>
+        Held for you
+      </h2>
       <p class={`countdown${urgent ? ' urgent' : ''}`}>
         Time left to pay:{' '}
         <time data-testid="hold-countdown" role="timer" aria-live="off">

@@ -51,7 +51,8 @@ export function SeatMap({ seats, currency, selected, mine, canPick, onToggle }: 
   const layout = useMemo(() => layoutSeats(seats, Math.max(width - 2, 280)), [seats, width]);
   const tiers = useMemo(() => tierColours(seats), [seats]);
   const [focusIndex, setFocusIndex] = useState(0);
-  const [pointed, setPointed] = useState<Seat | null>(null);
+  const [pointedId, setPointedId] = useState<string | null>(null);
+  const pointed = pointedId ? seats.find((s) => s.id === pointedId) : undefined;
   const pendingFocus = useRef(false);
 
   useEffect(() => {
@@ -137,9 +138,9 @@ export function SeatMap({ seats, currency, selected, mine, canPick, onToggle }: 
                 onKeyDown={(e) => onKeyDown(e, index, seat)}
                 onFocus={() => {
                   setFocusIndex(index);
-                  setPointed(seat);
+                  setPointedId(seat.id);
                 }}
-                onMouseEnter={() => setPointed(seat)}
+                onMouseEnter={() => setPointedId(seat.id)}
               >
                 <title>{describe(seat)}</title>
                 <rect width={SEAT_SIZE} height={SEAT_SIZE} rx={6} style={fill ? { fill } : undefined} />

@@ -1,5 +1,5 @@
 /** Where the buyer is in hold → pay → order, for the hold shown on the page. */
-import type { Hold, Order } from '../shared/types';
+import { isSeatItem, type Hold, type Order } from '../shared/types';
 
 export type Purchase =
   | { stage: 'none' }
@@ -7,10 +7,13 @@ export type Purchase =
   | { stage: 'paid'; hold: Hold; order: Order }
   | { stage: 'ended'; hold: Hold; why: 'expired' | 'released' };
 
+export function seatIdsOf(hold: Hold): Set<string> {
+  return new Set(hold.items.flatMap((item) => (isSeatItem(item) ? [item.seatId] : [])));
+}
+
 /** Seat ids of the hold the buyer is working on (held or being paid for). */
 export function heldSeatIds(purchase: Purchase): Set<string> {
-  if (purchase.stage !== 'held' && purchase.stage !== 'paying') return new Set();
-  return new Set(purchase.hold.items.flatMap((item) => ('seatId' in item ? [item.seatId] : [])));
+  return purchase.stage === 'held' || purchase.stage === 'paying' ? seatIdsOf(purchase.hold) : new Set();
 }
 
 const storageKey = (eventId: string) => `holdfast.hold.${eventId}`;

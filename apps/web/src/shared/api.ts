@@ -1,5 +1,5 @@
 /** The v1 API client: same-origin fetch, bearer token, contract error bodies. */
-import { observeServerDate } from './clock';
+import { observeServerTime } from './clock';
 import { randomId } from './format';
 import type { AuditEntry, ErrorBody, Event, Hold, HoldRequest, Order, Payment, Seat } from './types';
 
@@ -57,7 +57,8 @@ async function send(method: string, path: string, body: unknown, headers: Record
   } catch {
     throw new ApiError(0, 'NETWORK_ERROR', 'The server could not be reached.');
   }
-  observeServerDate(response.headers.get('Date'), sentAt, Date.now());
+  const date = response.headers.get('Date');
+  if (date) observeServerTime(Date.parse(date), 1000, sentAt, Date.now());
   const text = await response.text();
   let parsed: unknown = undefined;
   try {
@@ -109,12 +110,15 @@ export function createApi(tokens: TokenProvider) {
       (await call<{ event: Event }>('GET', `/v1/events/${encodeURIComponent(eventId)}`)).event,
     listSeats: async (eventId: string) =>
       (await call<{ seats: Seat[] }>('GET', `/v1/events/${encodeURIComponent(eventId)}/seats`)).seats,
-    createHold: async (eventId: string, request: HoldRequest) =>
-      (
-        await call<{ hold: Hold }>('POST', `/v1/events/${encodeURIComponent(eventId)}/holds`, request, {
-          'Idempotency-Key': randomId(),
-        })
-      ).hold,
+    createHold: async (eventId: string, request: HoldRequest) => {
+      const sentAt = Date.now();
+      const { hold } = await call<{ hold: Hold }>('POST', `/v1/events/${encodeURIComponent(eventId)}/holds`, request, {
+        'Idempotency-Key': randomId(),
+      });
+      // The hold was created while this request was under way: a precise reading of the server's clock.
+      observeServerTime(Date.parse(hold.createdAt), 1, sentAt, Date.now());
+      return hold;
+    },
     getHold: async (holdId: string) =>
       (await call<{ hold: Hold }>('GET', `/v1/holds/${encodeURIComponent(holdId)}`)).hold,
     releaseHold: async (holdId: string) =>

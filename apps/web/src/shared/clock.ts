@@ -1,24 +1,24 @@
 /**
- * The server's clock, estimated from the `Date` header of API responses so a
- * skewed client clock does not change a countdown.
+ * The server's clock, estimated from API responses so a skewed client clock
+ * does not change a countdown.
  *
- * `Date` has one-second resolution. A response whose request left at local
- * time `sent`, arrived at local time `received` and carries `Date: D` bounds
- * the offset (server time − local time) to `[D − received, D + 1000 − sent)`.
- * Every response narrows the interval; the estimate is its midpoint. If a
- * response contradicts the interval (a clock was changed), start over from it.
+ * A server time `T` read while a request was under way (it left at local time
+ * `sent` and its answer arrived at local time `received`) bounds the offset
+ * (server time − local time) to `[T − received, T + resolution − sent]`. The
+ * `Date` header is such a time with one-second resolution; a new hold's
+ * `createdAt` is one with millisecond resolution. Every sample narrows the
+ * interval and the estimate is its midpoint. A sample that contradicts the
+ * interval (a clock was changed) starts it over.
  */
 let low = -Infinity;
 let high = Infinity;
 let offsetMs = 0;
 
-export function observeServerDate(dateHeader: string | null, sentAt: number, receivedAt: number): void {
-  if (!dateHeader) return;
-  const serverMs = Date.parse(dateHeader);
+export function observeServerTime(serverMs: number, resolutionMs: number, sentAt: number, receivedAt: number): void {
   if (Number.isNaN(serverMs)) return;
   const lo = serverMs - receivedAt;
-  const hi = serverMs + 1000 - sentAt;
-  if (lo >= high || hi <= low) {
+  const hi = serverMs + resolutionMs - sentAt;
+  if (lo > high || hi < low) {
     low = lo;
     high = hi;
   } else {

@@ -1,10 +1,15 @@
 /** Small pieces both pages use. */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 
+/** An error for the user, announced and scrolled into view (on a phone it may be above the button pressed). */
 export function ErrorMessage({ message, onDismiss }: { message: string | null; onDismiss?: () => void }) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (message) box.current?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  }, [message]);
   if (!message) return null;
   return (
-    <div class="notice notice-error" role="alert" data-testid="error-message">
+    <div class="notice notice-error" role="alert" data-testid="error-message" ref={box}>
       <span>{message}</span>
       {onDismiss && (
         <button type="button" class="link" onClick={onDismiss} aria-label="Dismiss message">
