@@ -4,7 +4,7 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/apps', '<rootDir>/packages'],
   testMatch: ['**/test/**/*.test.ts'],
-  transform: { '^.+\\.tsx?$': ['ts-jest', { isolatedModules: true, diagnostics: false }] },
+  transform: { '^.+\\.tsx?$': ['ts-jest', { diagnostics: false }] },
   globalSetup: '<rootDir>/test/global-setup.ts',
   setupFiles: ['<rootDir>/test/test-env.ts'],
   testTimeout: 60000,

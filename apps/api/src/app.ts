@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
+import type { Logger } from 'pino';
+import type { Config } from '@holdfast/config';
+import type { DomainContext } from '@holdfast/domain';
+import { errorHandler, notFound } from './middleware/errors';
+import type { Metrics } from './metrics';
+import { demoAuthRoutes } from './routes/auth.routes';
+import { eventRoutes } from './routes/events.routes';
+import { healthRoutes, type ReadinessChecks } from './routes/health.routes';
+import { holdRoutes } from './routes/holds.routes';
+
+export interface AppDeps {
+  ctx: DomainContext;
+  config: Pick<Config, 'jwtSecret' | 'demoMode' | 'stripeWebhookSecret' | 'corsOrigins'>;
+  log: Logger;
+  checks: ReadinessChecks;
+  metrics: Metrics;
+}
+
+/** The HTTP app: routes parse with zod and call the domain; errors go to one middleware. */
+export function createApp(deps: AppDeps): Express {
+  const { ctx, config, log, metrics } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', false);
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const incoming = req.headers['x-request-id'];
+    req.requestId = typeof incoming === 'string' && /^[\w\-.]{1,100}$/.test(incoming) ? incoming : randomUUID();
+    res.setHeader('X-Request-Id', req.requestId);
+    const start = process.hrtime.bigint();
+    res.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+      metrics.httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
+      log.debug({ reqId: req.requestId, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+    });
+    next();
+  });
+  app.use(helmet());
+  app.use(express.json({ limit: '100kb', strict: true, type: ['application/json', 'application/*+json'] }));
+
+  app.use(healthRoutes(deps.checks, metrics));
+  if (config.demoMode) app.use(demoAuthRoutes(config.jwtSecret));
+  app.use(eventRoutes(ctx, config.jwtSecret));
+  app.use(holdRoutes(ctx, config.jwtSecret));
+
+  app.use(notFound);
+  app.use(errorHandler(log));
+  return app;
+}

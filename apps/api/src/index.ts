@@ -1,0 +1,5 @@
+export { createApp, type AppDeps } from './app';
+export { createMetrics, type Metrics } from './metrics';
+export { signToken, verifyToken } from './middleware/auth';
+export type { ReadinessChecks } from './routes/health.routes';
+export { createApiRuntime, createApiRedis, createLogger, type ApiRuntime } from './runtime';

@@ -1,0 +1,45 @@
+import type { NextFunction, Request, Response } from 'express';
+import jwt from 'jsonwebtoken';
+import { errors, type Principal } from '@holdfast/domain';
+
+export type Role = Principal['role'];
+const ROLES: readonly Role[] = ['customer', 'service', 'admin'];
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    principal?: Principal;
+    requestId?: string;
+  }
+}
+
+/** Verifies `Authorization: Bearer <JWT>` (HS256 only) and returns the principal, or throws 401. */
+export function verifyToken(header: string | undefined, secret: string): Principal {
+  const m = /^Bearer ([A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*)$/.exec(header ?? '');
+  if (!m) throw errors.unauthorized();
+  let claims: jwt.JwtPayload | string;
+  try {
+    claims = jwt.verify(m[1]!, secret, { algorithms: ['HS256'] });
+  } catch {
+    throw errors.unauthorized('The bearer token is invalid or expired.');
+  }
+  if (typeof claims === 'string') throw errors.unauthorized('The bearer token is invalid.');
+  const { sub, role } = claims as { sub?: unknown; role?: unknown };
+  if (typeof sub !== 'string' || !sub || sub.length > 200 || !ROLES.includes(role as Role)) {
+    throw errors.unauthorized('The bearer token lacks a valid sub or role.');
+  }
+  return { id: sub, role: role as Role };
+}
+
+/** Authenticates, then checks the role, before any body is read. */
+export function requireRole(secret: string, ...roles: Role[]) {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const principal = verifyToken(req.headers.authorization, secret);
+    if (!roles.includes(principal.role)) throw errors.forbidden();
+    req.principal = principal;
+    next();
+  };
+}
+
+export function signToken(secret: string, sub: string, role: Role, expiresInSeconds = 12 * 3600): string {
+  return jwt.sign({ sub, role }, secret, { algorithm: 'HS256', expiresIn: expiresInSeconds });
+}

@@ -1,0 +1,48 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import { AppError, appErrorOf, errors } from '@holdfast/domain';
+
+/** Express's body parser errors, as the contract words them. */
+function bodyParserError(err: { type?: string; status?: number }): AppError | null {
+  if (err.type === 'entity.too.large') {
+    return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than 100 KiB.', 413, { limitBytes: 102400 });
+  }
+  if (err.type === 'entity.parse.failed') {
+    return errors.validation({ fields: [{ path: '(body)', message: 'the body is not valid JSON' }] });
+  }
+  if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported' || err.type === 'request.aborted') {
+    return errors.validation({ fields: [{ path: '(body)', message: 'the body could not be read as UTF-8 JSON' }] });
+  }
+  return null;
+}
+
+/** The one mapping from errors to the contract's error body. Never a stack trace. */
+export function errorHandler(log: Logger) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const known = appErrorOf(err) ?? bodyParserError(err as { type?: string });
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    if (known) {
+      if (known.status >= 500) log.warn({ reqId: req.requestId, code: known.code, err: describe(err) }, 'dependency unavailable');
+      for (const [k, v] of Object.entries(known.headers ?? {})) res.setHeader(k, v);
+      res.status(known.status).json({
+        error: { code: known.code, message: known.message, ...(known.details !== undefined ? { details: known.details } : {}) },
+      });
+      return;
+    }
+    log.error({ reqId: req.requestId, err: describe(err) }, 'unhandled error');
+    res.status(500).json({
+      error: { code: 'INTERNAL', message: 'Something went wrong on our side.', details: { requestId: req.requestId } },
+    });
+  };
+}
+
+function describe(err: unknown): { name?: string; message?: string; stack?: string } {
+  return err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : { message: String(err) };
+}
+
+export function notFound(_req: Request, res: Response) {
+  res.status(404).json({ error: { code: 'NOT_FOUND', message: 'No such endpoint.' } });
+}

@@ -1,0 +1,44 @@
+import { Router } from 'express';
+import { createEventBody, createHoldBody, emptyQuery, listQuery } from '@holdfast/contracts';
+import { createEvent, createHold, getEvent, listEvents, listSeats, type DomainContext, type HoldSelector } from '@holdfast/domain';
+import { requireRole } from '../middleware/auth';
+import { parse } from '../middleware/validate';
+
+export function eventRoutes(ctx: DomainContext, jwtSecret: string): Router {
+  const r = Router();
+
+  r.post('/v1/admin/events', requireRole(jwtSecret, 'admin'), async (req, res) => {
+    const body = parse(createEventBody, req.body);
+    const event = await createEvent(ctx, { ...body, startsAt: new Date(body.startsAt) });
+    res.status(201).json({ event });
+  });
+
+  r.get('/v1/events', async (req, res) => {
+    const q = parse(listQuery, req.query, 'query');
+    const page = await listEvents(ctx, q.limit, q.cursor);
+    res.json({ events: page.items, nextCursor: page.nextCursor });
+  });
+
+  r.get('/v1/events/:eventId', async (req, res) => {
+    parse(emptyQuery, req.query, 'query');
+    res.json({ event: await getEvent(ctx, String(req.params.eventId)) });
+  });
+
+  r.get('/v1/events/:eventId/seats', async (req, res) => {
+    parse(emptyQuery, req.query, 'query');
+    res.json({ seats: await listSeats(ctx, String(req.params.eventId)) });
+  });
+
+  r.post('/v1/events/:eventId/holds', requireRole(jwtSecret, 'customer'), async (req, res) => {
+    const body = parse(createHoldBody, req.body);
+    const selector: HoldSelector = body.seatIds
+      ? { kind: 'seats', seatIds: body.seatIds }
+      : body.tier !== undefined
+        ? { kind: 'best', tier: body.tier, quantity: body.quantity! }
+        : { kind: 'tickets', ticketTypeId: body.ticketTypeId!, quantity: body.quantity! };
+    const hold = await createHold(ctx, { eventId: String(req.params.eventId), customerId: req.principal!.id, selector });
+    res.status(201).json({ hold });
+  });
+
+  return r;
+}

@@ -1,0 +1,87 @@
+// The only reader of process.env: the whole configuration, parsed once with zod
+// at start-up, so a bad value stops the process with a message naming it.
+import { z } from 'zod';
+
+export const DEV_JWT_SECRET = 'holdfast-dev-jwt-secret-do-not-use-in-production';
+export const DEV_STRIPE_WEBHOOK_SECRET = 'whsec_holdfast_dev_secret_do_not_use_in_production';
+
+const boolish = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL')
+    .default('postgresql://postgres@127.0.0.1:5432/holdfast'),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+    .default('redis://127.0.0.1:6379'),
+  JWT_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().min(8, 'must be at least 8 characters').optional(),
+  DEMO_MODE: boolish.optional(),
+  HOLD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100000).default(30),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  CORS_ORIGINS: z.string().optional(),
+  RECONCILE_EVERY_SECONDS: z.coerce.number().int().min(1).max(86400).default(30),
+});
+
+export interface Config {
+  nodeEnv: 'development' | 'production' | 'test';
+  port: number;
+  databaseUrl: string;
+  redisUrl: string;
+  jwtSecret: string;
+  stripeWebhookSecret: string;
+  demoMode: boolean;
+  holdRateLimitPerMinute: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  corsOrigins: string[];
+  reconcileEverySeconds: number;
+  /** Settings that fell back to development values; the caller logs them as warnings. */
+  warnings: string[];
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parse an environment (process.env by default). Throws ConfigError with a one-line message. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`Invalid configuration: ${String(issue.path[0])} ${issue.message}`);
+  }
+  const e = parsed.data;
+  const production = e.NODE_ENV === 'production';
+  if (production && e.DEMO_MODE === true) {
+    throw new ConfigError('Invalid configuration: DEMO_MODE cannot be turned on when NODE_ENV=production');
+  }
+  const demoMode = e.DEMO_MODE ?? !production;
+  const warnings: string[] = [];
+  const secret = (name: 'JWT_SECRET' | 'STRIPE_WEBHOOK_SECRET', fallback: string): string => {
+    const value = e[name];
+    if (value) return value;
+    if (!demoMode) throw new ConfigError(`Missing configuration: ${name} must be set when demo mode is off`);
+    warnings.push(`${name} is not set: using a development value (demo mode only)`);
+    return fallback;
+  };
+  return {
+    nodeEnv: e.NODE_ENV,
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    jwtSecret: secret('JWT_SECRET', DEV_JWT_SECRET),
+    stripeWebhookSecret: secret('STRIPE_WEBHOOK_SECRET', DEV_STRIPE_WEBHOOK_SECRET),
+    demoMode,
+    holdRateLimitPerMinute: e.HOLD_RATE_LIMIT_PER_MINUTE,
+    logLevel: e.LOG_LEVEL,
+    corsOrigins: (e.CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    reconcileEverySeconds: e.RECONCILE_EVERY_SECONDS,
+    warnings,
+  };
+}

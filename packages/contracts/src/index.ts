@@ -1,0 +1,95 @@
+// Request schemas shared by the API (validation), the web app and the OpenAPI
+// document. Every object is strict: unknown fields are refused.
+import { z } from 'zod';
+
+const isoTime = z.iso.datetime({ offset: true });
+const currency = z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code in upper case, e.g. "USD"');
+const cents = z.number().int().min(0).max(100_000_000);
+const name = z.string().trim().min(1).max(200);
+
+export const seatInput = z.strictObject({
+  section: z.string().trim().min(1).max(20).regex(/^[^-\s]+$/, 'no dashes or spaces (the label is section-row-number)'),
+  row: z.string().trim().min(1).max(20).regex(/^[^-\s]+$/, 'no dashes or spaces (the label is section-row-number)'),
+  number: z.number().int().min(1).max(100_000),
+  tier: z.string().trim().min(1).max(50),
+  priceCents: cents,
+});
+
+export const ticketTypeInput = z.strictObject({
+  name,
+  priceCents: cents,
+  capacity: z.number().int().min(1).max(10_000_000),
+});
+
+export const createEventBody = z.strictObject({
+  name,
+  startsAt: isoTime,
+  currency: currency.default('USD'),
+  holdTtlSeconds: z.number().int().min(1).max(3600).default(600),
+  maxTicketsPerCustomer: z.number().int().min(1).max(100).default(10),
+  seats: z.array(seatInput).max(100_000).default([]),
+  ticketTypes: z.array(ticketTypeInput).max(100).default([]),
+});
+export type CreateEventBody = z.infer<typeof createEventBody>;
+
+const id = z.string().min(1).max(200);
+
+/** Exactly one selector: seat ids, best available in a tier, or general admission. */
+export const createHoldBody = z
+  .strictObject({
+    seatIds: z.array(id).min(1, 'at least one seat').max(100),
+    tier: z.string().min(1).max(50),
+    ticketTypeId: id,
+    quantity: z.number().int().min(1).max(100),
+  })
+  .partial()
+  .superRefine((b, ctx) => {
+    const selectors = (['seatIds', 'tier', 'ticketTypeId'] as const).filter((k) => b[k] !== undefined);
+    if (selectors.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: selectors.length ? [selectors[1]!] : [],
+        message: 'give exactly one of seatIds, tier (with quantity) or ticketTypeId (with quantity)',
+      });
+      return;
+    }
+    if (b.seatIds) {
+      if (b.quantity !== undefined) ctx.addIssue({ code: 'custom', path: ['quantity'], message: 'not allowed with seatIds' });
+      const seen = new Set<string>();
+      b.seatIds.forEach((s, i) => {
+        if (seen.has(s)) ctx.addIssue({ code: 'custom', path: ['seatIds', i], message: 'duplicate seat id' });
+        seen.add(s);
+      });
+    } else if (b.quantity === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['quantity'], message: 'required with tier or ticketTypeId' });
+    }
+  });
+export type CreateHoldBody = z.infer<typeof createHoldBody>;
+
+export const demoTokenBody = z.strictObject({
+  customerId: z.string().trim().min(1).max(100),
+  role: z.enum(['customer', 'service', 'admin']).default('customer'),
+});
+
+export const adminReleaseBody = z.strictObject({ reason: z.string().trim().min(1).max(500) });
+
+export const confirmBody = z.strictObject({ paymentReference: z.string().min(1).max(255) });
+
+export const listQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  cursor: z.string().min(1).max(500).optional(),
+});
+
+export const emptyQuery = z.strictObject({});
+
+/** Turns zod issues into the contract's `details`: which field, and why. */
+export function issuesToDetails(error: z.ZodError): { fields: { path: string; message: string }[] } {
+  return {
+    fields: error.issues.map((i) => ({
+      path: i.path.length ? i.path.map(String).join('.') : '(body)',
+      message: i.message,
+    })),
+  };
+}
+
+export { z };

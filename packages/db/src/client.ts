@@ -1,0 +1,19 @@
+import { PrismaClient } from '@prisma/client';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { createPgPool } from './pg-pool';
+
+export type Db = PrismaClient;
+
+export interface DbOptions {
+  poolSize?: number;
+  /** Fail a connection attempt after this long, so an unreachable database answers fast. */
+  connectionTimeoutMillis?: number;
+}
+
+/** The one place that creates the Prisma client: the JS engine over node-postgres. */
+export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
+  const pool = createPgPool(databaseUrl, options.poolSize ?? 20, {
+    connectionTimeoutMillis: options.connectionTimeoutMillis ?? 2000,
+  });
+  return new PrismaClient({ adapter: new PrismaPg(pool) });
+}

@@ -1,0 +1,59 @@
+import { Prisma } from '@prisma/client';
+
+/** A unique constraint refused the write (Prisma P2002). */
+export class UniqueViolation extends Error {
+  override name = 'UniqueViolation';
+  constructor(readonly target: string) {
+    super(`unique constraint violated on ${target}`);
+  }
+}
+
+/** The transaction lost a serialization race or a deadlock (Prisma P2034); retrying may succeed. */
+export class TransactionConflict extends Error {
+  override name = 'TransactionConflict';
+}
+
+/** The database could not be reached or did not answer in time. */
+export class DatabaseUnavailable extends Error {
+  override name = 'DatabaseUnavailable';
+}
+
+const UNAVAILABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+const UNAVAILABLE_MESSAGE = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|timeout exceeded when trying to connect|Connection terminated|connect EHOSTUNREACH|the database system is (starting up|shutting down)|DatabaseNotReachable|ConnectionClosed/i;
+
+/** Translates Prisma's and pg's errors at the data-access edge. */
+export function translateDbError(err: unknown): unknown {
+  if (err instanceof UniqueViolation || err instanceof TransactionConflict || err instanceof DatabaseUnavailable) {
+    return err;
+  }
+  if (err instanceof Prisma.PrismaClientKnownRequestError) {
+    const pgCode = (err.meta as { driverAdapterError?: { cause?: { originalCode?: string } } } | undefined)
+      ?.driverAdapterError?.cause?.originalCode;
+    if (pgCode === '40001' || pgCode === '40P01') return new TransactionConflict(err.message);
+    if (pgCode === '23505') return new UniqueViolation('raw query');
+    if (err.code === 'P2002') {
+      const target = (err.meta as { target?: unknown; modelName?: string } | undefined)?.target;
+      return new UniqueViolation(Array.isArray(target) ? target.join(',') : String(target ?? 'unknown'));
+    }
+    if (err.code === 'P2034') return new TransactionConflict(err.message);
+    if (UNAVAILABLE_CODES.has(err.code)) return new DatabaseUnavailable(err.message);
+  }
+  if (err instanceof Prisma.PrismaClientInitializationError) return new DatabaseUnavailable(err.message);
+  const message = err instanceof Error ? err.message : String(err);
+  const code = (err as { code?: string } | null)?.code;
+  if (code === '40001' || code === '40P01') return new TransactionConflict(message);
+  if (code === '23505') return new UniqueViolation(String((err as { constraint?: string }).constraint ?? 'unknown'));
+  if (UNAVAILABLE_MESSAGE.test(message) || (err as { cause?: unknown })?.cause && UNAVAILABLE_MESSAGE.test(String((err as { cause: unknown }).cause))) {
+    return new DatabaseUnavailable(message);
+  }
+  return err;
+}
+
+/** Runs a data-access call, translating its errors. */
+export async function translated<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw translateDbError(err);
+  }
+}

@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import { Prisma } from '@prisma/client';
+import type { Db } from './client';
+import { translated } from './errors';
+
+export type DbClient = Db | Prisma.TransactionClient;
+
+export interface NewSeat {
+  section: string;
+  row: string;
+  number: number;
+  tier: string;
+  priceCents: number;
+}
+
+export interface NewEvent {
+  name: string;
+  startsAt: Date;
+  currency: string;
+  holdTtlSeconds: number;
+  maxTicketsPerCustomer: number;
+  seats: NewSeat[];
+  ticketTypes: { name: string; priceCents: number; capacity: number }[];
+}
+
+export interface SeatRow {
+  id: string;
+  section: string;
+  row: string;
+  number: number;
+  label: string;
+  tier: string;
+  priceCents: number;
+}
+
+export interface TicketTypeRow {
+  id: string;
+  name: string;
+  priceCents: number;
+  capacity: number;
+  sold: number;
+}
+
+export interface EventRow {
+  id: string;
+  name: string;
+  startsAt: Date;
+  currency: string;
+  holdTtlSeconds: number;
+  maxTicketsPerCustomer: number;
+  seatCount: number;
+  createdAt: Date;
+  ticketTypes: TicketTypeRow[];
+}
+
+const eventSelect = {
+  id: true, name: true, startsAt: true, currency: true, holdTtlSeconds: true,
+  maxTicketsPerCustomer: true, seatCount: true, createdAt: true,
+  ticketTypes: { select: { id: true, name: true, priceCents: true, capacity: true, sold: true }, orderBy: { position: 'asc' } },
+} as const;
+
+/** Inserts an event, its seats (one bulk INSERT ... SELECT FROM unnest) and its ticket types. */
+export async function insertEvent(tx: DbClient, input: NewEvent): Promise<string> {
+  return translated(async () => {
+    const id = randomUUID();
+    await tx.event.create({
+      data: {
+        id, name: input.name, startsAt: input.startsAt, currency: input.currency,
+        holdTtlSeconds: input.holdTtlSeconds, maxTicketsPerCustomer: input.maxTicketsPerCustomer,
+        seatCount: input.seats.length,
+      },
+    });
+    if (input.seats.length) {
+      const s = input.seats;
+      await tx.$executeRaw`
+        INSERT INTO seats (id, event_id, section, "row", number, label, tier, price_cents)
+        SELECT u.id, ${id}::uuid, u.section, u.row_name, u.number, u.label, u.tier, u.price_cents
+        FROM unnest(${s.map(() => randomUUID())}::uuid[], ${s.map((x) => x.section)}::text[],
+                    ${s.map((x) => x.row)}::text[], ${s.map((x) => x.number)}::int[],
+                    ${s.map((x) => `${x.section}-${x.row}-${x.number}`)}::text[], ${s.map((x) => x.tier)}::text[],
+                    ${s.map((x) => x.priceCents)}::int[])
+             AS u(id, section, row_name, number, label, tier, price_cents)`;
+    }
+    if (input.ticketTypes.length) {
+      await tx.ticketType.createMany({
+        data: input.ticketTypes.map((t, position) => ({ id: randomUUID(), eventId: id, position, ...t })),
+      });
+    }
+    return id;
+  });
+}
+
+export function findEvent(db: DbClient, id: string): Promise<EventRow | null> {
+  return translated(() => db.event.findUnique({ where: { id }, select: eventSelect }));
+}
+
+/** Events in creation order, keyset-paged on (createdAt, id) so pages stay right while rows are added. */
+export function listEvents(db: DbClient, limit: number, after?: { createdAt: Date; id: string }): Promise<EventRow[]> {
+  return translated(() =>
+    db.event.findMany({
+      select: eventSelect,
+      where: after
+        ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] }
+        : undefined,
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      take: limit,
+    }),
+  );
+}
+
+export function listSeats(db: DbClient, eventId: string): Promise<SeatRow[]> {
+  return translated(() =>
+    db.seat.findMany({
+      where: { eventId },
+      select: { id: true, section: true, row: true, number: true, label: true, tier: true, priceCents: true },
+      orderBy: [{ section: 'asc' }, { row: 'asc' }, { number: 'asc' }],
+    }),
+  );
+}
+
+export interface SaleState {
+  soldSeatIds: string[];
+  ticketTypes: { id: string; capacity: number; sold: number }[];
+  bought: { customerId: string; quantity: number }[];
+}
+
+/** What PostgreSQL says is sold: the truth Redis is primed from. */
+export async function readSaleState(db: DbClient, eventId: string): Promise<SaleState> {
+  return translated(async () => {
+    const [sold, ticketTypes, bought] = await Promise.all([
+      db.seat.findMany({ where: { eventId, status: 'SOLD' }, select: { id: true } }),
+      db.ticketType.findMany({ where: { eventId }, select: { id: true, capacity: true, sold: true } }),
+      db.$queryRaw<{ customer_id: string; quantity: bigint }[]>`
+        SELECT o.customer_id, SUM(i.quantity)::bigint AS quantity
+        FROM orders o JOIN order_items i ON i.order_id = o.id
+        WHERE o.event_id = ${eventId}::uuid GROUP BY o.customer_id`,
+    ]);
+    return {
+      soldSeatIds: sold.map((s) => s.id),
+      ticketTypes,
+      bought: bought.map((b) => ({ customerId: b.customer_id, quantity: Number(b.quantity) })),
+    };
+  });
+}
+
+export function seatStatuses(db: DbClient, eventId: string): Promise<{ id: string; status: 'AVAILABLE' | 'SOLD' }[]> {
+  return translated(() => db.seat.findMany({ where: { eventId }, select: { id: true, status: true } }));
+}

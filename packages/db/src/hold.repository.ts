@@ -1,0 +1,109 @@
+import type { Prisma } from '@prisma/client';
+import type { DbClient } from './event.repository';
+import { translated } from './errors';
+
+export type HoldStatusDb = 'ACTIVE' | 'CONFIRMED' | 'EXPIRED' | 'RELEASED';
+
+export interface HoldRow {
+  id: string;
+  eventId: string;
+  customerId: string;
+  status: HoldStatusDb;
+  createdAt: Date;
+  expiresAt: Date;
+  items: unknown;
+  totalCents: number;
+  currency: string;
+  orderId: string | null;
+  releasedBy: string | null;
+}
+
+export type NewHoldRow = Omit<HoldRow, 'status' | 'orderId' | 'releasedBy'>;
+
+const holdSelect = {
+  id: true, eventId: true, customerId: true, status: true, createdAt: true, expiresAt: true,
+  items: true, totalCents: true, currency: true, orderId: true, releasedBy: true,
+} as const;
+
+/** Inserts hold records that are not there yet; never overwrites one (its status may have moved on). */
+export async function insertHoldsIfMissing(db: DbClient, rows: NewHoldRow[]): Promise<number> {
+  if (!rows.length) return 0;
+  return translated(async () => {
+    const r = await db.hold.createMany({
+      data: rows.map((h) => ({ ...h, items: h.items as Prisma.InputJsonValue })),
+      skipDuplicates: true,
+    });
+    return r.count;
+  });
+}
+
+export function findHold(db: DbClient, id: string): Promise<HoldRow | null> {
+  return translated(() => db.hold.findUnique({ where: { id }, select: holdSelect }));
+}
+
+/** Locks the hold's row for the rest of the transaction; null when there is none. */
+export async function lockHold(tx: DbClient, id: string): Promise<HoldRow | null> {
+  return translated(async () => {
+    const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM holds WHERE id = ${id} FOR UPDATE`;
+    if (!rows.length) return null;
+    return tx.hold.findUnique({ where: { id }, select: holdSelect });
+  });
+}
+
+export function updateHold(
+  tx: DbClient,
+  id: string,
+  data: { status: HoldStatusDb; orderId?: string; releasedBy?: string; releasedAt?: Date; endedAt?: Date },
+): Promise<HoldRow> {
+  return translated(() => tx.hold.update({ where: { id }, data, select: holdSelect }));
+}
+
+/** Marks a hold expired only if it is still active and its time has passed; returns whether it did. */
+export async function expireHoldIfDue(db: DbClient, id: string, now: Date): Promise<boolean> {
+  return translated(async () => {
+    const r = await db.hold.updateMany({
+      where: { id, status: 'ACTIVE', expiresAt: { lte: now } },
+      data: { status: 'EXPIRED', endedAt: now },
+    });
+    return r.count === 1;
+  });
+}
+
+export interface HoldFilter {
+  eventId?: string;
+  status?: HoldStatusDb;
+  /** Active rows whose time has passed read as expired: filter them by time too. */
+  expiredAsOf?: Date;
+  activeAsOf?: Date;
+}
+
+export function listHolds(db: DbClient, filter: HoldFilter, limit: number, after?: { createdAt: Date; id: string }): Promise<HoldRow[]> {
+  const where: Prisma.HoldWhereInput = { eventId: filter.eventId };
+  if (filter.activeAsOf) Object.assign(where, { status: 'ACTIVE', expiresAt: { gt: filter.activeAsOf } });
+  else if (filter.expiredAsOf) {
+    where.OR = [{ status: 'EXPIRED' }, { status: 'ACTIVE', expiresAt: { lte: filter.expiredAsOf } }];
+  } else if (filter.status) where.status = filter.status;
+  const page: Prisma.HoldWhereInput | undefined = after
+    ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] }
+    : undefined;
+  return translated(() =>
+    db.hold.findMany({
+      where: page ? { AND: [where, page] } : where,
+      select: holdSelect,
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      take: limit,
+    }),
+  );
+}
+
+/** Active holds whose time has passed: the expiry bookkeeping's work list. */
+export function findDueHolds(db: DbClient, now: Date, limit: number): Promise<HoldRow[]> {
+  return translated(() =>
+    db.hold.findMany({
+      where: { status: 'ACTIVE', expiresAt: { lte: now } },
+      select: holdSelect,
+      orderBy: { expiresAt: 'asc' },
+      take: limit,
+    }),
+  );
+}

@@ -1,0 +1,20 @@
+import { DatabaseUnavailable, TransactionConflict } from '@holdfast/db';
+import { AppError, errors } from './errors';
+
+const REDIS_DOWN = /Connection is closed|Stream isn't writeable|enableOfflineQueue|Command timed out|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|MaxRetriesPerRequest|Reached the max retries|LOADING|CLUSTERDOWN|MASTERDOWN/;
+
+/**
+ * Maps any error to the domain's AppError family: outages of PostgreSQL or
+ * Redis become 503 SERVICE_UNAVAILABLE; anything else unknown is left as null
+ * (an internal error the caller reports as 500 without its message).
+ */
+export function appErrorOf(err: unknown): AppError | null {
+  if (err instanceof AppError) return err;
+  if (err instanceof DatabaseUnavailable) return errors.unavailable('PostgreSQL');
+  if (err instanceof TransactionConflict) return errors.unavailable('PostgreSQL (contention)');
+  const e = err as { name?: string; message?: string } | null;
+  if (e && (e.name === 'MaxRetriesPerRequestError' || REDIS_DOWN.test(String(e.message)))) {
+    return errors.unavailable('Redis');
+  }
+  return null;
+}

@@ -1,0 +1,55 @@
+import type { Db } from '@holdfast/db';
+import type { HoldStore } from '@holdfast/hold-store';
+import { EventCatalog } from './event-catalog';
+import { HoldPersister } from './hold-persister';
+
+/** The logging methods the domain uses (pino's shape). */
+export interface Logger {
+  debug(obj: object | string, msg?: string): void;
+  info(obj: object | string, msg?: string): void;
+  warn(obj: object | string, msg?: string): void;
+  error(obj: object | string, msg?: string): void;
+}
+
+/** Outcome counters the domain reports; the apps back them with Prometheus. */
+export interface DomainMetrics {
+  holdOutcome(result: string): void;
+  confirmOutcome(result: string): void;
+  holdsExpired(count: number): void;
+}
+
+export const noMetrics: DomainMetrics = { holdOutcome() {}, confirmOutcome() {}, holdsExpired() {} };
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+export interface DomainSettings {
+  holdRateLimitPerMinute: number;
+}
+
+export interface DomainContext {
+  db: Db;
+  store: HoldStore;
+  settings: DomainSettings;
+  log: Logger;
+  metrics: DomainMetrics;
+  catalog: EventCatalog;
+  persister: HoldPersister;
+}
+
+export function createDomain(deps: {
+  db: Db;
+  store: HoldStore;
+  settings: DomainSettings;
+  log?: Logger;
+  metrics?: DomainMetrics;
+}): DomainContext {
+  const log = deps.log ?? silentLogger;
+  return {
+    db: deps.db,
+    store: deps.store,
+    settings: deps.settings,
+    log,
+    metrics: deps.metrics ?? noMetrics,
+    catalog: new EventCatalog(deps.db),
+    persister: new HoldPersister(deps.db, deps.store, log),
+  };
+}

@@ -1,0 +1,154 @@
+// A buyer holds seats (by id or best available in a tier) or general-admission
+// tickets: one Redis script takes all or nothing, and PostgreSQL hears of it later.
+import type { HoldAttempt, HoldRequestBase } from '@holdfast/hold-store';
+import type { DomainContext } from './context';
+import type { Catalog } from './event-catalog';
+import { bestAvailable } from './best-available';
+import { errors } from './errors';
+import { isUuid, newHoldId } from './ids';
+import type { Hold, HoldItem, HoldRecordJson } from './hold-view';
+import { primeEvent } from './prime-event';
+
+export type HoldSelector =
+  | { kind: 'seats'; seatIds: string[] }
+  | { kind: 'best'; tier: string; quantity: number }
+  | { kind: 'tickets'; ticketTypeId: string; quantity: number };
+
+export interface CreateHoldInput {
+  eventId: string;
+  customerId: string;
+  selector: HoldSelector;
+}
+
+const RATE_WINDOW_MS = 60_000;
+/** Best-available retries when other buyers take its candidates first. */
+const MAX_BEST_ROUNDS = 25;
+
+export async function createHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hold> {
+  try {
+    const hold = await takeHold(ctx, input);
+    ctx.metrics.holdOutcome('created');
+    return hold;
+  } catch (err) {
+    ctx.metrics.holdOutcome((err as { code?: string }).code ?? 'ERROR');
+    throw err;
+  }
+}
+
+async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hold> {
+  const { eventId, customerId, selector } = input;
+  if (!isUuid(eventId)) throw errors.eventNotFound();
+  const catalog = await ctx.catalog.get(eventId);
+  if (!catalog) throw errors.eventNotFound();
+  const { event } = catalog;
+  const holdId = newHoldId(eventId);
+  const base: HoldRequestBase = {
+    eventId, holdId, customerId,
+    ttlMs: event.holdTtlSeconds * 1000,
+    maxPerCustomer: event.maxTicketsPerCustomer,
+    rateLimit: ctx.settings.holdRateLimitPerMinute,
+    rateWindowMs: RATE_WINDOW_MS,
+  };
+  const record = (items: HoldItem[]): HoldRecordJson => ({
+    eventId, customerId, items, currency: event.currency,
+    totalCents: items.reduce((t, i) => t + i.priceCents * i.quantity, 0),
+  });
+  /** Runs a script; primes the event in Redis first when Redis does not know it. */
+  const attempt = async (run: () => Promise<HoldAttempt>): Promise<HoldAttempt> => {
+    const first = await run();
+    if (first.kind !== 'not_ready') return first;
+    await primeEvent(ctx, eventId);
+    return run();
+  };
+
+  let result: HoldAttempt;
+  let items: HoldItem[];
+  if (selector.kind === 'tickets') {
+    const tt = catalog.ticketTypeById.get(selector.ticketTypeId);
+    if (!tt) throw errors.ticketTypeNotFound();
+    items = [{ ticketTypeId: tt.id, name: tt.name, priceCents: tt.priceCents, quantity: selector.quantity }];
+    const recordJson = JSON.stringify(record(items));
+    result = await attempt(() =>
+      ctx.store.holdTickets({ ...base, recordJson, ticketTypeId: tt.id, quantity: selector.quantity }),
+    );
+  } else if (selector.kind === 'seats') {
+    const missing = selector.seatIds.filter((id) => !catalog.seatById.has(id));
+    if (missing.length) throw errors.seatNotFound(missing);
+    items = seatItems(catalog, selector.seatIds);
+    const candidate = { seatIds: selector.seatIds, recordJson: JSON.stringify(record(items)) };
+    result = await attempt(() => ctx.store.holdSeats({ ...base, candidates: [candidate] }));
+  } else {
+    ({ result, items } = await holdBest(ctx, catalog, base, selector, record, attempt));
+  }
+
+  switch (result.kind) {
+    case 'ok':
+      break;
+    case 'rate_limited':
+      throw errors.rateLimited(Math.max(1, Math.ceil(result.retryAfterMs / 1000)));
+    case 'limit_exceeded':
+      throw errors.limitExceeded(event.maxTicketsPerCustomer, result.inUse);
+    case 'unavailable':
+      throw errors.seatsUnavailable(result.seatIds);
+    case 'sold_out':
+      throw errors.soldOut(Math.max(0, result.available));
+    case 'not_ready':
+      throw errors.unavailable('Redis');
+  }
+  ctx.persister.notify(eventId);
+  const r = record(items);
+  return {
+    id: holdId, eventId, customerId, status: 'active',
+    createdAt: new Date(result.nowMs).toISOString(),
+    expiresAt: new Date(result.nowMs + base.ttlMs).toISOString(),
+    items: r.items, totalCents: r.totalCents, currency: r.currency, orderId: null, releasedBy: null,
+  };
+}
+
+function seatItems(catalog: Catalog, seatIds: string[]): HoldItem[] {
+  return seatIds.map((id) => {
+    const s = catalog.seatById.get(id)!;
+    return { seatId: s.id, label: s.label, tier: s.tier, priceCents: s.priceCents, quantity: 1 as const };
+  });
+}
+
+/**
+ * Best available: compute candidate selections from what Redis says is taken,
+ * offer them to one script (the first wholly free one is held), and when other
+ * buyers got there first, mark those seats taken and try again. SOLD_OUT only
+ * when a fresh read shows the tier cannot supply the quantity.
+ */
+async function holdBest(
+  ctx: DomainContext,
+  catalog: Catalog,
+  base: HoldRequestBase,
+  selector: { tier: string; quantity: number },
+  record: (items: HoldItem[]) => HoldRecordJson,
+  attempt: (run: () => Promise<HoldAttempt>) => Promise<HoldAttempt>,
+): Promise<{ result: HoldAttempt; items: HoldItem[] }> {
+  const tierSeats = catalog.tiers.get(selector.tier);
+  if (!tierSeats) {
+    throw errors.validation({ fields: [{ path: 'tier', message: `this event has no seats in tier "${selector.tier}"` }] });
+  }
+  let states = await ctx.store.seatStates(base.eventId);
+  if (!states.primed) {
+    await primeEvent(ctx, base.eventId);
+    states = await ctx.store.seatStates(base.eventId);
+  }
+  const taken = new Set<string>([...states.held, ...states.sold]);
+  for (let round = 0; round < MAX_BEST_ROUNDS; round++) {
+    const candidates = bestAvailable(tierSeats, (id) => taken.has(id), selector.quantity);
+    if (!candidates) {
+      const free = tierSeats.filter((s) => !taken.has(s.id)).length;
+      return { result: { kind: 'sold_out', available: free }, items: [] };
+    }
+    const offers = candidates.map((seatIds) => ({ seatIds, recordJson: JSON.stringify(record(seatItems(catalog, seatIds))) }));
+    // Only the first round counts against the customer's rate limit.
+    const rateLimit = round === 0 ? base.rateLimit : 0;
+    const result = await attempt(() => ctx.store.holdSeats({ ...base, rateLimit, candidates: offers }));
+    if (result.kind === 'ok') return { result, items: seatItems(catalog, candidates[result.candidate - 1]!) };
+    if (result.kind !== 'unavailable') return { result, items: [] };
+    for (const id of result.seatIds) taken.add(id);
+  }
+  throw errors.unavailable('Seat selection under contention');
+}

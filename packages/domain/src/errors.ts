@@ -1,0 +1,45 @@
+/** The one error family of the domain; a middleware maps it to the contract's error body. */
+export class AppError extends Error {
+  override name = 'AppError';
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status: number,
+    readonly details?: unknown,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+  }
+}
+
+export const errors = {
+  validation: (details: unknown, message = 'The request is not valid.') =>
+    new AppError('VALIDATION_FAILED', message, 400, details),
+  unauthorized: (message = 'A valid bearer token is required.') => new AppError('UNAUTHORIZED', message, 401),
+  forbidden: (message = 'Your role may not call this endpoint.') => new AppError('FORBIDDEN', message, 403),
+  eventNotFound: () => new AppError('EVENT_NOT_FOUND', 'No event has this id.', 404),
+  seatNotFound: (seatIds: string[]) =>
+    new AppError('SEAT_NOT_FOUND', 'Some seats are not part of this event.', 404, { seatIds }),
+  ticketTypeNotFound: () => new AppError('TICKET_TYPE_NOT_FOUND', 'No ticket type of this event has this id.', 404),
+  holdNotFound: () => new AppError('HOLD_NOT_FOUND', 'No hold has this id.', 404),
+  orderNotFound: () => new AppError('ORDER_NOT_FOUND', 'No order has this id.', 404),
+  seatsUnavailable: (seatIds: string[]) =>
+    new AppError('SEATS_UNAVAILABLE', 'Some of these seats are held or sold; nothing was held.', 409, { seatIds }),
+  soldOut: (available: number) =>
+    new AppError('SOLD_OUT', 'Not enough tickets are left for this quantity; nothing was held.', 409, { available }),
+  limitExceeded: (limit: number, inUse: number) =>
+    new AppError('LIMIT_EXCEEDED', `A customer may hold or buy at most ${limit} tickets for this event.`, 422, {
+      limit,
+      inUse,
+    }),
+  rateLimited: (retryAfterSeconds: number) =>
+    new AppError('RATE_LIMITED', 'Too many hold requests; try again shortly.', 429, { retryAfterSeconds }, {
+      'Retry-After': String(retryAfterSeconds),
+    }),
+  holdAlreadyConfirmed: () => new AppError('HOLD_ALREADY_CONFIRMED', 'This hold is already confirmed.', 409),
+  holdExpired: () =>
+    new AppError('HOLD_EXPIRED', 'This hold has expired and its seats or tickets are no longer available.', 409),
+  holdNotActive: () => new AppError('HOLD_NOT_ACTIVE', 'This hold was released and cannot be confirmed.', 409),
+  unavailable: (what: string) =>
+    new AppError('SERVICE_UNAVAILABLE', `${what} is unavailable right now; try again shortly.`, 503, { dependency: what }),
+};

@@ -1,0 +1,113 @@
+// Events: an admin puts an event on sale with its seats and ticket types in one
+// transaction; anyone reads events, availability and the seat map.
+import { findEvent, insertEvent, listEvents as listEventRows, runTransaction, type EventRow } from '@holdfast/db';
+import type { DomainContext } from './context';
+import { errors } from './errors';
+import { isUuid } from './ids';
+import { decodeCursor, encodeCursor, type Page } from './paging';
+import { ensurePrimed } from './prime-event';
+
+export interface EventView {
+  id: string;
+  name: string;
+  startsAt: string;
+  currency: string;
+  holdTtlSeconds: number;
+  maxTicketsPerCustomer: number;
+  seatCount: number;
+  ticketTypes: { id: string; name: string; priceCents: number; capacity: number; available: number }[];
+}
+
+export interface CreateEventInput {
+  name: string;
+  startsAt: Date;
+  currency: string;
+  holdTtlSeconds: number;
+  maxTicketsPerCustomer: number;
+  seats: { section: string; row: string; number: number; tier: string; priceCents: number }[];
+  ticketTypes: { name: string; priceCents: number; capacity: number }[];
+}
+
+export async function createEvent(ctx: DomainContext, input: CreateEventInput): Promise<EventView> {
+  const seen = new Set<string>();
+  const duplicates: string[] = [];
+  input.seats.forEach((s, i) => {
+    const label = `${s.section}-${s.row}-${s.number}`;
+    if (seen.has(label)) duplicates.push(`seats[${i}] (${label})`);
+    seen.add(label);
+  });
+  if (duplicates.length) {
+    throw errors.validation(
+      { fields: duplicates.slice(0, 20).map((path) => ({ path, message: 'duplicate seat (same section, row and number)' })) },
+      'The event lists the same seat more than once.',
+    );
+  }
+  const id = await runTransaction(ctx.db, (tx) => insertEvent(tx, input), { timeoutMs: 60000 });
+  return getEvent(ctx, id);
+}
+
+function view(row: EventRow, available: (ticketTypeId: string) => number): EventView {
+  return {
+    id: row.id,
+    name: row.name,
+    startsAt: row.startsAt.toISOString(),
+    currency: row.currency,
+    holdTtlSeconds: row.holdTtlSeconds,
+    maxTicketsPerCustomer: row.maxTicketsPerCustomer,
+    seatCount: row.seatCount,
+    ticketTypes: row.ticketTypes.map((t) => ({
+      id: t.id, name: t.name, priceCents: t.priceCents, capacity: t.capacity, available: Math.max(0, available(t.id)),
+    })),
+  };
+}
+
+/** available = capacity − sold − quantity in active holds (Redis, after lazy expiry). */
+async function availability(ctx: DomainContext, row: EventRow): Promise<(id: string) => number> {
+  const ids = row.ticketTypes.map((t) => t.id);
+  const live = await ctx.store.readAvailability(row.id, ids);
+  if (live) return (id) => live.get(id) ?? 0;
+  // Not primed in Redis: no hold can exist there, so PostgreSQL's numbers are the answer.
+  const byId = new Map(row.ticketTypes.map((t) => [t.id, t.capacity - t.sold]));
+  return (id) => byId.get(id) ?? 0;
+}
+
+export async function getEvent(ctx: DomainContext, eventId: string): Promise<EventView> {
+  if (!isUuid(eventId)) throw errors.eventNotFound();
+  // Sold counts move, so read the row fresh rather than from the catalog.
+  const row = await findEvent(ctx.db, eventId);
+  if (!row) throw errors.eventNotFound();
+  return view(row, await availability(ctx, row));
+}
+
+export async function listEvents(ctx: DomainContext, limit: number, cursor?: string): Promise<Page<EventView>> {
+  const after = cursor ? decodeCursor(cursor) : undefined;
+  const rows = await listEventRows(ctx.db, limit + 1, after);
+  const page = rows.slice(0, limit);
+  const items = await Promise.all(page.map(async (r) => view(r, await availability(ctx, r))));
+  const last = page[page.length - 1];
+  return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
+}
+
+export interface SeatView {
+  id: string;
+  label: string;
+  section: string;
+  row: string;
+  number: number;
+  tier: string;
+  priceCents: number;
+  status: 'available' | 'held' | 'sold';
+}
+
+export async function listSeats(ctx: DomainContext, eventId: string): Promise<SeatView[]> {
+  if (!isUuid(eventId)) throw errors.eventNotFound();
+  const catalog = await ctx.catalog.get(eventId);
+  if (!catalog) throw errors.eventNotFound();
+  if (!catalog.seats.length) return [];
+  await ensurePrimed(ctx, eventId);
+  const { held, sold } = await ctx.store.seatStates(eventId);
+  return catalog.seats.map((s) => ({
+    id: s.id, label: s.label, section: s.section, row: s.row, number: s.number, tier: s.tier, priceCents: s.priceCents,
+    status: sold.has(s.id) ? 'sold' : held.has(s.id) ? 'held' : 'available',
+  }));
+}

@@ -1,0 +1,74 @@
+import { insertHoldsIfMissing, type Db } from '@holdfast/db';
+import type { HoldStore } from '@holdfast/hold-store';
+import type { Logger } from './context';
+import { parseRecord } from './hold-view';
+
+/**
+ * Writes the durable records of new holds to PostgreSQL off the request path.
+ * The hold script appends each hold to its event's outbox stream in Redis, in
+ * the same atomic step as the hold; this drains the outboxes in batches.
+ * Inserts skip rows that exist, so draining twice changes nothing.
+ */
+export class HoldPersister {
+  private readonly dirty = new Set<string>();
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+
+  constructor(private readonly db: Db, private readonly store: HoldStore, private readonly log: Logger, private readonly delayMs = 20) {}
+
+  /** A hold was just taken in this event: drain its outbox soon. */
+  notify(eventId: string): void {
+    this.dirty.add(eventId);
+    if (!this.timer) this.timer = setTimeout(() => void this.flush(), this.delayMs);
+  }
+
+  /** Drains the outboxes of the given events (all the dirty ones by default). */
+  async flush(eventIds?: Iterable<string>): Promise<number> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    while (this.running) await this.running;
+    const ids = [...(eventIds ?? this.dirty)];
+    for (const id of ids) this.dirty.delete(id);
+    let written = 0;
+    const run = (async () => {
+      for (const eventId of ids) {
+        try {
+          written += await this.drain(eventId);
+        } catch (err) {
+          this.dirty.add(eventId);
+          this.log.warn({ err, eventId }, 'could not persist holds yet; will retry');
+        }
+      }
+    })();
+    this.running = run;
+    await run;
+    this.running = null;
+    if (this.dirty.size && !this.timer) this.timer = setTimeout(() => void this.flush(), 1000);
+    return written;
+  }
+
+  private async drain(eventId: string): Promise<number> {
+    let written = 0;
+    for (;;) {
+      const entries = await this.store.readOutbox(eventId, 500);
+      if (!entries.length) return written;
+      const rows = entries.map((e) => {
+        const r = parseRecord(e.json);
+        return {
+          id: e.holdId, eventId, customerId: r.customerId, createdAt: new Date(e.createdAtMs),
+          expiresAt: new Date(e.expiresAtMs), items: r.items, totalCents: r.totalCents, currency: r.currency,
+        };
+      });
+      written += await insertHoldsIfMissing(this.db, rows);
+      await this.store.ackOutbox(eventId, entries.map((e) => e.entryId));
+      if (entries.length < 500) return written;
+    }
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}

@@ -1,0 +1,79 @@
+// Reading and releasing holds: the owner (or an admin, with a reason) ends a hold;
+// PostgreSQL records it first, then Redis frees exactly the keys this hold owns.
+import {
+  findHold, insertHoldsIfMissing, lockHold, recordAudit, runTransaction, updateHold, type HoldRow, type Tx,
+} from '@holdfast/db';
+import type { DomainContext } from './context';
+import { errors } from './errors';
+import { eventOfHoldId } from './ids';
+import { holdContents, holdFromRecord, holdFromRow, rowFromRecord, type Hold, type HoldItem } from './hold-view';
+
+export type Principal = { id: string; role: 'customer' | 'service' | 'admin' };
+
+/** The hold as PostgreSQL has it, or (before its record is persisted) as Redis has it. */
+export async function findAnyHold(ctx: DomainContext, holdId: string): Promise<Hold | null> {
+  const eventId = eventOfHoldId(holdId);
+  if (!eventId) return null;
+  const row = await findHold(ctx.db, holdId);
+  if (row) return holdFromRow(row);
+  const record = await ctx.store.getHoldRecord(eventId, holdId);
+  return record ? holdFromRecord(record) : null;
+}
+
+export async function getHold(ctx: DomainContext, principal: Principal, holdId: string): Promise<Hold> {
+  const hold = await findAnyHold(ctx, holdId);
+  if (!hold || (principal.role === 'customer' && hold.customerId !== principal.id)) throw errors.holdNotFound();
+  return hold;
+}
+
+/**
+ * Locks the hold's row, inserting it first from the Redis record when the
+ * outbox has not persisted it yet. Null when neither store knows the hold.
+ */
+export async function lockHoldRow(ctx: DomainContext, tx: Tx, holdId: string): Promise<HoldRow | null> {
+  const eventId = eventOfHoldId(holdId);
+  if (!eventId) return null;
+  const row = await lockHold(tx, holdId);
+  if (row) return row;
+  const record = await ctx.store.getHoldRecord(eventId, holdId);
+  if (!record) return null;
+  await insertHoldsIfMissing(tx, [rowFromRecord(record)]);
+  return lockHold(tx, holdId);
+}
+
+export type Releaser = { kind: 'customer'; customerId: string } | { kind: 'admin'; adminId: string; reason: string };
+
+export async function releaseHold(ctx: DomainContext, holdId: string, by: Releaser): Promise<Hold> {
+  const now = new Date();
+  const outcome = await runTransaction(ctx.db, async (tx) => {
+    const row = await lockHoldRow(ctx, tx, holdId);
+    if (!row || (by.kind === 'customer' && row.customerId !== by.customerId)) throw errors.holdNotFound();
+    if (row.status === 'CONFIRMED') throw errors.holdAlreadyConfirmed();
+    if (row.status !== 'ACTIVE') return { row, changed: false };
+    if (row.expiresAt <= now) {
+      // Already over by time: answer with the hold as it is, and record that.
+      return { row: await updateHold(tx, holdId, { status: 'EXPIRED', endedAt: now }), changed: false };
+    }
+    const updated = await updateHold(tx, holdId, {
+      status: 'RELEASED', releasedBy: by.kind, releasedAt: now, endedAt: now,
+    });
+    if (by.kind === 'admin') {
+      await recordAudit(tx, {
+        actor: `admin:${by.adminId}`, action: 'hold.released', eventId: row.eventId, holdId, reason: by.reason,
+      });
+    }
+    return { row: updated, changed: true };
+  });
+  if (outcome.changed) await endHoldInRedis(ctx, outcome.row, 'released');
+  return holdFromRow(outcome.row);
+}
+
+/** Frees (or, on confirm, marks sold) the hold's keys in Redis; idempotent. */
+export async function endHoldInRedis(
+  ctx: DomainContext,
+  row: Pick<HoldRow, 'id' | 'eventId' | 'customerId' | 'items'>,
+  mode: 'released' | 'expired' | 'confirmed',
+): Promise<void> {
+  const { seatIds, ticketTypeId, quantity } = holdContents(row.items as HoldItem[]);
+  await ctx.store.endHold({ eventId: row.eventId, holdId: row.id, customerId: row.customerId, mode, seatIds, ticketTypeId, quantity });
+}

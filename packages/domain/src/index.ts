@@ -1,0 +1,11 @@
+export * from './errors';
+export * from './context';
+export * from './ids';
+export * from './hold-view';
+export { appErrorOf } from './app-error-of';
+export { createEvent, getEvent, listEvents, listSeats, type EventView, type SeatView, type CreateEventInput } from './events';
+export { createHold, type CreateHoldInput, type HoldSelector } from './create-hold';
+export { getHold, releaseHold, findAnyHold, type Principal, type Releaser } from './holds';
+export { primeEvent, ensurePrimed } from './prime-event';
+export { bestAvailable } from './best-available';
+export type { Page } from './paging';

@@ -1,0 +1,249 @@
+import type { Redis } from 'ioredis';
+import { eventKeys } from './keys';
+import { registerScripts, type ScriptName, type ScriptRunner } from './scripts';
+
+export type HoldAttempt =
+  | { kind: 'ok'; candidate: number; nowMs: number }
+  | { kind: 'not_ready' }
+  | { kind: 'rate_limited'; retryAfterMs: number }
+  | { kind: 'limit_exceeded'; inUse: number }
+  | { kind: 'unavailable'; seatIds: string[] }
+  | { kind: 'sold_out'; available: number };
+
+/** What every hold attempt carries besides its selection. */
+export interface HoldRequestBase {
+  eventId: string;
+  holdId: string;
+  customerId: string;
+  ttlMs: number;
+  maxPerCustomer: number;
+  /** 0 when this attempt must not count against the customer's rate limit. */
+  rateLimit: number;
+  rateWindowMs: number;
+}
+
+/** A selection the seat script may take, with the hold's JSON (items, totals) should it win. */
+export interface SeatCandidate {
+  seatIds: string[];
+  recordJson: string;
+}
+
+export interface HoldRecord {
+  holdId: string;
+  json: string;
+  createdAtMs: number;
+  expiresAtMs: number;
+  status: string;
+}
+
+export interface OutboxEntry extends Omit<HoldRecord, 'status'> {
+  entryId: string;
+}
+
+export interface EndHoldInput {
+  eventId: string;
+  holdId: string;
+  customerId: string;
+  mode: 'released' | 'expired' | 'confirmed';
+  seatIds: string[];
+  ticketTypeId: string | null;
+  quantity: number;
+}
+
+export interface PrimeInput {
+  eventId: string;
+  ticketTypes: { id: string; capacity: number; sold: number }[];
+  bought: { customerId: string; quantity: number }[];
+  soldSeatIds: string[];
+}
+
+/** How long an ended hold's record stays readable in Redis. */
+const RECORD_TTL_MS = 24 * 3600 * 1000;
+
+function parse(reply: (string | number)[]): HoldAttempt {
+  const [tag, ...rest] = reply;
+  switch (tag) {
+    case 'OK':
+      return { kind: 'ok', candidate: Number(rest[0]), nowMs: Number(rest[1]) };
+    case 'NOT_READY':
+      return { kind: 'not_ready' };
+    case 'RATE_LIMITED':
+      return { kind: 'rate_limited', retryAfterMs: Number(rest[0]) };
+    case 'LIMIT_EXCEEDED':
+      return { kind: 'limit_exceeded', inUse: Number(rest[0]) };
+    case 'UNAVAILABLE':
+      return { kind: 'unavailable', seatIds: rest.map(String) };
+    case 'SOLD_OUT':
+      return { kind: 'sold_out', available: Number(rest[0]) };
+    default:
+      throw new Error(`unexpected hold script reply ${String(tag)}`);
+  }
+}
+
+/**
+ * The Redis hold store: holds are leases (SET NX PX per seat, counters with lazy
+ * expiry per ticket type), taken all or nothing by one Lua script per operation.
+ * It is an efficiency gate only; PostgreSQL decides every sale.
+ */
+export class HoldStore {
+  private readonly run: Record<ScriptName, ScriptRunner>;
+
+  constructor(readonly redis: Redis) {
+    this.run = registerScripts(redis);
+  }
+
+  /** Holds the first candidate selection whose seats are all free (one round trip). */
+  async holdSeats(req: HoldRequestBase & { candidates: SeatCandidate[] }): Promise<HoldAttempt> {
+    const k = eventKeys(req.eventId);
+    const seatIds = req.candidates.flatMap((c) => c.seatIds);
+    const keys = [
+      k.ready, k.sold, k.held, k.customer(req.customerId), k.bought,
+      k.rateLimit(req.customerId), k.hold(req.holdId), k.outbox,
+      ...seatIds.map(k.seat),
+    ];
+    const args = [
+      req.holdId, req.customerId, req.ttlMs, req.maxPerCustomer, req.rateLimit, req.rateWindowMs,
+      k.channel, req.candidates.length, ...req.candidates.map((c) => c.seatIds.length),
+      ...req.candidates.map((c) => c.recordJson), ...seatIds,
+    ];
+    return parse(await this.run.holdSeats(keys, args));
+  }
+
+  /** Holds general-admission tickets of one type (one round trip). */
+  async holdTickets(
+    req: HoldRequestBase & { ticketTypeId: string; quantity: number; recordJson: string },
+  ): Promise<HoldAttempt> {
+    const k = eventKeys(req.eventId);
+    const keys = [
+      k.ready, k.ticketType(req.ticketTypeId), k.ticketTypeExpiry(req.ticketTypeId),
+      k.ticketTypeHolds(req.ticketTypeId), k.customer(req.customerId), k.bought,
+      k.rateLimit(req.customerId), k.hold(req.holdId), k.outbox,
+    ];
+    const args = [
+      req.holdId, req.customerId, req.ttlMs, req.maxPerCustomer, req.rateLimit, req.rateWindowMs,
+      req.recordJson, k.channel, req.ticketTypeId, req.quantity,
+    ];
+    return parse(await this.run.holdTickets(keys, args));
+  }
+
+  /** Ends a hold in Redis (compare-and-delete); idempotent. */
+  async endHold(input: EndHoldInput): Promise<{ applied: boolean; freed: number }> {
+    const k = eventKeys(input.eventId);
+    const tt = input.ticketTypeId ?? '';
+    const keys = [
+      k.ready, k.sold, k.held, k.customer(input.customerId), k.bought,
+      tt ? k.ticketType(tt) : k.ready, tt ? k.ticketTypeExpiry(tt) : k.ready, tt ? k.ticketTypeHolds(tt) : k.ready,
+      k.hold(input.holdId), ...input.seatIds.map(k.seat),
+    ];
+    const args = [
+      input.holdId, input.customerId, input.mode, k.channel, tt, input.quantity, RECORD_TTL_MS, ...input.seatIds,
+    ];
+    const reply = await this.run.endHold(keys, args);
+    return reply[0] === 'ALREADY' ? { applied: false, freed: 0 } : { applied: true, freed: Number(reply[1]) };
+  }
+
+  /** Takes an expired hold's items again for a late payment, all or nothing. */
+  async retakeHold(input: {
+    eventId: string; holdId: string; customerId: string; leaseMs: number;
+    seatIds: string[]; ticketTypeId: string | null; quantity: number;
+  }): Promise<HoldAttempt> {
+    const k = eventKeys(input.eventId);
+    const tt = input.ticketTypeId ?? '';
+    const keys = [
+      k.ready, k.sold, k.held,
+      tt ? k.ticketType(tt) : k.ready, tt ? k.ticketTypeExpiry(tt) : k.ready, tt ? k.ticketTypeHolds(tt) : k.ready,
+      k.hold(input.holdId), k.customer(input.customerId), ...input.seatIds.map(k.seat),
+    ];
+    const args = [input.holdId, input.leaseMs, tt, input.quantity, k.channel, ...input.seatIds];
+    const reply = await this.run.retakeHold(keys, args);
+    return reply[0] === 'OK' ? { kind: 'ok', candidate: 1, nowMs: 0 } : parse(reply);
+  }
+
+  /** Loads an event's sale state from PostgreSQL's numbers, unless already primed. */
+  async primeEvent(input: PrimeInput): Promise<boolean> {
+    const k = eventKeys(input.eventId);
+    const keys = [
+      k.ready, k.sold, k.bought,
+      ...input.ticketTypes.map((t) => k.ticketType(t.id)),
+      ...input.ticketTypes.map((t) => k.ticketTypeHolds(t.id)),
+    ];
+    const args = [
+      input.ticketTypes.length, input.bought.length,
+      ...input.ticketTypes.flatMap((t) => [t.capacity, t.sold]),
+      ...input.bought.flatMap((b) => [b.customerId, b.quantity]),
+      ...input.soldSeatIds,
+    ];
+    const reply = await this.run.primeEvent(keys, args);
+    return Number(reply) === 1;
+  }
+
+  async isPrimed(eventId: string): Promise<boolean> {
+    return (await this.redis.exists(eventKeys(eventId).ready)) === 1;
+  }
+
+  /** Forgets an event's primed state so the next request loads it again from PostgreSQL. */
+  async unprime(eventId: string): Promise<void> {
+    await this.redis.del(eventKeys(eventId).ready);
+  }
+
+  /** Available tickets per ticket type, or null when the event is not primed. */
+  async readAvailability(eventId: string, ticketTypeIds: string[]): Promise<Map<string, number> | null> {
+    if (ticketTypeIds.length === 0) return new Map();
+    const k = eventKeys(eventId);
+    const keys = [k.ready, ...ticketTypeIds.flatMap((t) => [k.ticketType(t), k.ticketTypeExpiry(t), k.ticketTypeHolds(t)])];
+    const reply = await this.run.readAvailability(keys, []);
+    if (reply[0] !== 'OK') return null;
+    return new Map(ticketTypeIds.map((id, i) => [id, Number(reply[i + 1])]));
+  }
+
+  /** Seats held now and seats sold, as Redis sees them (one round trip). */
+  async seatStates(eventId: string): Promise<{ primed: boolean; held: Set<string>; sold: Set<string> }> {
+    const k = eventKeys(eventId);
+    const res = await this.redis
+      .multi()
+      .exists(k.ready)
+      .zrangebyscore(k.held, Date.now(), '+inf')
+      .smembers(k.sold)
+      .exec();
+    if (!res) throw new Error('seat state transaction was aborted');
+    for (const [err] of res) if (err) throw err;
+    return {
+      primed: res[0]![1] === 1,
+      held: new Set(res[1]![1] as string[]),
+      sold: new Set(res[2]![1] as string[]),
+    };
+  }
+
+  /** The hold's record as the hold script wrote it, or null. */
+  async getHoldRecord(eventId: string, holdId: string): Promise<HoldRecord | null> {
+    const h = await this.redis.hgetall(eventKeys(eventId).hold(holdId));
+    if (!h.json) return null;
+    return {
+      holdId,
+      json: h.json,
+      createdAtMs: Number(h.createdAt),
+      expiresAtMs: Number(h.expiresAt),
+      status: h.status ?? 'active',
+    };
+  }
+
+  /** The oldest entries of an event's outbox (holds still to be persisted). */
+  async readOutbox(eventId: string, count = 500): Promise<OutboxEntry[]> {
+    const entries = await this.redis.xrange(eventKeys(eventId).outbox, '-', '+', 'COUNT', count);
+    return entries.map(([entryId, fields]) => {
+      const f: Record<string, string> = {};
+      for (let i = 0; i < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
+      return {
+        entryId,
+        holdId: f.holdId!,
+        json: f.json!,
+        createdAtMs: Number(f.createdAt),
+        expiresAtMs: Number(f.expiresAt),
+      };
+    });
+  }
+
+  async ackOutbox(eventId: string, entryIds: string[]): Promise<void> {
+    if (entryIds.length) await this.redis.xdel(eventKeys(eventId).outbox, ...entryIds);
+  }
+}

@@ -1,0 +1,2 @@
+export * from './hold-store';
+export { eventKeys, CHANGE_CHANNEL_PATTERN, type EventKeys } from './keys';

@@ -1,0 +1,28 @@
+/**
+ * Redis key names. Every key of an event carries the hash tag {ev:<id>}, so all
+ * of one event's keys live in one Redis Cluster slot and one script may touch
+ * them together.
+ */
+export function eventKeys(eventId: string) {
+  const p = `{ev:${eventId}}`;
+  return {
+    ready: `${p}:ready`,
+    sold: `${p}:sold`,
+    held: `${p}:held`,
+    bought: `${p}:bought`,
+    outbox: `${p}:outbox`,
+    channel: `${p}:changes`,
+    seat: (seatId: string) => `${p}:seat:${seatId}`,
+    customer: (customerId: string) => `${p}:cust:${customerId}`,
+    rateLimit: (customerId: string) => `${p}:rl:${customerId}`,
+    hold: (holdId: string) => `${p}:hold:${holdId}`,
+    ticketType: (ticketTypeId: string) => `${p}:tt:${ticketTypeId}`,
+    ticketTypeExpiry: (ticketTypeId: string) => `${p}:ttexp:${ticketTypeId}`,
+    ticketTypeHolds: (ticketTypeId: string) => `${p}:ttq:${ticketTypeId}`,
+  };
+}
+
+export type EventKeys = ReturnType<typeof eventKeys>;
+
+/** The pattern every event's change channel matches (for PSUBSCRIBE). */
+export const CHANGE_CHANNEL_PATTERN = '{ev:*}:changes';

@@ -1,0 +1,65 @@
+--[[
+  End a hold in Redis after PostgreSQL has recorded it: released, expired or
+  confirmed. Compare-and-delete: a seat key is removed only while this hold
+  owns it. Applying the same end twice changes nothing.
+
+  Input:
+    KEYS[1] ready marker   KEYS[2] sold seats (set)   KEYS[3] held seats (zset)
+    KEYS[4] the customer's holds (hash)   KEYS[5] bought per customer (hash)
+    KEYS[6] ticket type (hash cap, sold, held; any key of the slot when none)
+    KEYS[7] ticket-type holds by expiry (zset)   KEYS[8] ticket-type quantities (hash)
+    KEYS[9] hold record (hash)
+    KEYS[10..] seat keys
+    ARGV[1] hold id   ARGV[2] customer id   ARGV[3] "released" | "expired" | "confirmed"
+    ARGV[4] change channel   ARGV[5] ticket type id ("" for seats)   ARGV[6] quantity
+    ARGV[7] record ttl ms    ARGV[8..] seat ids in KEYS order
+
+  Output:
+    {"OK", seats freed}   {"ALREADY"} when this end was applied before
+]]
+local holdId, mode = ARGV[1], ARGV[3]
+if redis.call('HGET', KEYS[9], 'status') == mode then return {'ALREADY'} end
+local ready = redis.call('EXISTS', KEYS[1]) == 1
+local confirmed = mode == 'confirmed'
+local quantity = tonumber(ARGV[6])
+
+local freed = {}
+for i = 10, #KEYS do
+  local seatId = ARGV[i - 2]
+  if redis.call('GET', KEYS[i]) == holdId then
+    redis.call('DEL', KEYS[i])
+    redis.call('ZREM', KEYS[3], seatId)
+    freed[#freed + 1] = seatId
+  end
+  if confirmed and ready then redis.call('SADD', KEYS[2], seatId) end
+end
+
+redis.call('HDEL', KEYS[4], holdId)
+if confirmed and ready then redis.call('HINCRBY', KEYS[5], ARGV[2], quantity) end
+
+local ttId = ARGV[5]
+if ttId ~= '' and redis.call('EXISTS', KEYS[6]) == 1 then
+  local held = redis.call('HGET', KEYS[8], holdId)
+  if held then
+    redis.call('HDEL', KEYS[8], holdId)
+    redis.call('ZREM', KEYS[7], holdId)
+    redis.call('HINCRBY', KEYS[6], 'held', -tonumber(held))
+  end
+  if confirmed then redis.call('HINCRBY', KEYS[6], 'sold', quantity) end
+  local tt = redis.call('HMGET', KEYS[6], 'cap', 'sold', 'held')
+  redis.call('PUBLISH', ARGV[4], cjson.encode({ ticketTypeId = ttId,
+    available = tonumber(tt[1]) - tonumber(tt[2]) - tonumber(tt[3] or '0') }))
+end
+
+redis.call('HSET', KEYS[9], 'status', mode)
+redis.call('PEXPIRE', KEYS[9], ARGV[7])
+if #KEYS >= 10 then
+  local seatIds = {}
+  for i = 10, #KEYS do seatIds[#seatIds + 1] = ARGV[i - 2] end
+  if confirmed then
+    redis.call('PUBLISH', ARGV[4], cjson.encode({ seatIds = seatIds, status = 'sold' }))
+  elseif #freed > 0 then
+    redis.call('PUBLISH', ARGV[4], cjson.encode({ seatIds = freed, status = 'available' }))
+  end
+end
+return {'OK', #freed}

@@ -1,0 +1,105 @@
+--[[
+  Hold seats for one customer: the first candidate selection whose seats are
+  all free is held, every seat with SET NX PX; otherwise nothing is written.
+
+  Input:
+    KEYS[1] ready marker (the event was primed from PostgreSQL)
+    KEYS[2] sold seats (set of seat ids)
+    KEYS[3] held seats (zset seat id -> expiresAt ms)
+    KEYS[4] the customer's holds (hash hold id -> "quantity:expiresAtMs")
+    KEYS[5] tickets bought per customer (hash customer id -> quantity)
+    KEYS[6] the customer's rate-limit window counter
+    KEYS[7] hold record (hash)
+    KEYS[8] outbox (stream of holds to persist in PostgreSQL)
+    KEYS[9..] seat keys, candidate after candidate
+    ARGV[1] hold id             ARGV[2] customer id      ARGV[3] ttl ms
+    ARGV[4] max tickets per customer                     ARGV[5] rate limit (0: not counted)
+    ARGV[6] rate window ms      ARGV[7] change channel     ARGV[8] number of candidates (n)
+    ARGV[9 .. 8+n] candidate sizes; ARGV[9+n .. 8+2n] each candidate's hold JSON
+    (items, totals); then the seat ids in KEYS order
+
+  Output:
+    {"OK", candidate index (1-based), now ms}
+    {"NOT_READY"}                     the event must be primed first
+    {"RATE_LIMITED", retry after ms}
+    {"LIMIT_EXCEEDED", tickets in use}
+    {"UNAVAILABLE", seat id, ...}     held or sold seats of the candidates
+]]
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_READY'} end
+
+local rateLimit = tonumber(ARGV[5])
+if rateLimit > 0 then
+  local n = redis.call('INCR', KEYS[6])
+  if n == 1 then redis.call('PEXPIRE', KEYS[6], ARGV[6]) end
+  if n > rateLimit then
+    local ttl = redis.call('PTTL', KEYS[6])
+    if ttl < 0 then redis.call('PEXPIRE', KEYS[6], ARGV[6]); ttl = tonumber(ARGV[6]) end
+    return {'RATE_LIMITED', ttl}
+  end
+end
+
+local ncand = tonumber(ARGV[8])
+local sizeAt = 9
+local jsonAt = 9 + ncand
+local seatAt = 9 + 2 * ncand
+local quantity = tonumber(ARGV[sizeAt])
+
+-- The customer's tickets in active holds (expired ones pruned) and bought.
+local inUse = tonumber(redis.call('HGET', KEYS[5], ARGV[2]) or '0')
+local mine = redis.call('HGETALL', KEYS[4])
+for i = 1, #mine, 2 do
+  local q, exp = string.match(mine[i + 1], '^(%d+):(%d+)$')
+  if tonumber(exp) <= now then
+    redis.call('HDEL', KEYS[4], mine[i])
+  else
+    inUse = inUse + tonumber(q)
+  end
+end
+if inUse + quantity > tonumber(ARGV[4]) then return {'LIMIT_EXCEEDED', inUse} end
+
+-- Check every seat of a candidate before writing any.
+local unavailable = {}
+local seen = {}
+local chosen = nil
+local offset = 0
+for c = 1, ncand do
+  local size = tonumber(ARGV[sizeAt + c - 1])
+  local free = true
+  for i = 1, size do
+    local k = offset + i
+    local seatId = ARGV[seatAt + k - 1]
+    if redis.call('SISMEMBER', KEYS[2], seatId) == 1 or redis.call('EXISTS', KEYS[8 + k]) == 1 then
+      free = false
+      if not seen[seatId] then seen[seatId] = true; unavailable[#unavailable + 1] = seatId end
+    end
+  end
+  if free then chosen = c; break end
+  offset = offset + size
+end
+if not chosen then
+  table.insert(unavailable, 1, 'UNAVAILABLE')
+  return unavailable
+end
+
+local ttl = tonumber(ARGV[3])
+local expiresAt = now + ttl
+local size = tonumber(ARGV[sizeAt + chosen - 1])
+local seatIds = {}
+for i = 1, size do
+  local k = offset + i
+  local seatId = ARGV[seatAt + k - 1]
+  redis.call('SET', KEYS[8 + k], ARGV[1], 'NX', 'PX', ttl)
+  redis.call('ZADD', KEYS[3], expiresAt, seatId)
+  seatIds[#seatIds + 1] = seatId
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+redis.call('HSET', KEYS[4], ARGV[1], size .. ':' .. expiresAt)
+local json = ARGV[jsonAt + chosen - 1]
+redis.call('HSET', KEYS[7], 'json', json, 'createdAt', now, 'expiresAt', expiresAt, 'status', 'active')
+redis.call('PEXPIRE', KEYS[7], ttl + 86400000)
+redis.call('XADD', KEYS[8], 'MAXLEN', '~', 100000, '*', 'holdId', ARGV[1], 'createdAt', now, 'expiresAt', expiresAt, 'json', json)
+redis.call('PUBLISH', ARGV[7], cjson.encode({ seatIds = seatIds, status = 'held' }))
+return {'OK', chosen, now}

@@ -1,0 +1,76 @@
+--[[
+  Hold general-admission tickets: quantity of one ticket type, or nothing.
+  Holds past their expiresAt are pruned first (lazy expiry on Redis's clock),
+  so tickets come back to the pool without waiting for any worker.
+
+  Input:
+    KEYS[1] ready marker     KEYS[2] ticket type (hash cap, sold, held)
+    KEYS[3] ticket-type holds by expiry (zset hold id -> expiresAt ms)
+    KEYS[4] ticket-type hold quantities (hash hold id -> quantity)
+    KEYS[5] the customer's holds (hash hold id -> "quantity:expiresAtMs")
+    KEYS[6] tickets bought per customer (hash)   KEYS[7] rate-limit counter
+    KEYS[8] hold record (hash)                   KEYS[9] outbox (stream)
+    ARGV[1] hold id   ARGV[2] customer id   ARGV[3] ttl ms   ARGV[4] max per customer
+    ARGV[5] rate limit (0: not counted)     ARGV[6] rate window ms
+    ARGV[7] hold JSON  ARGV[8] change channel  ARGV[9] ticket type id  ARGV[10] quantity
+
+  Output:
+    {"OK", 1, now ms} | {"NOT_READY"} | {"RATE_LIMITED", retry after ms}
+    {"LIMIT_EXCEEDED", tickets in use} | {"SOLD_OUT", available}
+]]
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+
+if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[2]) == 0 then return {'NOT_READY'} end
+
+local rateLimit = tonumber(ARGV[5])
+if rateLimit > 0 then
+  local n = redis.call('INCR', KEYS[7])
+  if n == 1 then redis.call('PEXPIRE', KEYS[7], ARGV[6]) end
+  if n > rateLimit then
+    local ttl = redis.call('PTTL', KEYS[7])
+    if ttl < 0 then redis.call('PEXPIRE', KEYS[7], ARGV[6]); ttl = tonumber(ARGV[6]) end
+    return {'RATE_LIMITED', ttl}
+  end
+end
+
+local quantity = tonumber(ARGV[10])
+local inUse = tonumber(redis.call('HGET', KEYS[6], ARGV[2]) or '0')
+local mine = redis.call('HGETALL', KEYS[5])
+for i = 1, #mine, 2 do
+  local q, exp = string.match(mine[i + 1], '^(%d+):(%d+)$')
+  if tonumber(exp) <= now then
+    redis.call('HDEL', KEYS[5], mine[i])
+  else
+    inUse = inUse + tonumber(q)
+  end
+end
+if inUse + quantity > tonumber(ARGV[4]) then return {'LIMIT_EXCEEDED', inUse} end
+
+-- Lazy expiry: give back the tickets of holds whose time has passed.
+local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)
+local freed = 0
+for _, id in ipairs(expired) do
+  freed = freed + tonumber(redis.call('HGET', KEYS[4], id) or '0')
+  redis.call('HDEL', KEYS[4], id)
+end
+if #expired > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+  redis.call('HINCRBY', KEYS[2], 'held', -freed)
+end
+
+local tt = redis.call('HMGET', KEYS[2], 'cap', 'sold', 'held')
+local available = tonumber(tt[1]) - tonumber(tt[2]) - tonumber(tt[3] or '0')
+if available < quantity then return {'SOLD_OUT', available} end
+
+local ttl = tonumber(ARGV[3])
+local expiresAt = now + ttl
+redis.call('HINCRBY', KEYS[2], 'held', quantity)
+redis.call('ZADD', KEYS[3], expiresAt, ARGV[1])
+redis.call('HSET', KEYS[4], ARGV[1], quantity)
+redis.call('HSET', KEYS[5], ARGV[1], quantity .. ':' .. expiresAt)
+redis.call('HSET', KEYS[8], 'json', ARGV[7], 'createdAt', now, 'expiresAt', expiresAt, 'status', 'active')
+redis.call('PEXPIRE', KEYS[8], ttl + 86400000)
+redis.call('XADD', KEYS[9], 'MAXLEN', '~', 100000, '*', 'holdId', ARGV[1], 'createdAt', now, 'expiresAt', expiresAt, 'json', ARGV[7])
+redis.call('PUBLISH', ARGV[8], cjson.encode({ ticketTypeId = ARGV[9], available = available - quantity }))
+return {'OK', 1, now}

@@ -1,0 +1,68 @@
+--[[
+  Take an expired hold's seats or tickets again, for a late payment: all of
+  them, only where nobody else holds or bought them, or nothing.
+
+  Input:
+    KEYS[1] ready marker   KEYS[2] sold seats (set)   KEYS[3] held seats (zset)
+    KEYS[4] ticket type (hash cap, sold, held; any key of the slot when none)
+    KEYS[5] ticket-type holds by expiry (zset)   KEYS[6] ticket-type quantities (hash)
+    KEYS[7] hold record (hash)   KEYS[8] the customer's holds (hash)
+    KEYS[9..] seat keys
+    ARGV[1] hold id   ARGV[2] lease ms   ARGV[3] ticket type id ("" for seats)
+    ARGV[4] quantity  ARGV[5] change channel  ARGV[6..] seat ids in KEYS order
+
+  Output:
+    {"OK"} | {"NOT_READY"} | {"UNAVAILABLE", seat id, ...} | {"SOLD_OUT", available}
+]]
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_READY'} end
+local holdId, lease = ARGV[1], tonumber(ARGV[2])
+local expiresAt = now + lease
+
+local taken = {}
+for i = 9, #KEYS do
+  local seatId = ARGV[i - 3]
+  local owner = redis.call('GET', KEYS[i])
+  if redis.call('SISMEMBER', KEYS[2], seatId) == 1 or (owner and owner ~= holdId) then
+    taken[#taken + 1] = seatId
+  end
+end
+if #taken > 0 then
+  table.insert(taken, 1, 'UNAVAILABLE')
+  return taken
+end
+
+local ttId = ARGV[3]
+local quantity = tonumber(ARGV[4])
+if ttId ~= '' then
+  if redis.call('EXISTS', KEYS[4]) == 0 then return {'NOT_READY'} end
+  local expired = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now)
+  local freed = 0
+  for _, id in ipairs(expired) do
+    freed = freed + tonumber(redis.call('HGET', KEYS[6], id) or '0')
+    redis.call('HDEL', KEYS[6], id)
+  end
+  if #expired > 0 then
+    redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
+    redis.call('HINCRBY', KEYS[4], 'held', -freed)
+  end
+  local tt = redis.call('HMGET', KEYS[4], 'cap', 'sold', 'held')
+  local available = tonumber(tt[1]) - tonumber(tt[2]) - tonumber(tt[3] or '0')
+  if available < quantity then return {'SOLD_OUT', available} end
+  redis.call('HINCRBY', KEYS[4], 'held', quantity)
+  redis.call('ZADD', KEYS[5], expiresAt, holdId)
+  redis.call('HSET', KEYS[6], holdId, quantity)
+end
+
+local seatIds = {}
+for i = 9, #KEYS do
+  local seatId = ARGV[i - 3]
+  redis.call('SET', KEYS[i], holdId, 'PX', lease)
+  redis.call('ZADD', KEYS[3], expiresAt, seatId)
+  seatIds[#seatIds + 1] = seatId
+end
+if #seatIds > 0 then
+  redis.call('PUBLISH', ARGV[5], cjson.encode({ seatIds = seatIds, status = 'held' }))
+end
+return {'OK'}

@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Redis } from 'ioredis';
+
+/** Script file names follow BullMQ's habit: `<name>-<fixed key count>.lua`. */
+const SCRIPT_FILES = {
+  holdSeats: 'hold-seats-8.lua',
+  holdTickets: 'hold-tickets-9.lua',
+  endHold: 'end-hold-9.lua',
+  retakeHold: 'retake-hold-8.lua',
+  primeEvent: 'prime-event-3.lua',
+  readAvailability: 'read-availability-1.lua',
+} as const;
+
+export type ScriptName = keyof typeof SCRIPT_FILES;
+type Reply = (string | number)[];
+export type ScriptRunner = (keys: string[], args: (string | number)[]) => Promise<Reply>;
+
+const sources = new Map<ScriptName, string>();
+function source(name: ScriptName): string {
+  let s = sources.get(name);
+  if (!s) {
+    s = readFileSync(path.join(__dirname, 'lua', SCRIPT_FILES[name]), 'utf8');
+    sources.set(name, s);
+  }
+  return s;
+}
+
+/**
+ * Registers the scripts on an ioredis client. ioredis runs them with EVALSHA and
+ * falls back to EVAL on NOSCRIPT, so a restarted Redis reloads them by itself.
+ */
+export function registerScripts(redis: Redis): Record<ScriptName, ScriptRunner> {
+  const runners = {} as Record<ScriptName, ScriptRunner>;
+  for (const name of Object.keys(SCRIPT_FILES) as ScriptName[]) {
+    const command = `holdfast_${name}`;
+    if (!(command in redis)) redis.defineCommand(command, { lua: source(name) });
+    runners[name] = (keys, args) =>
+      (redis as unknown as Record<string, (...a: unknown[]) => Promise<Reply>>)[command]!(keys.length, ...keys, ...args);
+  }
+  return runners;
+}
