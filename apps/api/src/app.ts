@@ -10,6 +10,7 @@ import { demoAuthRoutes } from './routes/auth.routes';
 import { eventRoutes } from './routes/events.routes';
 import { healthRoutes, type ReadinessChecks } from './routes/health.routes';
 import { holdRoutes } from './routes/holds.routes';
+import { webRoutes } from './routes/web.routes';
 
 export interface AppDeps {
   ctx: DomainContext;
@@ -40,13 +41,15 @@ export function createApp(deps: AppDeps): Express {
     });
     next();
   });
-  app.use(helmet());
+  // No upgrade-insecure-requests: the pages are also opened over plain http (a LAN address in demo mode).
+  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
   app.use(express.json({ limit: '100kb', strict: true, type: ['application/json', 'application/*+json'] }));
 
   app.use(healthRoutes(deps.checks, metrics));
   if (config.demoMode) app.use(demoAuthRoutes(config.jwtSecret));
   app.use(eventRoutes(ctx, config.jwtSecret));
   app.use(holdRoutes(ctx, config.jwtSecret));
+  app.use(webRoutes());
 
   app.use(notFound);
   app.use(errorHandler(log));

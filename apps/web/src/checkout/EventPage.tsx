@@ -262,7 +262,6 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
             tiers={tiers}
             ticketTypes={event.ticketTypes}
             currency={event.currency}
-            maxQuantity={event.maxTicketsPerCustomer}
             disabled={!picking || busy}
             onHold={(request) => void hold(request)}
           />

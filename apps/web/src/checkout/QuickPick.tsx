@@ -7,26 +7,25 @@ interface Props {
   tiers: string[];
   ticketTypes: TicketType[];
   currency: string;
-  maxQuantity: number;
   disabled: boolean;
   onHold: (request: HoldRequest) => void;
 }
 
-function Quantity({ id, value, max, onChange }: { id: string; value: number; max: number; onChange: (n: number) => void }) {
+/** No `max`: the per-customer limit counts earlier holds and orders too, so the API's answer explains it. */
+function Quantity({ id, value, onChange }: { id: string; value: number; onChange: (n: number) => void }) {
   return (
     <input
       id={id}
       type="number"
       inputMode="numeric"
       min={1}
-      max={max}
       value={value}
       onInput={(e) => onChange(Math.max(1, Math.floor(Number(e.currentTarget.value)) || 1))}
     />
   );
 }
 
-export function QuickPick({ tiers, ticketTypes, currency, maxQuantity, disabled, onHold }: Props) {
+export function QuickPick({ tiers, ticketTypes, currency, disabled, onHold }: Props) {
   const [tier, setTier] = useState(tiers[0] ?? '');
   const [bestQuantity, setBestQuantity] = useState(2);
   const [gaQuantity, setGaQuantity] = useState<Record<string, number>>({});
@@ -46,7 +45,7 @@ export function QuickPick({ tiers, ticketTypes, currency, maxQuantity, disabled,
           <h3>Best available</h3>
           <div class="field-row">
             <label for="best-quantity">Seats</label>
-            <Quantity id="best-quantity" value={bestQuantity} max={maxQuantity} onChange={setBestQuantity} />
+            <Quantity id="best-quantity" value={bestQuantity} onChange={setBestQuantity} />
             <label for="best-tier">in</label>
             <select id="best-tier" value={chosenTier} onChange={(e) => setTier(e.currentTarget.value)}>
               {tiers.map((t) => (
@@ -86,7 +85,6 @@ export function QuickPick({ tiers, ticketTypes, currency, maxQuantity, disabled,
               <Quantity
                 id={inputId}
                 value={quantity}
-                max={maxQuantity}
                 onChange={(n) => setGaQuantity((q) => ({ ...q, [type.id]: n }))}
               />
               <button type="submit" disabled={disabled || type.available === 0}>

@@ -18,16 +18,20 @@ export function takenSeatIds(error: unknown): string[] {
   return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
 }
 
+/** `details.fields` (or a bare list) of `{ path, message }`, as "quantity: too big". */
 function describeValidation(details: unknown): string {
-  if (Array.isArray(details)) {
-    const parts = details
-      .map((d: unknown) =>
-        typeof d === 'object' && d !== null && 'message' in d ? String((d as { message: unknown }).message) : '',
-      )
-      .filter(Boolean);
-    if (parts.length) return ` (${parts.join('; ')})`;
-  }
-  return '';
+  const list = Array.isArray(details)
+    ? details
+    : typeof details === 'object' && details !== null && Array.isArray((details as { fields?: unknown }).fields)
+      ? (details as { fields: unknown[] }).fields
+      : [];
+  const parts = list.flatMap((field: unknown) => {
+    if (typeof field !== 'object' || field === null) return [];
+    const { path, message } = field as { path?: unknown; message?: unknown };
+    if (typeof message !== 'string') return [];
+    return [typeof path === 'string' && path ? `${path}: ${message}` : message];
+  });
+  return parts.length ? `: ${parts.join('; ')}` : '';
 }
 
 function plural(n: number, word: string): string {
