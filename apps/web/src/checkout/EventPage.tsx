@@ -1,174 +1,78 @@
 /** One event: the live seat map, ways to hold, and the buyer's hold → pay → order. */
-import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ApiError, type Api } from '../shared/api';
-import { msUntil } from '../shared/clock';
+import { useCallback, useMemo, useRef, useState } from 'preact/hooks';
+import type { Api } from '../shared/api';
 import { ErrorMessage } from '../shared/components';
 import { formatDateTime, formatDuration, formatMoney } from '../shared/format';
-import { describeError, takenSeatIds } from '../shared/messages';
+import { describeError, takenSeatIds, type MessageContext } from '../shared/messages';
 import { useEventStream } from '../shared/stream';
-import type { Event, Hold, HoldRequest, Seat, SeatStatus } from '../shared/types';
+import { isSeatItem, type HoldRequest, type Seat } from '../shared/types';
 import { HoldPanel } from './HoldPanel';
-import { payAndGetOrder } from './payment';
-import { heldSeatIds, rememberedHold, seatIdsOf, type Purchase } from './purchase';
+import { heldSeatIds } from './purchase';
 import { QuickPick } from './QuickPick';
 import { SeatMap } from './SeatMap';
+import { useEventData } from './useEventData';
+import { usePurchase } from './usePurchase';
 
 const LIVE_TEXT = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…' } as const;
 
-function withStatus(seats: Seat[], ids: ReadonlySet<string>, status: SeatStatus): Seat[] {
-  return seats.map((seat) => (ids.has(seat.id) ? { ...seat, status } : seat));
-}
-
 export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
-  const [event, setEvent] = useState<Event | null>(null);
-  const [seats, setSeats] = useState<Seat[]>([]);
-  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
-  const [purchase, setPurchase] = useState<Purchase>({ stage: 'none' });
   const [error, setError] = useState<string | null>(null);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [busy, setBusy] = useState(false);
-  const purchaseRef = useRef(purchase);
-  purchaseRef.current = purchase;
+  // Errors are explained with the seat labels and limits of the event on screen.
+  const context = useRef<MessageContext>({});
+  const explain = useCallback((e: unknown) => setError(describeError(e, context.current)), []);
+  const { event, seats, refresh, markSeats, setAvailable } = useEventData(api, eventId, explain);
+  const { purchase, current, hold, pay, release, expire, recheck, dismiss } = usePurchase(api, eventId, {
+    markSeats,
+    refresh,
+    onError: explain,
+  });
 
   const seatById = useMemo(() => new Map(seats.map((s) => [s.id, s])), [seats]);
-  const messageContext = {
-    seatLabel: (id: string) => seatById.get(id)?.label,
+  context.current = {
+    seatLabel: (id) => seatById.get(id)?.label,
     maxTicketsPerCustomer: event?.maxTicketsPerCustomer,
   };
-  const explain = (e: unknown) => setError(describeError(e, messageContext));
-
-  const refresh = useCallback(async () => {
-    try {
-      const [freshEvent, freshSeats] = await Promise.all([api.getEvent(eventId), api.listSeats(eventId)]);
-      setEvent(freshEvent);
-      setSeats(freshSeats);
-    } catch (e) {
-      setError(describeError(e));
-    }
-  }, [api, eventId]);
-
-  const endHold = useCallback((hold: Hold, why: 'expired' | 'released') => {
-    rememberedHold.clear(hold.eventId);
-    setSeats((current) => withStatus(current, seatIdsOf(hold), 'available'));
-    setPurchase({ stage: 'ended', hold, why });
-  }, []);
-
-  /** The server may have ended the hold (an admin released it): ask it. */
-  const recheckHold = useCallback(async () => {
-    const current = purchaseRef.current;
-    if (current.stage !== 'held') return;
-    try {
-      const hold = await api.getHold(current.hold.id);
-      if (purchaseRef.current.stage !== 'held') return;
-      if (hold.status === 'released') endHold(hold, 'released');
-      else if (hold.status === 'expired') endHold(hold, 'expired');
-      else if (hold.status === 'confirmed' && hold.orderId) {
-        const order = await api.getOrder(hold.orderId);
-        rememberedHold.clear(hold.eventId);
-        setPurchase({ stage: 'paid', hold, order });
-      }
-    } catch (e) {
-      setError(describeError(e));
-    }
-  }, [api, endHold]);
-
-  useEffect(() => {
-    void refresh();
-    const holdId = rememberedHold.get(eventId);
-    if (!holdId) return;
-    api.getHold(holdId).then(
-      (hold) => {
-        if (hold.status === 'active' && msUntil(hold.expiresAt) > 0) setPurchase({ stage: 'held', hold });
-        else rememberedHold.clear(eventId);
-      },
-      () => rememberedHold.clear(eventId),
-    );
-  }, [api, eventId, refresh]);
 
   const live = useEventStream(eventId, {
     onSeat: ({ seatId, status }) => {
-      setSeats((current) => withStatus(current, new Set([seatId]), status));
-      if (status === 'available' && heldSeatIds(purchaseRef.current).has(seatId)) void recheckHold();
+      markSeats(new Set([seatId]), status);
+      if (status === 'available' && heldSeatIds(current.current).has(seatId)) void recheck();
     },
     onAvailability: ({ ticketTypeId, available }) => {
-      setEvent((current) =>
-        current && {
-          ...current,
-          ticketTypes: current.ticketTypes.map((t) => (t.id === ticketTypeId ? { ...t, available } : t)),
-        },
-      );
-      const current = purchaseRef.current;
-      if (current.stage === 'held' && current.hold.items.some((i) => 'ticketTypeId' in i && i.ticketTypeId === ticketTypeId))
-        void recheckHold();
+      setAvailable(ticketTypeId, available);
+      const now = current.current;
+      if (now.stage === 'held' && now.hold.items.some((i) => !isSeatItem(i) && i.ticketTypeId === ticketTypeId))
+        void recheck();
     },
     onSync: () => {
       void refresh();
-      void recheckHold();
+      void recheck();
     },
   });
 
-  const hold = async (request: HoldRequest) => {
+  const holdAndClear = async (request: HoldRequest) => {
     setBusy(true);
     setError(null);
     try {
-      const created = await api.createHold(eventId, request);
-      rememberedHold.set(eventId, created.id);
-      setSeats((current) => withStatus(current, seatIdsOf(created), 'held'));
+      await hold(request);
       setSelected(new Set());
-      setPurchase({ stage: 'held', hold: created });
     } catch (e) {
       explain(e);
       const taken = new Set(takenSeatIds(e));
       if (taken.size) {
-        setSeats((current) => current.map((s) => (taken.has(s.id) && s.status === 'available' ? { ...s, status: 'held' } : s)));
-        setSelected((current) => new Set([...current].filter((id) => !taken.has(id))));
+        markSeats(taken, 'held', 'available');
+        setSelected((picked) => new Set([...picked].filter((id) => !taken.has(id))));
       }
     } finally {
       setBusy(false);
     }
   };
 
-  const pay = async () => {
-    if (purchase.stage !== 'held') return;
-    const { hold: held } = purchase;
-    setPurchase({ stage: 'paying', hold: held });
-    setError(null);
-    try {
-      const order = await payAndGetOrder(api, held.id);
-      rememberedHold.clear(eventId);
-      setSeats((current) => withStatus(current, seatIdsOf(held), 'sold'));
-      setPurchase({ stage: 'paid', hold: held, order });
-    } catch (e) {
-      const code = e instanceof ApiError ? e.code : '';
-      if (code === 'HOLD_EXPIRED') endHold(held, 'expired');
-      else if (code === 'HOLD_NOT_ACTIVE') endHold(held, 'released');
-      else setPurchase({ stage: 'held', hold: held });
-      const demoMissing = e instanceof ApiError && e.status === 404 && code !== 'HOLD_NOT_FOUND';
-      explain(demoMissing ? new ApiError(404, 'DEMO_PAY_UNAVAILABLE', '') : e);
-    }
-  };
-
-  const release = async () => {
-    if (purchase.stage !== 'held') return;
-    const { hold: held } = purchase;
-    setError(null);
-    try {
-      const released = await api.releaseHold(held.id);
-      rememberedHold.clear(eventId);
-      setSeats((current) => withStatus(current, seatIdsOf(released), 'available'));
-      setPurchase({ stage: 'none' });
-    } catch (e) {
-      explain(e);
-    }
-  };
-
-  const onExpired = useCallback(() => {
-    const current = purchaseRef.current;
-    if (current.stage === 'held') endHold(current.hold, 'expired');
-  }, [endHold]);
-
   const toggle = (seat: Seat) =>
-    setSelected((current) => {
-      const next = new Set(current);
+    setSelected((picked) => {
+      const next = new Set(picked);
       if (!next.delete(seat.id)) next.add(seat.id);
       return next;
     });
@@ -206,10 +110,16 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
         <div class="hold-area">
           <HoldPanel
             purchase={purchase}
-            onPay={() => void pay()}
-            onRelease={() => void release()}
-            onExpired={onExpired}
-            onDismiss={() => setPurchase({ stage: 'none' })}
+            onPay={() => {
+              setError(null);
+              void pay();
+            }}
+            onRelease={() => {
+              setError(null);
+              void release();
+            }}
+            onExpired={expire}
+            onDismiss={dismiss}
           />
         </div>
         <div class="map-column">
@@ -245,7 +155,7 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
                     class="primary"
                     data-testid="hold-selected"
                     disabled={!picking || busy || chosen.length === 0}
-                    onClick={() => void hold({ seatIds: [...selected] })}
+                    onClick={() => void holdAndClear({ seatIds: [...selected] })}
                   >
                     Hold {chosen.length === 1 ? 'this seat' : `${chosen.length || ''} seats`.trim()}
                   </button>
@@ -263,7 +173,7 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
             ticketTypes={event.ticketTypes}
             currency={event.currency}
             disabled={!picking || busy}
-            onHold={(request) => void hold(request)}
+            onHold={(request) => void holdAndClear(request)}
           />
           <p class="muted">Up to {event.maxTicketsPerCustomer} tickets per customer. Holds last {formatDuration(event.holdTtlSeconds)}.</p>
         </aside>
