@@ -14,7 +14,7 @@ declare module 'express-serve-static-core' {
 
 /** Verifies `Authorization: Bearer <JWT>` (HS256 only) and returns the principal, or throws 401. */
 export function verifyToken(header: string | undefined, secret: string): Principal {
-  const m = /^Bearer ([A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*)$/.exec(header ?? '');
+  const m = /^Bearer ([\w-]+\.[\w-]+\.[\w-]*)$/.exec(header ?? '');
   if (!m) throw errors.unauthorized();
   let claims: jwt.JwtPayload | string;
   try {
