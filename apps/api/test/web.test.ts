@@ -47,7 +47,8 @@ describe('the web app on the API origin', () => {
     try {
       const res = await fetch(`${url}/`);
       expect(res.status).toBe(404);
-      expect((await res.json()).error.message).toMatch(/npm run build -w @holdfast\/web/);
+      const body = (await res.json()) as { error: { message: string } };
+      expect(body.error.message).toMatch(/npm run build -w @holdfast\/web/);
     } finally {
       server.close();
     }
