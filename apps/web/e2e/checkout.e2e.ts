@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createEvent, demoToken, type CreatedEvent } from './api';
 import { launchBrowser } from './browser';
+import { startRelay } from './proxy';
 import { startServer, type RunningServer } from './server';
 
 const ARTIFACTS = path.resolve(__dirname, '../../../test-artifacts/e2e');
@@ -24,17 +25,17 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
-async function openPage(options: object, url: string): Promise<Page> {
+async function openPage(options: object, url: string, baseUrl = server.baseUrl): Promise<Page> {
   const context = await browser.newContext(options);
   contexts.push(context);
   const page = await context.newPage();
   page.on('pageerror', (error) => pageErrors.push(`${url}: ${error.message}`));
-  await page.goto(`${server.baseUrl}${url}`);
+  await page.goto(`${baseUrl}${url}`);
   return page;
 }
 
-async function openEvent(options: object, eventId: string): Promise<Page> {
-  const page = await openPage(options, `/#/events/${eventId}`);
+async function openEvent(options: object, eventId: string, baseUrl = server.baseUrl): Promise<Page> {
+  const page = await openPage(options, `/#/events/${eventId}`, baseUrl);
   await page.waitForSelector('[data-testid="live-status"]:text("Live")');
   await page.waitForSelector('[data-testid="seat-A-1-1"]');
   return page;
@@ -57,6 +58,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  expect(pageErrors).toEqual([]);
   for (const context of contexts) await context.close();
   await browser?.close();
   await server?.stop();
@@ -131,6 +133,34 @@ test('two buyers, a payment, an admin release and an expiry, live in the browser
   expect(await ended.textContent()).toMatch(/expired/);
   expect(await seat(pageA, 'B-2-4').getAttribute('data-status')).toBe('available');
   await shot(pageA, '08-short-hold-expired');
+});
 
-  expect(pageErrors).toEqual([]);
+test('when the connection drops, then the map says so, reconnects and catches up on what it missed', async () => {
+  const relay = await startRelay(server.baseUrl);
+  try {
+    const page = await openEvent(DESKTOP, event.id, relay.url);
+    relay.cut();
+    await page.waitForSelector('[data-testid="live-status"]:text("Reconnecting")', { timeout: 5000 });
+    // While the buyer is cut off, someone else holds a seat.
+    const other = await demoToken(server.baseUrl, `e2e-other-${Date.now()}`, 'customer');
+    const auth = { Authorization: `Bearer ${other}` };
+    const seats = (await (await fetch(`${server.baseUrl}/v1/events/${event.id}/seats`, { headers: auth })).json()) as {
+      seats: { id: string; label: string }[];
+    };
+    const target = seats.seats.find((s) => s.label === 'B-3-8');
+    const held = await fetch(`${server.baseUrl}/v1/events/${event.id}/holds`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...auth },
+      body: JSON.stringify({ seatIds: [target?.id] }),
+    });
+    expect(held.status).toBe(201);
+    expect(await seat(page, 'B-3-8').getAttribute('data-status')).toBe('available');
+    await shot(page, '09-connection-dropped');
+    relay.restore();
+    await page.waitForSelector('[data-testid="live-status"]:text("Live")', { timeout: 40_000 });
+    await seatShows(page, 'B-3-8', 'held', 5000);
+    await shot(page, '10-reconnected-and-caught-up');
+  } finally {
+    await relay.close();
+  }
 });
