@@ -13,7 +13,7 @@ import { SeatMap } from './SeatMap';
 import { useEventData } from './useEventData';
 import { usePurchase } from './usePurchase';
 
-const LIVE_TEXT = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…' } as const;
+const LIVE_TEXT = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting… the map may be out of date' } as const;
 
 export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
   const [error, setError] = useState<string | null>(null);
