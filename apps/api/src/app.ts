@@ -4,12 +4,14 @@ import helmet from 'helmet';
 import type { Logger } from 'pino';
 import type { Config } from '@holdfast/config';
 import type { DomainContext } from '@holdfast/domain';
+import type { ChangeFeed } from '@holdfast/hold-store';
 import { errorHandler, notFound } from './middleware/errors';
 import type { Metrics } from './metrics';
 import { demoAuthRoutes } from './routes/auth.routes';
 import { eventRoutes } from './routes/events.routes';
 import { healthRoutes, type ReadinessChecks } from './routes/health.routes';
 import { holdRoutes } from './routes/holds.routes';
+import { streamRoutes } from './routes/stream.routes';
 import { webRoutes } from './routes/web.routes';
 
 export interface AppDeps {
@@ -18,6 +20,7 @@ export interface AppDeps {
   log: Logger;
   checks: ReadinessChecks;
   metrics: Metrics;
+  feed: ChangeFeed;
 }
 
 /** The HTTP app: routes parse with zod and call the domain; errors go to one middleware. */
@@ -49,6 +52,7 @@ export function createApp(deps: AppDeps): Express {
   if (config.demoMode) app.use(demoAuthRoutes(config.jwtSecret));
   app.use(eventRoutes(ctx, config.jwtSecret));
   app.use(holdRoutes(ctx, config.jwtSecret));
+  app.use(streamRoutes(ctx, deps.feed));
   app.use(webRoutes());
 
   app.use(notFound);
