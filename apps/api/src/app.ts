@@ -12,6 +12,10 @@ import { eventRoutes } from './routes/events.routes';
 import { healthRoutes, type ReadinessChecks } from './routes/health.routes';
 import { holdRoutes } from './routes/holds.routes';
 import { reconcileRoutes, type ReconcileDeps } from './routes/reconcile.routes';
+import { orderRoutes } from './routes/orders.routes';
+import { demoPaymentRoutes, webhookRoutes } from './routes/webhooks.routes';
+import { streamRoutes } from './routes/stream.routes';
+import { webRoutes } from './routes/web.routes';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -19,9 +23,6 @@ declare module 'express-serve-static-core' {
     log?: Logger;
   }
 }
-import { orderRoutes } from './routes/orders.routes';
-import { demoPaymentRoutes, webhookRoutes } from './routes/webhooks.routes';
-import { streamRoutes } from './routes/stream.routes';
 
 export interface AppDeps {
   ctx: DomainContext;
@@ -56,7 +57,8 @@ export function createApp(deps: AppDeps): Express {
     });
     next();
   });
-  app.use(helmet());
+  // No upgrade-insecure-requests: the pages are also opened over plain http (a LAN address in demo mode).
+  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
   // Stripe signs the exact bytes it sends: its webhook reads the raw body, before the JSON parser.
   app.use(webhookRoutes(ctx, config.stripeWebhookSecret));
   app.use(express.json({ limit: '100kb', strict: true, type: ['application/json', 'application/*+json'] }));
@@ -69,6 +71,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(orderRoutes(ctx, config.jwtSecret));
   if (config.demoMode) app.use(demoPaymentRoutes(ctx, config.jwtSecret, config.stripeWebhookSecret));
   app.use(streamRoutes(ctx, deps.feed));
+  app.use(webRoutes());
 
   app.use(notFound);
   app.use(errorHandler(log));
