@@ -4,6 +4,7 @@ import { expectInvariants } from '../../../test/invariants';
 import { freePort, recordMeasurements } from '../../worker/test/fault/redis-process';
 import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from './harness';
 import { confirmVia, paymentIntentEvent, sign, sleep } from './payments-helpers';
+import { isolatedDatabaseUrl } from '../../../test/isolated-database';
 
 const ROOT = path.join(__dirname, '..', '..', '..');
 
@@ -13,10 +14,10 @@ let api1Url: string;
 const events: string[] = [];
 
 beforeAll(async () => {
-  api2 = await startApi();
+  api2 = await startApi({ DATABASE_URL: isolatedDatabaseUrl('sigstop') });
   const port = await freePort();
   api1 = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/api/test/fault/api-main.ts')], {
-    cwd: ROOT, env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT, env: { ...process.env, DATABASE_URL: api2.config.databaseUrl, PORT: String(port), LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   api1.stdout!.on('data', (d: Buffer) => (out += d.toString()));

@@ -4,6 +4,7 @@ import { eventKeys } from '@holdfast/hold-store';
 import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '../../api/test/harness';
 import { startWorker, type WorkerHandle } from '../src';
 import { RedisProcess } from './fault/redis-process';
+import { isolatedDatabaseUrl } from '../../../test/isolated-database';
 
 // A Redis of its own: no other suite's delayed expiry jobs reach this worker (its counters stay exact).
 let redis: RedisProcess;
@@ -11,7 +12,7 @@ let api: TestApi;
 let worker: WorkerHandle;
 beforeAll(async () => {
   redis = await RedisProcess.start();
-  api = await startApi({ REDIS_URL: redis.url });
+  api = await startApi({ DATABASE_URL: isolatedDatabaseUrl('expiry'), REDIS_URL: redis.url });
   worker = await startWorker(api.config, { sweepEveryMs: 1000, reconcileEveryMs: 3_600_000, metricsPort: 0 });
 });
 afterAll(async () => {

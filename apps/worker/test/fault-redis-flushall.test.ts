@@ -5,6 +5,7 @@ import { startWorker, type WorkerHandle } from '../src';
 import { expectInvariants } from '../../../test/invariants';
 import { deliverEvent, paymentIntentEvent } from '../../api/test/payments-helpers';
 import { recordMeasurements, RedisProcess } from './fault/redis-process';
+import { isolatedDatabaseUrl } from '../../../test/isolated-database';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -13,7 +14,7 @@ let api: TestApi;
 let worker: WorkerHandle;
 beforeAll(async () => {
   redis = await RedisProcess.start();
-  api = await startApi({ REDIS_URL: redis.url, HOLD_RATE_LIMIT_PER_MINUTE: '100000' });
+  api = await startApi({ DATABASE_URL: isolatedDatabaseUrl('flushall'), REDIS_URL: redis.url, HOLD_RATE_LIMIT_PER_MINUTE: '100000' });
   worker = await startWorker(api.config, { sweepEveryMs: 1000, reconcileEveryMs: 1000, metricsPort: null, reconcileSettleMs: 50 });
 });
 afterAll(async () => {

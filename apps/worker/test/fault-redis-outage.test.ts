@@ -4,6 +4,7 @@ import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from
 import { startWorker, type WorkerHandle } from '../src';
 import { recordMeasurements, RedisProcess } from './fault/redis-process';
 import { startTraffic, type Sample } from './fault/traffic';
+import { isolatedDatabaseUrl } from '../../../test/isolated-database';
 
 const OUTAGE_MS = 10_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -24,7 +25,7 @@ interface Rig {
 
 async function startRig(workerOpts: { sweepEveryMs: number; reconcileEveryMs: number }): Promise<Rig> {
   const redis = await RedisProcess.start();
-  const api = await startApi({ REDIS_URL: redis.url, HOLD_RATE_LIMIT_PER_MINUTE: '100000' });
+  const api = await startApi({ DATABASE_URL: isolatedDatabaseUrl('outage'), REDIS_URL: redis.url, HOLD_RATE_LIMIT_PER_MINUTE: '100000' });
   const worker = await startWorker(api.config, { ...workerOpts, metricsPort: null, reconcileSettleMs: 50 });
   return { redis, api, worker };
 }
@@ -190,7 +191,7 @@ test('when Redis freezes for 10 s (SIGSTOP, data kept), then requests time out i
 
 test('when Redis is unreachable at a scrape, then /metrics still answers without hanging', async () => {
   const redis = await RedisProcess.start();
-  const api = await startApi({ REDIS_URL: redis.url });
+  const api = await startApi({ DATABASE_URL: isolatedDatabaseUrl('outage'), REDIS_URL: redis.url });
   try {
     const probe = new Redis(redis.url);
     expect(await probe.config('GET', 'maxmemory-policy')).toEqual(['maxmemory-policy', 'noeviction']);

@@ -4,6 +4,7 @@ import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
 import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '../../api/test/harness';
 import { freePort, recordMeasurements, RedisProcess } from './fault/redis-process';
 import { WorkerProcess } from './fault/worker-process';
+import { isolatedDatabaseUrl } from '../../../test/isolated-database';
 
 const HOLDS = 200;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -12,7 +13,7 @@ let redis: RedisProcess;
 let api: TestApi;
 beforeAll(async () => {
   redis = await RedisProcess.start();
-  api = await startApi({ REDIS_URL: redis.url, HOLD_RATE_LIMIT_PER_MINUTE: '100000' });
+  api = await startApi({ DATABASE_URL: isolatedDatabaseUrl('crash'), REDIS_URL: redis.url, HOLD_RATE_LIMIT_PER_MINUTE: '100000' });
 });
 afterAll(async () => {
   WorkerProcess.killAll();

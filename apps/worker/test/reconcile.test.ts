@@ -2,15 +2,21 @@ import { lastReconcileReport, reconcile, type ReconcileReport, type RepairKind }
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
 import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '../../api/test/harness';
 import { startWorker, type WorkerHandle } from '../src';
+import { isolatedDatabaseUrl } from '../../../test/isolated-database';
+import { RedisProcess } from './fault/redis-process';
 
+// Its own database and Redis: reconciliation looks at every event it can see.
+let redis: RedisProcess;
 let api: TestApi;
 let rs: ReconcileStore;
 beforeAll(async () => {
-  api = await startApi();
+  redis = await RedisProcess.start();
+  api = await startApi({ DATABASE_URL: isolatedDatabaseUrl('reconcile'), REDIS_URL: redis.url });
   rs = new ReconcileStore(api.rt.redis);
 });
 afterAll(async () => {
   await api.close();
+  await redis.stop();
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -5,6 +5,7 @@ import { loadConfig } from '@holdfast/config';
 import { createApiRuntime, createLogger } from '../../api/src';
 import { startWorker } from '../src';
 import { RedisProcess } from './fault/redis-process';
+import { isolatedDatabaseUrl } from '../../../test/isolated-database';
 
 test('when Redis may evict keys (maxmemory-policy not noeviction), then the API and the worker warn loudly at start', async () => {
   const lines: string[] = [];
@@ -18,7 +19,7 @@ test('when Redis may evict keys (maxmemory-policy not noeviction), then the API 
   const probe = new Redis(redis.url);
   try {
     await probe.config('SET', 'maxmemory-policy', 'allkeys-lru');
-    const config = loadConfig({ ...process.env, REDIS_URL: redis.url, LOG_LEVEL: 'info' });
+    const config = loadConfig({ ...process.env, DATABASE_URL: isolatedDatabaseUrl('startup'), REDIS_URL: redis.url, LOG_LEVEL: 'info' });
     const rt = await createApiRuntime(config, createLogger(config, 'holdfast-api', sink));
     await rt.close();
     const worker = await startWorker(config, { log: pino({ level: 'info' }, sink), metricsPort: null });
