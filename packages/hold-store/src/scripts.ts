@@ -18,11 +18,17 @@ export type ScriptName = keyof typeof SCRIPT_FILES;
 type Reply = (string | number)[];
 export type ScriptRunner = (keys: string[], args: (string | number)[]) => Promise<Reply>;
 
+const LUA_DIR = path.join(__dirname, 'lua');
+/** `--- @include "name"` on a line of its own stands for `lua/includes/<name>.lua` (BullMQ's habit too). */
+const INCLUDE = /^--- @include "([\w-]+)"$/gm;
+
 const sources = new Map<ScriptName, string>();
-function source(name: ScriptName): string {
+export function scriptSource(name: ScriptName): string {
   let s = sources.get(name);
   if (!s) {
-    s = readFileSync(path.join(__dirname, 'lua', SCRIPT_FILES[name]), 'utf8');
+    s = readFileSync(path.join(LUA_DIR, SCRIPT_FILES[name]), 'utf8').replace(INCLUDE, (_, include: string) =>
+      readFileSync(path.join(LUA_DIR, 'includes', `${include}.lua`), 'utf8').trimEnd(),
+    );
     sources.set(name, s);
   }
   return s;
@@ -36,7 +42,7 @@ export function registerScripts(redis: Redis): Record<ScriptName, ScriptRunner> 
   const runners = {} as Record<ScriptName, ScriptRunner>;
   for (const name of Object.keys(SCRIPT_FILES) as ScriptName[]) {
     const command = `holdfast_${name}`;
-    if (!(command in redis)) redis.defineCommand(command, { lua: source(name) });
+    if (!(command in redis)) redis.defineCommand(command, { lua: scriptSource(name) });
     runners[name] = (keys, args) =>
       (redis as unknown as Record<string, (...a: unknown[]) => Promise<Reply>>)[command]!(keys.length, ...keys, ...args);
   }

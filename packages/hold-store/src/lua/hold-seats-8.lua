@@ -25,21 +25,16 @@
     {"LIMIT_EXCEEDED", tickets in use}
     {"UNAVAILABLE", seat id, ...}     held or sold seats of the candidates
 ]]
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+--- @include "now-ms"
+--- @include "rate-limited"
+--- @include "tickets-in-use"
+
+local now = nowMs()
 
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_READY'} end
 
-local rateLimit = tonumber(ARGV[5])
-if rateLimit > 0 then
-  local n = redis.call('INCR', KEYS[6])
-  if n == 1 then redis.call('PEXPIRE', KEYS[6], ARGV[6]) end
-  if n > rateLimit then
-    local ttl = redis.call('PTTL', KEYS[6])
-    if ttl < 0 then redis.call('PEXPIRE', KEYS[6], ARGV[6]); ttl = tonumber(ARGV[6]) end
-    return {'RATE_LIMITED', ttl}
-  end
-end
+local retryAfter = rateLimited(KEYS[6], tonumber(ARGV[5]), ARGV[6])
+if retryAfter then return {'RATE_LIMITED', retryAfter} end
 
 local ncand = tonumber(ARGV[8])
 local sizeAt = 9
@@ -47,17 +42,7 @@ local jsonAt = 9 + ncand
 local seatAt = 9 + 2 * ncand
 local quantity = tonumber(ARGV[sizeAt])
 
--- The customer's tickets in active holds (expired ones pruned) and bought.
-local inUse = tonumber(redis.call('HGET', KEYS[5], ARGV[2]) or '0')
-local mine = redis.call('HGETALL', KEYS[4])
-for i = 1, #mine, 2 do
-  local q, exp = string.match(mine[i + 1], '^(%d+):(%d+)$')
-  if tonumber(exp) <= now then
-    redis.call('HDEL', KEYS[4], mine[i])
-  else
-    inUse = inUse + tonumber(q)
-  end
-end
+local inUse = ticketsInUse(KEYS[4], KEYS[5], ARGV[2], now)
 if inUse + quantity > tonumber(ARGV[4]) then return {'LIMIT_EXCEEDED', inUse} end
 
 -- Check every seat of a candidate before writing any.

@@ -18,49 +18,24 @@
     {"OK", 1, now ms} | {"NOT_READY"} | {"RATE_LIMITED", retry after ms}
     {"LIMIT_EXCEEDED", tickets in use} | {"SOLD_OUT", available}
 ]]
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+--- @include "now-ms"
+--- @include "rate-limited"
+--- @include "tickets-in-use"
+--- @include "ticket-availability"
+
+local now = nowMs()
 
 if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[2]) == 0 then return {'NOT_READY'} end
 
-local rateLimit = tonumber(ARGV[5])
-if rateLimit > 0 then
-  local n = redis.call('INCR', KEYS[7])
-  if n == 1 then redis.call('PEXPIRE', KEYS[7], ARGV[6]) end
-  if n > rateLimit then
-    local ttl = redis.call('PTTL', KEYS[7])
-    if ttl < 0 then redis.call('PEXPIRE', KEYS[7], ARGV[6]); ttl = tonumber(ARGV[6]) end
-    return {'RATE_LIMITED', ttl}
-  end
-end
+local retryAfter = rateLimited(KEYS[7], tonumber(ARGV[5]), ARGV[6])
+if retryAfter then return {'RATE_LIMITED', retryAfter} end
 
 local quantity = tonumber(ARGV[10])
-local inUse = tonumber(redis.call('HGET', KEYS[6], ARGV[2]) or '0')
-local mine = redis.call('HGETALL', KEYS[5])
-for i = 1, #mine, 2 do
-  local q, exp = string.match(mine[i + 1], '^(%d+):(%d+)$')
-  if tonumber(exp) <= now then
-    redis.call('HDEL', KEYS[5], mine[i])
-  else
-    inUse = inUse + tonumber(q)
-  end
-end
+local inUse = ticketsInUse(KEYS[5], KEYS[6], ARGV[2], now)
 if inUse + quantity > tonumber(ARGV[4]) then return {'LIMIT_EXCEEDED', inUse} end
 
--- Lazy expiry: give back the tickets of holds whose time has passed.
-local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)
-local freed = 0
-for _, id in ipairs(expired) do
-  freed = freed + tonumber(redis.call('HGET', KEYS[4], id) or '0')
-  redis.call('HDEL', KEYS[4], id)
-end
-if #expired > 0 then
-  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-  redis.call('HINCRBY', KEYS[2], 'held', -freed)
-end
-
-local tt = redis.call('HMGET', KEYS[2], 'cap', 'sold', 'held')
-local available = tonumber(tt[1]) - tonumber(tt[2]) - tonumber(tt[3] or '0')
+-- Lazy expiry: the tickets of holds whose time has passed come back first.
+local available = ticketAvailability(KEYS[2], KEYS[3], KEYS[4], now)
 if available < quantity then return {'SOLD_OUT', available} end
 
 local ttl = tonumber(ARGV[3])

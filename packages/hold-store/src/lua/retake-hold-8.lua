@@ -18,8 +18,10 @@
   later end-hold (confirmed, or expired when the sale fails) is not taken for
   one already applied and frees the re-taken keys.
 ]]
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+--- @include "now-ms"
+--- @include "ticket-availability"
+
+local now = nowMs()
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_READY'} end
 local holdId, lease = ARGV[1], tonumber(ARGV[2])
 local expiresAt = now + lease
@@ -41,18 +43,7 @@ local ttId = ARGV[3]
 local quantity = tonumber(ARGV[4])
 if ttId ~= '' then
   if redis.call('EXISTS', KEYS[4]) == 0 then return {'NOT_READY'} end
-  local expired = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now)
-  local freed = 0
-  for _, id in ipairs(expired) do
-    freed = freed + tonumber(redis.call('HGET', KEYS[6], id) or '0')
-    redis.call('HDEL', KEYS[6], id)
-  end
-  if #expired > 0 then
-    redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
-    redis.call('HINCRBY', KEYS[4], 'held', -freed)
-  end
-  local tt = redis.call('HMGET', KEYS[4], 'cap', 'sold', 'held')
-  local available = tonumber(tt[1]) - tonumber(tt[2]) - tonumber(tt[3] or '0')
+  local available = ticketAvailability(KEYS[4], KEYS[5], KEYS[6], now)
   if available < quantity then return {'SOLD_OUT', available} end
   redis.call('HINCRBY', KEYS[4], 'held', quantity)
   redis.call('ZADD', KEYS[5], expiresAt, holdId)
