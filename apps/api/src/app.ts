@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '@holdfast/config';
 import type { DomainContext } from '@holdfast/domain';
 import { errorHandler, notFound } from './middleware/errors';
+import { adminRoutes } from './routes/admin.routes';
 import type { Metrics } from './metrics';
 import { demoAuthRoutes } from './routes/auth.routes';
 import { eventRoutes } from './routes/events.routes';
@@ -47,6 +48,7 @@ export function createApp(deps: AppDeps): Express {
   if (config.demoMode) app.use(demoAuthRoutes(config.jwtSecret));
   app.use(eventRoutes(ctx, config.jwtSecret));
   app.use(holdRoutes(ctx, config.jwtSecret));
+  app.use(adminRoutes(ctx, config.jwtSecret));
 
   app.use(notFound);
   app.use(errorHandler(log));

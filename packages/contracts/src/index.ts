@@ -82,13 +82,26 @@ export const listQuery = z.strictObject({
 
 export const emptyQuery = z.strictObject({});
 
+const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'a uuid in lower case');
+
+export const adminHoldsQuery = listQuery.extend({
+  eventId: uuid.optional(),
+  status: z.enum(['active', 'confirmed', 'expired', 'released']).optional(),
+});
+export const adminOrdersQuery = listQuery.extend({ eventId: uuid.optional() });
+export const adminPaymentsQuery = listQuery.extend({ status: z.enum(['applied', 'refund_required']).optional() });
+export const adminAuditQuery = listQuery.extend({ eventId: uuid.optional() });
+
 /** Turns zod issues into the contract's `details`: which field, and why. */
 export function issuesToDetails(error: z.ZodError): { fields: { path: string; message: string }[] } {
+  const at = (path: PropertyKey[]) => (path.length ? path.map(String).join('.') : '(body)');
   return {
-    fields: error.issues.map((i) => ({
-      path: i.path.length ? i.path.map(String).join('.') : '(body)',
-      message: i.message,
-    })),
+    fields: error.issues.flatMap((i) =>
+      // An unknown field is named by its own path, not its parent's.
+      i.code === 'unrecognized_keys'
+        ? i.keys.map((k) => ({ path: at([...i.path, k]), message: 'unknown field' }))
+        : [{ path: at(i.path), message: i.message }],
+    ),
   };
 }
 

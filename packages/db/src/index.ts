@@ -6,3 +6,4 @@ export * from './hold.repository';
 export { runTransaction, type Tx } from './transaction';
 export { ensureDatabase, migrateDatabase, pingDatabase } from './admin';
 export * from './audit.repository';
+export * from './admin-list.repository';

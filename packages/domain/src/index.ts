@@ -9,3 +9,7 @@ export { getHold, releaseHold, findAnyHold, type Principal, type Releaser } from
 export { primeEvent, ensurePrimed } from './prime-event';
 export { bestAvailable } from './best-available';
 export type { Page } from './paging';
+export { adminListHolds, adminReleaseHold, type AdminHoldQuery } from './admin-holds';
+export { adminListOrders, orderFromRow, type OrderView } from './admin-orders';
+export { adminListPayments, type PaymentView, type PaymentStatus } from './admin-payments';
+export { adminListAudit, type AuditEntryView } from './admin-audit';
