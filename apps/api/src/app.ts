@@ -4,7 +4,10 @@ import helmet from 'helmet';
 import type { Logger } from 'pino';
 import type { Config } from '@holdfast/config';
 import type { DomainContext } from '@holdfast/domain';
+import { IdempotencyStore } from '@holdfast/hold-store';
+import { cors } from './middleware/cors';
 import { errorHandler, notFound } from './middleware/errors';
+import { idempotent } from './middleware/idempotency';
 import { adminRoutes } from './routes/admin.routes';
 import type { Metrics } from './metrics';
 import { demoAuthRoutes } from './routes/auth.routes';
@@ -42,11 +45,13 @@ export function createApp(deps: AppDeps): Express {
     next();
   });
   app.use(helmet());
-  app.use(express.json({ limit: '100kb', strict: true, type: ['application/json', 'application/*+json'] }));
+  app.use(cors(config.corsOrigins));
+  // No app-wide body parser: each route reads its body after authorization (middleware/body.ts).
 
   app.use(healthRoutes(deps.checks, metrics));
   if (config.demoMode) app.use(demoAuthRoutes(config.jwtSecret));
-  app.use(eventRoutes(ctx, config.jwtSecret));
+  const idempotency = idempotent(new IdempotencyStore(ctx.store.redis), log);
+  app.use(eventRoutes(ctx, config.jwtSecret, idempotency));
   app.use(holdRoutes(ctx, config.jwtSecret));
   app.use(adminRoutes(ctx, config.jwtSecret));
 

@@ -1,6 +1,7 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import jwt from 'jsonwebtoken';
 import { errors, type Principal } from '@holdfast/domain';
+import { jsonBody } from './body';
 
 export type Role = Principal['role'];
 const ROLES: readonly Role[] = ['customer', 'service', 'admin'];
@@ -14,7 +15,7 @@ declare module 'express-serve-static-core' {
 
 /** Verifies `Authorization: Bearer <JWT>` (HS256 only) and returns the principal, or throws 401. */
 export function verifyToken(header: string | undefined, secret: string): Principal {
-  const m = /^Bearer ([A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*)$/.exec(header ?? '');
+  const m = /^Bearer ([\w-]+\.[\w-]+\.[\w-]*)$/.exec(header ?? '');
   if (!m) throw errors.unauthorized();
   let claims: jwt.JwtPayload | string;
   try {
@@ -30,13 +31,16 @@ export function verifyToken(header: string | undefined, secret: string): Princip
   return { id: sub, role: role as Role };
 }
 
-/** Authenticates, then checks the role, before any body is read. */
-export function requireRole(secret: string, ...roles: Role[]) {
-  return (req: Request, _res: Response, next: NextFunction) => {
+/**
+ * Authenticates and checks the role, then (and only then) reads the JSON body:
+ * a caller without the right token is refused before its body is parsed.
+ */
+export function requireRole(secret: string, ...roles: Role[]): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
     const principal = verifyToken(req.headers.authorization, secret);
     if (!roles.includes(principal.role)) throw errors.forbidden();
     req.principal = principal;
-    next();
+    jsonBody(req, res, next);
   };
 }
 
