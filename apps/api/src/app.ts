@@ -11,6 +11,7 @@ import { idempotent } from './middleware/idempotency';
 import { adminRoutes } from './routes/admin.routes';
 import type { Metrics } from './metrics';
 import { demoAuthRoutes } from './routes/auth.routes';
+import { docsRoutes } from './routes/docs.routes';
 import { eventRoutes } from './routes/events.routes';
 import { healthRoutes, type ReadinessChecks } from './routes/health.routes';
 import { holdRoutes } from './routes/holds.routes';
@@ -49,6 +50,7 @@ export function createApp(deps: AppDeps): Express {
   // No app-wide body parser: each route reads its body after authorization (middleware/body.ts).
 
   app.use(healthRoutes(deps.checks, metrics));
+  app.use(docsRoutes({ demoMode: config.demoMode }));
   if (config.demoMode) app.use(demoAuthRoutes(config.jwtSecret));
   const idempotency = idempotent(new IdempotencyStore(ctx.store.redis), log);
   app.use(eventRoutes(ctx, config.jwtSecret, idempotency));

@@ -106,3 +106,4 @@ export function issuesToDetails(error: z.ZodError): { fields: { path: string; me
 }
 
 export { z };
+export * from './responses';
