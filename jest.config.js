@@ -2,7 +2,7 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/apps', '<rootDir>/packages'],
+  roots: ["<rootDir>/apps", "<rootDir>/packages", "<rootDir>/test"],
   testMatch: ['**/test/**/*.test.ts'],
   transform: { '^.+\\.tsx?$': ['ts-jest', { diagnostics: false }] },
   globalSetup: '<rootDir>/test/global-setup.ts',

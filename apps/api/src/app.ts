@@ -4,7 +4,7 @@ import helmet from 'helmet';
 import type { Logger } from 'pino';
 import type { Config } from '@holdfast/config';
 import type { DomainContext } from '@holdfast/domain';
-import { IdempotencyStore } from '@holdfast/hold-store';
+import { IdempotencyStore, type ChangeFeed } from '@holdfast/hold-store';
 import { cors } from './middleware/cors';
 import { errorHandler, notFound } from './middleware/errors';
 import { idempotent } from './middleware/idempotency';
@@ -15,6 +15,7 @@ import { docsRoutes } from './routes/docs.routes';
 import { eventRoutes } from './routes/events.routes';
 import { healthRoutes, type ReadinessChecks } from './routes/health.routes';
 import { holdRoutes } from './routes/holds.routes';
+import { streamRoutes } from './routes/stream.routes';
 
 export interface AppDeps {
   ctx: DomainContext;
@@ -22,6 +23,7 @@ export interface AppDeps {
   log: Logger;
   checks: ReadinessChecks;
   metrics: Metrics;
+  feed: ChangeFeed;
 }
 
 /** The HTTP app: routes parse with zod and call the domain; errors go to one middleware. */
@@ -56,6 +58,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(eventRoutes(ctx, config.jwtSecret, idempotency));
   app.use(holdRoutes(ctx, config.jwtSecret));
   app.use(adminRoutes(ctx, config.jwtSecret));
+  app.use(streamRoutes(ctx, deps.feed));
 
   app.use(notFound);
   app.use(errorHandler(log));

@@ -73,6 +73,11 @@ export const ROUTES: RouteDoc[] = [
     responses: { 200: { description: 'the seat map', schema: responses.seats }, 404: err('EVENT_NOT_FOUND'), 503: unavailable },
   },
   {
+    method: 'get', path: '/v1/events/{eventId}/stream', operationId: 'streamEvent', tag: 'Events', query: emptyQuery,
+    summary: 'Server-Sent Events: `seat` {seatId, status} when a seat changes status, `availability` {ticketTypeId, available} when a ticket type\'s availability changes.',
+    responses: { 200: { description: 'an event stream', contentType: 'text/event-stream' }, 404: err('EVENT_NOT_FOUND'), 503: unavailable },
+  },
+  {
     method: 'post', path: '/v1/events/{eventId}/holds', operationId: 'createHold', tag: 'Holds', roles: ['customer'], body: createHoldBody,
     idempotent: true,
     summary: 'Hold seats (by id or best available in a tier) or general-admission tickets for the event\'s hold time.',

@@ -3,7 +3,7 @@ import pino, { type Logger } from 'pino';
 import type { Config } from '@holdfast/config';
 import { createDb, type Db } from '@holdfast/db';
 import { createDomain, type DomainContext } from '@holdfast/domain';
-import { HoldStore } from '@holdfast/hold-store';
+import { ChangeFeed, HoldStore } from '@holdfast/hold-store';
 import type { Express } from 'express';
 import { createApp } from './app';
 import { createMetrics, type Metrics } from './metrics';
@@ -48,6 +48,11 @@ export async function createApiRuntime(config: Config, log = createLogger(config
   const redis = createApiRedis(config.redisUrl);
   redis.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
   await redis.connect();
+  // Pub/sub needs a connection of its own; it may queue while Redis is away.
+  const subscriber = new Redis(config.redisUrl, { lazyConnect: true, retryStrategy: (times) => Math.min(100 * times, 1000) });
+  subscriber.on('error', (err) => log.debug({ err: err.message }, 'redis subscriber connection error'));
+  await subscriber.connect();
+  const feed = new ChangeFeed(subscriber);
   const metrics = createMetrics();
   const ctx = createDomain({
     db,
@@ -57,7 +62,7 @@ export async function createApiRuntime(config: Config, log = createLogger(config
     metrics: metrics.domain,
   });
   const app = createApp({
-    ctx, config, log, metrics,
+    ctx, config, log, metrics, feed,
     checks: { postgres: () => db.$queryRaw`SELECT 1`, redis: () => redis.ping() },
   });
   return {
@@ -66,6 +71,7 @@ export async function createApiRuntime(config: Config, log = createLogger(config
       await ctx.persister.flush().catch(() => undefined);
       ctx.persister.stop();
       redis.disconnect();
+      subscriber.disconnect();
       await db.$disconnect();
     },
   };

@@ -21,6 +21,7 @@ const EXPECTED: Record<string, [number, number, number, number, number, number, 
   'GET /v1/events': [200, 200, 200, 200, 200, 200, 200],
   'GET /v1/events/{eventId}': [200, 200, 200, 200, 200, 200, 200],
   'GET /v1/events/{eventId}/seats': [200, 200, 200, 200, 200, 200, 200],
+  'GET /v1/events/{eventId}/stream': [200, 200, 200, 200, 200, 200, 200],
   'POST /v1/admin/events': [401, 401, 401, 403, 403, 403, 201],
   'POST /v1/events/{eventId}/holds': [401, 401, 401, 201, 403, 201, 403],
   'GET /v1/holds/{holdId}': [401, 401, 401, 404, 200, 200, 200],
@@ -64,7 +65,7 @@ test('when every endpoint is called as each kind of caller, then each answers th
     return res.body.hold.id as string;
   };
   const readHold = await newHold();
-  const requests: Record<string, () => Promise<{ method: string; path: string; body?: unknown }>> = {
+  const requests: Record<string, () => Promise<{ method: string; path: string; body?: unknown; stream?: boolean }>> = {
     'GET /healthz': async () => ({ method: 'GET', path: '/healthz' }),
     'GET /readyz': async () => ({ method: 'GET', path: '/readyz' }),
     'GET /metrics': async () => ({ method: 'GET', path: '/metrics' }),
@@ -74,6 +75,7 @@ test('when every endpoint is called as each kind of caller, then each answers th
     'GET /v1/events': async () => ({ method: 'GET', path: '/v1/events?limit=1' }),
     'GET /v1/events/{eventId}': async () => ({ method: 'GET', path: `/v1/events/${event.id}` }),
     'GET /v1/events/{eventId}/seats': async () => ({ method: 'GET', path: `/v1/events/${event.id}/seats` }),
+    'GET /v1/events/{eventId}/stream': async () => ({ method: 'GET', path: `/v1/events/${event.id}/stream`, stream: true }),
     'POST /v1/admin/events': async () => ({
       method: 'POST', path: '/v1/admin/events', body: { name: 'Matrix', startsAt: '2027-01-01T19:00:00Z', seats: seatGrid(['M'], 1, 1) },
     }),
@@ -100,6 +102,15 @@ test('when every endpoint is called as each kind of caller, then each answers th
       got[endpoint] = [];
       for (const who of PRINCIPALS) {
         const req = await build();
+        if (req.stream) {
+          // An event stream never ends: read its status, then hang up.
+          const abort = new AbortController();
+          const headers: Record<string, string> = tokens[who] ? { authorization: `Bearer ${tokens[who]}` } : {};
+          const r = await fetch(api.url + req.path, { headers, signal: abort.signal });
+          got[endpoint]!.push(r.status);
+          abort.abort();
+          continue;
+        }
         const res = await api.call(req.method, req.path, { token: tokens[who], body: req.body });
         if (res.status >= 400) {
           expect(res.body.error).toEqual(expect.objectContaining({ code: expect.stringMatching(/^[A-Z_]+$/), message: expect.any(String) }));

@@ -15,5 +15,5 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const pool = createPgPool(databaseUrl, options.poolSize ?? 20, {
     connectionTimeoutMillis: options.connectionTimeoutMillis ?? 2000,
   });
-  return new PrismaClient({ adapter: new PrismaPg(pool) });
+  return new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
 }

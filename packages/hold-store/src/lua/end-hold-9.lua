@@ -15,7 +15,7 @@
     ARGV[7] record ttl ms    ARGV[8..] seat ids in KEYS order
 
   Output:
-    {"OK", seats freed}   {"ALREADY"} when this end was applied before
+    {"OK", seats freed (including seats whose lease had lapsed)}   {"ALREADY"} when this end was applied before
 ]]
 local holdId, mode = ARGV[1], ARGV[3]
 if redis.call('HGET', KEYS[9], 'status') == mode then return {'ALREADY'} end
@@ -26,10 +26,15 @@ local quantity = tonumber(ARGV[6])
 local freed = {}
 for i = 10, #KEYS do
   local seatId = ARGV[i - 2]
-  if redis.call('GET', KEYS[i]) == holdId then
+  local owner = redis.call('GET', KEYS[i])
+  if owner == holdId then
     redis.call('DEL', KEYS[i])
     redis.call('ZREM', KEYS[3], seatId)
     freed[#freed + 1] = seatId
+  elseif not owner and redis.call('SISMEMBER', KEYS[2], seatId) == 0 then
+    -- The lease lapsed already (key expired): the seat is free; drop its stale entry.
+    redis.call('ZREM', KEYS[3], seatId)
+    if not confirmed then freed[#freed + 1] = seatId end
   end
   if confirmed and ready then redis.call('SADD', KEYS[2], seatId) end
 end

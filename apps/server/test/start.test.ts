@@ -1,0 +1,65 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+const root = path.resolve(__dirname, '../../..');
+const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+
+function run(env: Record<string, string>) {
+  const child = spawn(tsx, [path.join(root, 'apps/server/src/main.ts')], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, out: () => stdout, err: () => stderr };
+}
+
+test('when Redis cannot be reached, then start-up stops with one line naming Redis and how to start it', async () => {
+  const p = run({ REDIS_URL: 'redis://127.0.0.1:6397' });
+  expect(await p.exited).toBe(1);
+  const lines = p.err().trim().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^holdfast: Cannot reach Redis at 127\.0\.0\.1:6397 .*docker compose up -d redis/);
+}, 60000);
+
+test('when PostgreSQL cannot be reached, then start-up stops with one line naming PostgreSQL', async () => {
+  const p = run({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:5499/holdfast' });
+  expect(await p.exited).toBe(1);
+  expect(p.err().trim()).toMatch(/^holdfast: Cannot reach PostgreSQL at 127\.0\.0\.1:5499 [^\n]*$/);
+}, 60000);
+
+test('when demo mode is off and JWT_SECRET is missing, then start-up stops naming the variable', async () => {
+  const p = run({ NODE_ENV: 'production', STRIPE_WEBHOOK_SECRET: 'whsec_test_123456' });
+  expect(await p.exited).toBe(1);
+  expect(p.err().trim()).toBe('holdfast: Missing configuration: JWT_SECRET must be set when demo mode is off');
+}, 60000);
+
+test('when started on a new database, then it creates it, migrates, serves, and exits 0 on SIGTERM', async () => {
+  const database = `holdfast_start_${process.pid}_${Date.now()}`;
+  const url = `postgresql://postgres@127.0.0.1:5432/${database}`;
+  const p = run({ DATABASE_URL: url, PORT: '0', DEMO_MODE: 'true' });
+  try {
+    const deadline = Date.now() + 60000;
+    while (!/checkout page at http:\/\/localhost:(\d+)\//.test(p.out()) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const port = /checkout page at http:\/\/localhost:(\d+)\//.exec(p.out())?.[1];
+    expect(port).toBeDefined();
+    const events = (await (await fetch(`http://127.0.0.1:${port}/v1/events`)).json()) as { events: { name: string }[] };
+    expect(events.events.map((e: { name: string }) => e.name)).toEqual(['holdfast demo night']);
+    expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+  } finally {
+    p.child.kill('SIGKILL');
+    const { Client } = await import('pg');
+    const c = new Client({ connectionString: 'postgresql://postgres@127.0.0.1:5432/postgres' });
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await c.end();
+  }
+}, 90000);
