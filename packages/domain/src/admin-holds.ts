@@ -16,9 +16,10 @@ export interface AdminHoldQuery {
 
 export async function adminListHolds(ctx: DomainContext, q: AdminHoldQuery): Promise<Page<Hold>> {
   const key = q.cursor ? decodeAdminCursor(q.cursor, 'hold') : undefined;
-  // Holds reach PostgreSQL off the request path: drain this event's outbox first
-  // so the list shows holds taken a moment ago.
-  if (q.eventId) await ctx.persister.flush([q.eventId]);
+  // Holds reach PostgreSQL off the request path: drain the outbox first (this
+  // event's, or every event this process has pending) so the list shows holds
+  // taken a moment ago.
+  await ctx.persister.flush(q.eventId ? [q.eventId] : undefined);
   const now = new Date();
   const filter: HoldFilter = { eventId: q.eventId };
   if (q.status === 'active') filter.activeAsOf = now;

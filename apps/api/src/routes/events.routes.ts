@@ -12,7 +12,7 @@ export function eventRoutes(ctx: DomainContext, jwtSecret: string, idempotency: 
 
   r.post('/v1/admin/events', requireRole(jwtSecret, 'admin'), async (req, res) => {
     const body = parse(createEventBody, req.body);
-    const event = await createEvent(ctx, { ...body, startsAt: new Date(body.startsAt) });
+    const event = await createEvent(ctx, { ...body, startsAt: new Date(body.startsAt) }, req.principal!.id);
     res.status(201).json({ event });
   });
 
