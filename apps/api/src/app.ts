@@ -15,6 +15,8 @@ import { docsRoutes } from './routes/docs.routes';
 import { eventRoutes } from './routes/events.routes';
 import { healthRoutes, type ReadinessChecks } from './routes/health.routes';
 import { holdRoutes } from './routes/holds.routes';
+import { orderRoutes } from './routes/orders.routes';
+import { demoPaymentRoutes, webhookRoutes } from './routes/webhooks.routes';
 import { streamRoutes } from './routes/stream.routes';
 
 export interface AppDeps {
@@ -50,6 +52,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(helmet());
   app.use(cors(config.corsOrigins));
   // No app-wide body parser: each route reads its body after authorization (middleware/body.ts).
+  // Stripe signs the exact bytes it sends: its webhook reads the raw body itself.
+  app.use(webhookRoutes(ctx, config.stripeWebhookSecret));
 
   app.use(healthRoutes(deps.checks, metrics));
   app.use(docsRoutes({ demoMode: config.demoMode }));
@@ -58,6 +62,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(eventRoutes(ctx, config.jwtSecret, idempotency));
   app.use(holdRoutes(ctx, config.jwtSecret));
   app.use(adminRoutes(ctx, config.jwtSecret));
+  app.use(orderRoutes(ctx, config.jwtSecret, idempotency));
+  if (config.demoMode) app.use(demoPaymentRoutes(ctx, config.jwtSecret, config.stripeWebhookSecret));
   app.use(streamRoutes(ctx, deps.feed));
 
   app.use(notFound);

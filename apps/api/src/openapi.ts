@@ -1,5 +1,5 @@
 import {
-  adminAuditQuery, adminHoldsQuery, adminOrdersQuery, adminPaymentsQuery, adminReleaseBody, auditEntryObject, createEventBody,
+  adminAuditQuery, adminHoldsQuery, confirmBody, stripeEventEnvelope, adminOrdersQuery, adminPaymentsQuery, adminReleaseBody, auditEntryObject, createEventBody,
   createHoldBody, demoTokenBody, emptyQuery, errorBody, eventObject, holdItem, holdObject, listQuery, orderObject, paymentObject,
   responses, seatObject, z,
 } from '@holdfast/contracts';
@@ -22,6 +22,7 @@ export interface RouteDoc {
   body?: Schema;
   idempotent?: boolean;
   demoOnly?: boolean;
+  headers?: { name: string; description: string; required: boolean }[];
   responses: Record<number, Resp>;
 }
 
@@ -100,6 +101,36 @@ export const ROUTES: RouteDoc[] = [
       200: { description: 'released (or as it was, when already released or expired)', schema: responses.hold }, 401: unauthorized, 403: forbidden,
       404: err('HOLD_NOT_FOUND'), 409: err('HOLD_ALREADY_CONFIRMED'), 503: unavailable,
     },
+  },
+  {
+    method: 'post', path: '/v1/holds/{holdId}/confirm', operationId: 'confirmHold', tag: 'Confirming', roles: ['service', 'admin'],
+    query: emptyQuery, body: confirmBody, idempotent: true,
+    summary: 'Turn a hold into an order after the payment was captured elsewhere; a hold becomes at most one order.',
+    responses: {
+      201: { description: 'the order, created now', schema: responses.order }, 200: { description: 'the order this hold already became', schema: responses.order },
+      400: invalid, 401: unauthorized, 403: forbidden, 404: err('HOLD_NOT_FOUND'),
+      409: err('HOLD_EXPIRED (its items are gone), HOLD_NOT_ACTIVE (released), or IDEMPOTENCY_IN_PROGRESS'),
+      422: err('IDEMPOTENCY_KEY_REUSED'), 503: unavailable,
+    },
+  },
+  {
+    method: 'post', path: '/v1/webhooks/stripe', operationId: 'stripeWebhook', tag: 'Confirming', query: emptyQuery, body: stripeEventEnvelope,
+    headers: [{ name: 'Stripe-Signature', required: true, description: '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with STRIPE_WEBHOOK_SECRET; 300 s tolerance.' }],
+    summary: 'Stripe events (`payment_intent.succeeded`, `checkout.session.completed`); a paid event that cannot become an order is recorded as refund_required.',
+    responses: { 200: { description: 'received (also duplicates and unhandled types)', schema: responses.received }, 400: err('INVALID_SIGNATURE, or VALIDATION_FAILED'), 503: unavailable },
+  },
+  {
+    method: 'post', path: '/v1/demo/holds/{holdId}/pay', operationId: 'demoPay', tag: 'Confirming', roles: ['customer'], demoOnly: true, query: emptyQuery,
+    summary: 'Demo mode only: pay for your hold through the webhook\'s own code path (a signed payment_intent.succeeded).',
+    responses: {
+      201: { description: 'the order', schema: responses.order }, 200: { description: 'the order this hold already became', schema: responses.order },
+      401: unauthorized, 403: forbidden, 404: err('HOLD_NOT_FOUND'), 409: err('PAYMENT_REJECTED (recorded for a refund)'), 503: unavailable,
+    },
+  },
+  {
+    method: 'get', path: '/v1/orders/{orderId}', operationId: 'getOrder', tag: 'Orders', roles: ['customer', 'service', 'admin'], query: emptyQuery,
+    summary: 'An order (a customer sees only their own).',
+    responses: { 200: { description: 'the order', schema: responses.order }, 401: unauthorized, 403: forbidden, 404: err('ORDER_NOT_FOUND'), 503: unavailable },
   },
   {
     method: 'get', path: '/v1/admin/holds', operationId: 'adminListHolds', tag: 'Admin', roles: ['admin'], query: adminHoldsQuery,
@@ -187,6 +218,7 @@ export function buildOpenApi(opts: { demoMode: boolean; version?: string }): Jso
         parameters.push({ name: key, in: 'query', required: !(field as Schema).safeParse(undefined).success, schema });
       }
     }
+    for (const h of r.headers ?? []) parameters.push({ name: h.name, in: 'header', required: h.required, description: h.description, schema: { type: 'string' } });
     if (r.idempotent) {
       parameters.push({
         name: 'Idempotency-Key', in: 'header', required: false,

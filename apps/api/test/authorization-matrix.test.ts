@@ -26,6 +26,10 @@ const EXPECTED: Record<string, [number, number, number, number, number, number, 
   'POST /v1/events/{eventId}/holds': [401, 401, 401, 201, 403, 201, 403],
   'GET /v1/holds/{holdId}': [401, 401, 401, 404, 200, 200, 200],
   'DELETE /v1/holds/{holdId}': [401, 401, 401, 404, 403, 200, 403],
+  'POST /v1/holds/{holdId}/confirm': [401, 401, 401, 403, 201, 403, 200],
+  'GET /v1/orders/{orderId}': [401, 401, 401, 404, 200, 200, 200],
+  'POST /v1/webhooks/stripe': [400, 400, 400, 400, 400, 400, 400],
+  'POST /v1/demo/holds/{holdId}/pay': [401, 401, 401, 404, 403, 201, 403],
   'GET /v1/admin/holds': [401, 401, 401, 403, 403, 403, 200],
   'DELETE /v1/admin/holds/{holdId}': [401, 401, 401, 403, 403, 403, 200],
   'GET /v1/admin/orders': [401, 401, 401, 403, 403, 403, 200],
@@ -91,6 +95,16 @@ test('when every endpoint is called as each kind of caller, then each answers th
   // The releasing endpoints get a fresh hold per row; the successful caller comes last in PRINCIPALS order.
   const ownRelease = await newHold();
   const adminRelease = await newHold();
+  const confirmHold = await newHold();
+  const paidHold = await newHold();
+  const orderHold = await newHold();
+  const confirmed = await api.call('POST', `/v1/holds/${orderHold}/confirm`, { token: tokens.service, body: { paymentReference: 'pi_matrix' } });
+  if (confirmed.status !== 201) throw new Error(`confirm: ${confirmed.status} ${JSON.stringify(confirmed.body)}`);
+  requests['POST /v1/holds/{holdId}/confirm'] = async () => ({ method: 'POST', path: `/v1/holds/${confirmHold}/confirm`, body: { paymentReference: 'pi_1' } });
+  requests['GET /v1/orders/{orderId}'] = async () => ({ method: 'GET', path: `/v1/orders/${confirmed.body.order.id}` });
+  // Tokens mean nothing to the webhook: only Stripe's signature does, and this one has none.
+  requests['POST /v1/webhooks/stripe'] = async () => ({ method: 'POST', path: '/v1/webhooks/stripe', body: { id: 'evt_1', type: 'payment_intent.succeeded', data: { object: {} } } });
+  requests['POST /v1/demo/holds/{holdId}/pay'] = async () => ({ method: 'POST', path: `/v1/demo/holds/${paidHold}/pay` });
   requests['DELETE /v1/holds/{holdId}'] = async () => ({ method: 'DELETE', path: `/v1/holds/${ownRelease}` });
   requests['DELETE /v1/admin/holds/{holdId}'] = async () => ({ method: 'DELETE', path: `/v1/admin/holds/${adminRelease}`, body: { reason: 'matrix' } });
 

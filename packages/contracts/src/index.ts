@@ -75,6 +75,36 @@ export const adminReleaseBody = z.strictObject({ reason: z.string().trim().min(1
 
 export const confirmBody = z.strictObject({ paymentReference: z.string().min(1).max(255) });
 
+/**
+ * Stripe's event envelope, as far as holdfast reads it. Not strict: Stripe adds
+ * fields freely, and the signature already proved who sent it.
+ */
+export const stripeEventEnvelope = z.object({
+  id: z.string().min(1).max(255),
+  type: z.string().min(1).max(255),
+  data: z.object({ object: z.record(z.string(), z.unknown()) }),
+});
+
+const stripeMetadata = z.record(z.string(), z.string()).nullish();
+const stripeCurrency = z.string().regex(/^[a-zA-Z]{3}$/);
+
+/** `payment_intent.succeeded`: data.object is a PaymentIntent. */
+export const stripePaymentIntent = z.object({
+  id: z.string().min(1).max(255),
+  amount_received: z.number().int().min(0),
+  currency: stripeCurrency,
+  metadata: stripeMetadata,
+});
+
+/** `checkout.session.completed`: data.object is a Checkout Session. */
+export const stripeCheckoutSession = z.object({
+  id: z.string().min(1).max(255),
+  payment_intent: z.string().min(1).max(255).nullish(),
+  amount_total: z.number().int().min(0),
+  currency: stripeCurrency,
+  metadata: stripeMetadata,
+});
+
 export const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   cursor: z.string().min(1).max(500).optional(),
@@ -94,13 +124,13 @@ export const adminAuditQuery = listQuery.extend({ eventId: uuid.optional() });
 
 /** Turns zod issues into the contract's `details`: which field, and why. */
 export function issuesToDetails(error: z.ZodError): { fields: { path: string; message: string }[] } {
-  const at = (path: PropertyKey[]) => (path.length ? path.map(String).join('.') : '(body)');
+  const pathOf = (path: PropertyKey[]) => (path.length ? path.map(String).join('.') : '(body)');
   return {
+    // An unknown field is named by its own path, one entry per field.
     fields: error.issues.flatMap((i) =>
-      // An unknown field is named by its own path, not its parent's.
       i.code === 'unrecognized_keys'
-        ? i.keys.map((k) => ({ path: at([...i.path, k]), message: 'unknown field' }))
-        : [{ path: at(i.path), message: i.message }],
+        ? i.keys.map((key) => ({ path: pathOf([...i.path, key]), message: 'unknown field' }))
+        : [{ path: pathOf(i.path), message: i.message }],
     ),
   };
 }

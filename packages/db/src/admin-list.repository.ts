@@ -1,35 +1,14 @@
 import type { Prisma } from '@prisma/client';
 import type { DbClient } from './event.repository';
 import { translated } from './errors';
+import type { OrderRow } from './order.repository';
+import type { PaymentRow, PaymentStatusDb } from './payment.repository';
 
 /**
  * The admin console's lists. Every list is keyset-paged in a total order that
  * ends with the id, so a page never repeats or skips a row that existed when the
  * previous page was read, whatever is inserted in between.
  */
-
-export interface OrderItemRow {
-  seatId: string | null;
-  ticketTypeId: string | null;
-  label: string;
-  tier: string | null;
-  priceCents: number;
-  quantity: number;
-}
-
-export interface OrderRow {
-  id: string;
-  number: string;
-  eventId: string;
-  customerId: string;
-  holdId: string;
-  status: string;
-  totalCents: number;
-  currency: string;
-  paymentReference: string;
-  createdAt: Date;
-  items: OrderItemRow[];
-}
 
 const orderSelect = {
   id: true, number: true, eventId: true, customerId: true, holdId: true, status: true, totalCents: true,
@@ -64,26 +43,6 @@ export function listOrderRows(
   );
 }
 
-export type PaymentStatusDb = 'APPLIED' | 'REFUND_REQUIRED';
-
-export interface PaymentRow {
-  id: string;
-  provider: string;
-  reference: string;
-  holdId: string | null;
-  amountCents: number | null;
-  currency: string | null;
-  status: PaymentStatusDb;
-  reason: string | null;
-  orderId: string | null;
-  receivedAt: Date;
-}
-
-const paymentSelect = {
-  id: true, provider: true, reference: true, holdId: true, amountCents: true, currency: true, status: true,
-  reason: true, orderId: true, receivedAt: true,
-} as const;
-
 /**
  * Payments, refund-required ones first, then by (receivedAt, id). The key
  * carries the status too: PostgreSQL sorts the enum in declaration order
@@ -104,7 +63,6 @@ export function listPaymentRows(
   return translated(() =>
     db.payment.findMany({
       where: page ? { AND: [where, page] } : where,
-      select: paymentSelect,
       orderBy: [{ status: 'desc' }, { receivedAt: 'asc' }, { id: 'asc' }],
       take: limit,
     }),

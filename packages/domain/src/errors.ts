@@ -44,6 +44,10 @@ export const errors = {
     new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request.', 422),
   idempotencyInProgress: () =>
     new AppError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still running; retry shortly.', 409),
+  invalidSignature: () =>
+    new AppError('INVALID_SIGNATURE', 'The Stripe-Signature header is missing, wrong or too old for this body.', 400),
+  paymentRejected: (reason: string) =>
+    new AppError('PAYMENT_REJECTED', 'This payment cannot pay for the hold; it is recorded for a refund.', 409, { reason }),
   unavailable: (what: string) =>
     new AppError('SERVICE_UNAVAILABLE', `${what} is unavailable right now; try again shortly.`, 503, { dependency: what }),
 };

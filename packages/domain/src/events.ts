@@ -30,18 +30,16 @@ export interface CreateEventInput {
 
 /** `adminId`: the admin who creates it, recorded in the audit log in the same transaction. */
 export async function createEvent(ctx: DomainContext, input: CreateEventInput, adminId?: string): Promise<EventView> {
-  const seen = new Set<string>();
-  const duplicates: string[] = [];
+  const firstAt = new Map<string, number>();
+  const duplicates: { path: string; message: string }[] = [];
   input.seats.forEach((s, i) => {
     const label = `${s.section}-${s.row}-${s.number}`;
-    if (seen.has(label)) duplicates.push(`seats[${i}] (${label})`);
-    seen.add(label);
+    const first = firstAt.get(label);
+    if (first === undefined) firstAt.set(label, i);
+    else duplicates.push({ path: `seats.${i}`, message: `duplicate of seats.${first} (${label}: same section, row and number)` });
   });
   if (duplicates.length) {
-    throw errors.validation(
-      { fields: duplicates.slice(0, 20).map((path) => ({ path, message: 'duplicate seat (same section, row and number)' })) },
-      'The event lists the same seat more than once.',
-    );
+    throw errors.validation({ fields: duplicates.slice(0, 20) }, 'The event lists the same seat more than once.');
   }
   const id = await runTransaction(
     ctx.db,
@@ -89,7 +87,7 @@ export async function getEvent(ctx: DomainContext, eventId: string): Promise<Eve
 }
 
 export async function listEvents(ctx: DomainContext, limit: number, cursor?: string): Promise<Page<EventView>> {
-  const after = cursor ? decodeCursor(cursor) : undefined;
+  const after = cursor ? decodeCursor(cursor, isUuid) : undefined;
   const rows = await listEventRows(ctx.db, limit + 1, after);
   const page = rows.slice(0, limit);
   const items = await Promise.all(page.map(async (r) => view(r, await availability(ctx, r))));

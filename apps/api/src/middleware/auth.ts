@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import jwt from 'jsonwebtoken';
 import { errors, type Principal } from '@holdfast/domain';
@@ -13,13 +14,25 @@ declare module 'express-serve-static-core' {
   }
 }
 
+/**
+ * The secret as a KeyObject, made once: given a string, jsonwebtoken first tries
+ * to parse it as a PEM public key on every call, which cost about half a
+ * millisecond of CPU per request.
+ */
+const secretKeys = new Map<string, KeyObject>();
+function secretKey(secret: string): KeyObject {
+  let key = secretKeys.get(secret);
+  if (!key) secretKeys.set(secret, (key = createSecretKey(Buffer.from(secret, 'utf8'))));
+  return key;
+}
+
 /** Verifies `Authorization: Bearer <JWT>` (HS256 only) and returns the principal, or throws 401. */
 export function verifyToken(header: string | undefined, secret: string): Principal {
   const m = /^Bearer ([\w-]+\.[\w-]+\.[\w-]*)$/.exec(header ?? '');
   if (!m) throw errors.unauthorized();
   let claims: jwt.JwtPayload | string;
   try {
-    claims = jwt.verify(m[1]!, secret, { algorithms: ['HS256'] });
+    claims = jwt.verify(m[1]!, secretKey(secret), { algorithms: ['HS256'] });
   } catch {
     throw errors.unauthorized('The bearer token is invalid or expired.');
   }

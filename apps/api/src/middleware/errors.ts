@@ -20,10 +20,22 @@ function bodyParserError(err: { type?: string; status?: number }): AppError | nu
   return null;
 }
 
+/**
+ * A path parameter that is not even valid percent-encoding (the router throws a
+ * URIError) names nothing: the same 404 as an unknown id of that resource.
+ */
+function undecodableParam(err: unknown, req: Request): AppError | null {
+  if (!(err instanceof URIError) || (err as { status?: number }).status !== 400) return null;
+  if (/^\/v1\/(admin\/)?holds\//.test(req.path)) return errors.holdNotFound();
+  if (/^\/v1\/(admin\/)?orders\//.test(req.path)) return errors.orderNotFound();
+  if (/^\/v1\/events\//.test(req.path)) return errors.eventNotFound();
+  return new AppError('NOT_FOUND', 'No such endpoint.', 404);
+}
+
 /** The one mapping from errors to the contract's error body. Never a stack trace. */
 export function errorHandler(log: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const known = appErrorOf(err) ?? bodyParserError(err as { type?: string });
+    const known = appErrorOf(err) ?? bodyParserError(err as { type?: string }) ?? undecodableParam(err, req);
     if (res.headersSent) {
       res.end();
       return;

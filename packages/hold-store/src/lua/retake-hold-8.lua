@@ -13,6 +13,10 @@
 
   Output:
     {"OK"} | {"NOT_READY"} | {"UNAVAILABLE", seat id, ...} | {"SOLD_OUT", available}
+
+  On OK the hold record (when Redis still has it) reads "active" again, so a
+  later end-hold (confirmed, or expired when the sale fails) is not taken for
+  one already applied and frees the re-taken keys.
 ]]
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -65,4 +69,5 @@ end
 if #seatIds > 0 then
   redis.call('PUBLISH', ARGV[5], cjson.encode({ seatIds = seatIds, status = 'held' }))
 end
+if redis.call('EXISTS', KEYS[7]) == 1 then redis.call('HSET', KEYS[7], 'status', 'active') end
 return {'OK'}

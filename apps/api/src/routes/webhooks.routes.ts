@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import express, { Router } from 'express';
+import Stripe from 'stripe';
+import {
+  emptyQuery, issuesToDetails, stripeCheckoutSession, stripeEventEnvelope, stripePaymentIntent, z,
+} from '@holdfast/contracts';
+import { applyStripePayment, errors, getHold, type DomainContext, type StripeOutcome, type StripePayment } from '@holdfast/domain';
+import { requireRole } from '../middleware/auth';
+import { parse } from '../middleware/validate';
+
+/** Stripe's default: a signature older than 5 minutes is refused (replays). */
+const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+export type StripeDeliveryResult = StripeOutcome | { kind: 'ignored'; type: string };
+
+/**
+ * Verifies a Stripe delivery over its raw bytes and applies it. Throws
+ * INVALID_SIGNATURE (nothing recorded) for a missing, wrong, tampered or stale
+ * signature. Both the webhook and the demo payment come through here.
+ */
+export async function receiveStripeEvent(
+  ctx: DomainContext, secret: string, raw: Buffer, signature: string | undefined,
+): Promise<StripeDeliveryResult> {
+  if (!signature) throw errors.invalidSignature();
+  // Stripe's check refuses old timestamps only; one more than the tolerance ahead of our clock
+  // would stretch the replay window the same way, so it is refused too.
+  const t = Number(/(?:^|,)\s*t=(\d+)/.exec(signature)?.[1]);
+  if (Number.isFinite(t) && t - Date.now() / 1000 > SIGNATURE_TOLERANCE_SECONDS) throw errors.invalidSignature();
+  let event: unknown;
+  try {
+    event = Stripe.webhooks.constructEvent(raw, signature, secret, SIGNATURE_TOLERANCE_SECONDS);
+  } catch (err) {
+    if (err instanceof Stripe.errors.StripeSignatureVerificationError) throw errors.invalidSignature();
+    throw errors.validation({ fields: [{ path: '(body)', message: 'the body is not valid JSON' }] });
+  }
+  // The contract: every correctly signed event answers 200. One whose shape holdfast cannot read
+  // is logged (without the body) and acknowledged, since Stripe would only send it again.
+  const envelope = stripeEventEnvelope.safeParse(event);
+  if (!envelope.success) {
+    ctx.log.warn({ details: issuesToDetails(envelope.error) }, 'signed Stripe event without an id, type or data.object');
+    return { kind: 'ignored', type: 'unreadable' };
+  }
+  const payment = paymentOf(envelope.data);
+  if (!payment) return { kind: 'ignored', type: envelope.data.type };
+  if ('unreadable' in payment) {
+    ctx.log.warn({ stripeEventId: envelope.data.id, type: envelope.data.type, details: payment.unreadable }, 'signed Stripe event lacks the fields its type needs');
+    return { kind: 'ignored', type: envelope.data.type };
+  }
+  return applyStripePayment(ctx, payment);
+}
+
+/** The contract's field mapping for the two handled types; null for any other type. */
+function paymentOf(event: z.output<typeof stripeEventEnvelope>): StripePayment | { unreadable: unknown } | null {
+  const object = event.data.object;
+  const holdIdOf = (metadata: Record<string, string> | null | undefined) => metadata?.holdId?.slice(0, 200) || null;
+  if (event.type === 'payment_intent.succeeded') {
+    const parsed = stripePaymentIntent.safeParse(object);
+    if (!parsed.success) return { unreadable: issuesToDetails(parsed.error) };
+    const pi = parsed.data;
+    return {
+      providerEventId: event.id, holdId: holdIdOf(pi.metadata), reference: pi.id,
+      amountCents: pi.amount_received, currency: pi.currency,
+    };
+  }
+  if (event.type === 'checkout.session.completed') {
+    const parsed = stripeCheckoutSession.safeParse(object);
+    if (!parsed.success) return { unreadable: issuesToDetails(parsed.error) };
+    const cs = parsed.data;
+    return {
+      providerEventId: event.id, holdId: holdIdOf(cs.metadata), reference: cs.payment_intent ?? cs.id,
+      amountCents: cs.amount_total, currency: cs.currency,
+    };
+  }
+  return null;
+}
+
+/**
+ * POST /v1/webhooks/stripe. Mounted before the app's JSON parser: the
+ * signature is over the exact bytes Stripe sent. All work is committed before
+ * the answer, so nothing can be lost after it.
+ */
+export function webhookRoutes(ctx: DomainContext, webhookSecret: string): Router {
+  const r = Router();
+  r.post(
+    '/v1/webhooks/stripe',
+    express.raw({ type: () => true, limit: '100kb' }),
+    async (req, res) => {
+      parse(emptyQuery, req.query, 'query');
+      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const header = req.headers['stripe-signature'];
+      await receiveStripeEvent(ctx, webhookSecret, raw, typeof header === 'string' ? header : undefined);
+      res.json({ received: true });
+    },
+  );
+  return r;
+}
+
+const demoPayBody = z.strictObject({}).optional();
+
+/**
+ * Demo mode only: the checkout page's "pay" button. Builds the
+ * `payment_intent.succeeded` event Stripe would send for the hold, signs it
+ * with the configured webhook secret and delivers it through the webhook's
+ * own code path, then answers with the order (or the reason there is none).
+ */
+export function demoPaymentRoutes(ctx: DomainContext, jwtSecret: string, webhookSecret: string): Router {
+  const r = Router();
+  r.post('/v1/demo/holds/:holdId/pay', requireRole(jwtSecret, 'customer'), async (req, res) => {
+    parse(emptyQuery, req.query, 'query');
+    parse(demoPayBody, req.body);
+    const hold = await getHold(ctx, req.principal!, String(req.params.holdId));
+    // One payment intent per hold: paying twice finds the order the first payment made.
+    const intentId = `pi_demo_${hold.id.slice(-24)}`;
+    const payload = JSON.stringify({
+      id: `evt_demo_${randomBytes(12).toString('hex')}`,
+      object: 'event',
+      type: 'payment_intent.succeeded',
+      created: Math.floor(Date.now() / 1000),
+      livemode: false,
+      data: {
+        object: {
+          id: intentId, object: 'payment_intent', status: 'succeeded',
+          amount: hold.totalCents, amount_received: hold.totalCents, currency: hold.currency.toLowerCase(),
+          metadata: { holdId: hold.id },
+        },
+      },
+    });
+    const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: webhookSecret });
+    const outcome = await receiveStripeEvent(ctx, webhookSecret, Buffer.from(payload), signature);
+    if (outcome.kind === 'refund_required') throw outcome.error;
+    if (outcome.kind !== 'confirmed') throw new Error(`demo payment ended as ${outcome.kind}`);
+    res.status(outcome.created ? 201 : 200).json({ order: outcome.order });
+  });
+  return r;
+}

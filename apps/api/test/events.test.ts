@@ -1,0 +1,81 @@
+// Reading events: the Event object and seat map as the contract shapes them, and
+// keyset paging that lists every event once, in creation order.
+import { createTestEvent, dropTestEvent, startApi, type TestApi } from './harness';
+import { holdPost } from './hold-assertions';
+
+let api: TestApi;
+beforeAll(async () => { api = await startApi(); });
+afterAll(async () => { await api.close(); });
+
+test('when an event is created, then it reads back with the contract\'s fields, defaults and seat labels', async () => {
+  const res = await api.call('POST', '/v1/admin/events', {
+    token: api.token('admin'),
+    body: {
+      name: 'Shape check', startsAt: '2027-03-04T19:30:00+01:00',
+      seats: [{ section: 'Stalls', row: 'K', number: 12, tier: 'premium', priceCents: 12000 }],
+      ticketTypes: [{ name: 'Standing', priceCents: 5000, capacity: 500 }],
+    },
+  });
+  expect(res.status).toBe(201);
+  const id = res.body.event.id;
+  try {
+    expect(res.body.event).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Shape check', startsAt: '2027-03-04T18:30:00.000Z', currency: 'USD',
+      holdTtlSeconds: 600, maxTicketsPerCustomer: 10, seatCount: 1,
+      ticketTypes: [{ id: expect.any(String), name: 'Standing', priceCents: 5000, capacity: 500, available: 500 }],
+    });
+    const get = await api.call('GET', `/v1/events/${id}`);
+    expect(get.body).toEqual(res.body);
+    const seats = await api.call('GET', `/v1/events/${id}/seats`);
+    expect(seats.body).toEqual({
+      seats: [{ id: expect.any(String), label: 'Stalls-K-12', section: 'Stalls', row: 'K', number: 12, tier: 'premium', priceCents: 12000, status: 'available' }],
+    });
+    const held = await holdPost(api, id, `shape-${process.pid}`, { ticketTypeId: get.body.event.ticketTypes[0].id, quantity: 3 });
+    expect(held.body.hold).toEqual({
+      id: expect.stringMatching(/^hld_/), eventId: id, customerId: `shape-${process.pid}`, status: 'active',
+      createdAt: expect.any(String), expiresAt: expect.any(String),
+      items: [{ ticketTypeId: get.body.event.ticketTypes[0].id, name: 'Standing', priceCents: 5000, quantity: 3 }],
+      totalCents: 15000, currency: 'USD', orderId: null, releasedBy: null,
+    });
+    expect(Date.parse(held.body.hold.expiresAt) - Date.parse(held.body.hold.createdAt)).toBe(600_000);
+    expect((await api.call('GET', `/v1/events/${id}`)).body.event.ticketTypes[0].available).toBe(497);
+  } finally {
+    await dropTestEvent(api, id);
+  }
+});
+
+test('when events are listed a page at a time, then each appears once, in creation order, and the last page has nextCursor null', async () => {
+  const mine: string[] = [];
+  try {
+    for (let i = 0; i < 3; i++) mine.push((await createTestEvent(api, { name: `page-${i}` })).event.id);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 10_000; page++) {
+      const res: { status: number; body: { events: { id: string }[]; nextCursor: string | null } } =
+        await api.call('GET', `/v1/events?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      expect(res.status).toBe(200);
+      expect(res.body.events.length).toBeLessThanOrEqual(2);
+      seen.push(...res.body.events.map((e) => e.id));
+      cursor = res.body.nextCursor;
+      if (!cursor) break;
+    }
+    expect(cursor).toBeNull();
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.filter((id) => mine.includes(id))).toEqual(mine);
+  } finally {
+    for (const id of mine) await dropTestEvent(api, id);
+  }
+});
+
+test('when a list cursor is forged or mangled, then 400 VALIDATION_FAILED naming cursor, never a 500', async () => {
+  const forged = [
+    '2026-01-01T00:00:00.000Z|abc', // a well-formed time with an id that is not a UUID
+    'nonsense|7b0c3d7e-6b1f-4c55-9a53-0d7e9b5d2f11',
+    '2026-01-01T00:00:00.000Z',
+  ].map((c) => Buffer.from(c).toString('base64url'));
+  for (const cursor of [...forged, '!!!']) {
+    const res = await api.call('GET', `/v1/events?cursor=${encodeURIComponent(cursor)}`);
+    expect({ cursor, status: res.status, code: res.body.error?.code }).toEqual({ cursor, status: 400, code: 'VALIDATION_FAILED' });
+    expect(res.body.error.details.fields).toEqual([{ path: 'cursor', message: expect.any(String) }]);
+  }
+});

@@ -1,0 +1,46 @@
+import { checkInvariants } from '../../../test/invariants';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from './harness';
+import { confirmVia, holdSeats, holdTickets } from './payments-helpers';
+
+let api: TestApi;
+beforeAll(async () => { api = await startApi(); });
+afterAll(async () => { await api.close(); });
+
+const rules = async (eventId: string) => (await checkInvariants(api.rt.db, eventId)).map((v) => v.rule);
+
+test('when committed rows break a rule, then the invariant checker names it, and it is clean again once repaired', async () => {
+  const { event, seats } = await createTestEvent(api, {
+    seats: seatGrid(['A'], 1, 2), ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 5 }],
+  });
+  const db = api.rt.db;
+  try {
+    const seatHold = await holdSeats(api, event.id, 'buyer-1', [seats[0]!.id]);
+    const gaHold = await holdTickets(api, event.id, 'buyer-2', event.ticketTypes[0].id, 2);
+    const order = (await confirmVia(api, seatHold.id)).body.order;
+    expect((await confirmVia(api, gaHold.id)).status).toBe(201);
+    expect(await rules(event.id)).toEqual([]);
+
+    await db.$executeRaw`UPDATE seats SET status = 'SOLD' WHERE id = ${seats[1]!.id}::uuid`;
+    expect(await rules(event.id)).toEqual(['a seat is SOLD iff it is in exactly one order, and seats.order_id names that order']);
+    await db.$executeRaw`UPDATE seats SET status = 'AVAILABLE' WHERE id = ${seats[1]!.id}::uuid`;
+
+    await db.$executeRaw`UPDATE ticket_types SET sold = sold + 1 WHERE id = ${event.ticketTypes[0].id}::uuid`;
+    expect(await rules(event.id)).toEqual(['every ticket type sells within capacity, and sold equals its order lines']);
+    await db.$executeRaw`UPDATE ticket_types SET sold = sold - 1 WHERE id = ${event.ticketTypes[0].id}::uuid`;
+
+    await db.$executeRaw`UPDATE payments SET status = 'REFUND_REQUIRED' WHERE order_id = ${order.id}::uuid`;
+    expect(await rules(event.id)).toEqual([
+      'every order is backed by exactly one applied payment (Stripe or a service confirmation)',
+      'no applied payment without its order, no refund-required payment with one',
+    ]);
+    await db.$executeRaw`UPDATE payments SET status = 'APPLIED' WHERE order_id = ${order.id}::uuid`;
+
+    await db.$executeRaw`UPDATE holds SET status = 'EXPIRED' WHERE id = ${seatHold.id}`;
+    expect(await rules(event.id)).toEqual(['a hold is CONFIRMED iff it has an order, and holds.order_id names it']);
+    await db.$executeRaw`UPDATE holds SET status = 'CONFIRMED' WHERE id = ${seatHold.id}`;
+
+    expect(await rules(event.id)).toEqual([]);
+  } finally {
+    await dropTestEvent(api, event.id);
+  }
+});

@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import type { DbClient } from './event.repository';
+import { translated } from './errors';
+
+export interface OrderItemRow {
+  seatId: string | null;
+  ticketTypeId: string | null;
+  label: string;
+  tier: string | null;
+  priceCents: number;
+  quantity: number;
+}
+
+export interface OrderRow {
+  id: string;
+  number: string;
+  eventId: string;
+  customerId: string;
+  holdId: string;
+  status: string;
+  totalCents: number;
+  currency: string;
+  paymentReference: string;
+  createdAt: Date;
+  items: OrderItemRow[];
+}
+
+export interface NewOrder {
+  id: string;
+  eventId: string;
+  customerId: string;
+  holdId: string;
+  totalCents: number;
+  currency: string;
+  paymentReference: string;
+  createdAt: Date;
+  items: OrderItemRow[];
+}
+
+const orderSelect = {
+  id: true, number: true, eventId: true, customerId: true, holdId: true, status: true, totalCents: true,
+  currency: true, paymentReference: true, createdAt: true,
+  items: {
+    select: { seatId: true, ticketTypeId: true, label: true, tier: true, priceCents: true, quantity: true },
+    orderBy: { position: 'asc' },
+  },
+} as const;
+
+/**
+ * The seat fence: sells exactly these seats to the order, only those still
+ * AVAILABLE. Returns how many it sold; anything short of seatIds.length means
+ * another order has some of them and the caller must roll back.
+ */
+export function sellSeats(tx: DbClient, eventId: string, orderId: string, seatIds: string[]): Promise<number> {
+  if (!seatIds.length) return Promise.resolve(0);
+  return translated(() => tx.$executeRaw`
+    UPDATE seats SET status = 'SOLD', order_id = ${orderId}::uuid
+    WHERE event_id = ${eventId}::uuid AND id = ANY(${seatIds}::uuid[]) AND status = 'AVAILABLE'`);
+}
+
+/**
+ * The general-admission fence: adds `quantity` to the type's sold count only
+ * while it stays within capacity. Returns 1 when it did, 0 when it would oversell.
+ */
+export function sellTickets(tx: DbClient, eventId: string, ticketTypeId: string, quantity: number): Promise<number> {
+  return translated(() => tx.$executeRaw`
+    UPDATE ticket_types SET sold = sold + ${quantity}
+    WHERE id = ${ticketTypeId}::uuid AND event_id = ${eventId}::uuid AND sold + ${quantity} <= capacity`);
+}
+
+/**
+ * Inserts the order and its items. The order carries a placeholder number
+ * (unique, never shown) until assignOrderNumber replaces it as the last write
+ * of the transaction. order_items.seat_id is unique: a second fence.
+ */
+export async function insertOrder(tx: DbClient, order: NewOrder): Promise<void> {
+  await translated(async () => {
+    await tx.order.create({
+      data: {
+        id: order.id, number: `pending-${order.id}`, eventId: order.eventId, customerId: order.customerId,
+        holdId: order.holdId, totalCents: order.totalCents, currency: order.currency,
+        paymentReference: order.paymentReference, createdAt: order.createdAt,
+      },
+    });
+    await tx.orderItem.createMany({
+      data: order.items.map((item, position) => ({ id: randomUUID(), orderId: order.id, position, ...item })),
+    });
+  });
+}
+
+/**
+ * Takes the next number of the year and writes it on the order, in one
+ * statement. The upsert creates the year's row race-free (the first order of a
+ * year is as safe as the thousandth) and locks it until the transaction ends.
+ */
+export async function assignOrderNumber(tx: DbClient, orderId: string, year: number, prefix = 'HF'): Promise<string> {
+  const rows = await translated(() => tx.$queryRaw<{ number: string }[]>`
+    WITH n AS (
+      INSERT INTO order_sequences (year, last_value) VALUES (${year}, 1)
+      ON CONFLICT (year) DO UPDATE SET last_value = order_sequences.last_value + 1
+      RETURNING last_value
+    )
+    UPDATE orders SET number = ${`${prefix}-${year}-`} || lpad(n.last_value::text, greatest(6, length(n.last_value::text)), '0')
+    FROM n WHERE orders.id = ${orderId}::uuid
+    RETURNING orders.number`);
+  const number = rows[0]?.number;
+  if (!number) throw new Error(`order ${orderId} vanished before it got a number`);
+  return number;
+}
+
+export function findOrder(db: DbClient, id: string): Promise<OrderRow | null> {
+  return translated(() => db.order.findUnique({ where: { id }, select: orderSelect }));
+}
+
+export function findOrderByHold(db: DbClient, holdId: string): Promise<OrderRow | null> {
+  return translated(() => db.order.findUnique({ where: { holdId }, select: orderSelect }));
+}

@@ -1,0 +1,112 @@
+// A paid Stripe event becomes an order through the one confirm use-case, once per event id; a
+// payment that cannot become an order is recorded refund_required with a reason and an audit entry.
+import {
+  findPaymentByProviderEvent, insertPayment, recordAudit, runTransaction, UniqueViolation,
+} from '@holdfast/db';
+import { confirmHold, type ConfirmOptions } from './confirm-hold';
+import type { DomainContext } from './context';
+import { AppError, errors } from './errors';
+import { findAnyHold } from './holds';
+import { eventOfHoldId } from './ids';
+import type { Order } from './orders';
+
+/** What a handled Stripe event says was paid, mapped as the contract says. */
+export interface StripePayment {
+  /** Stripe's event id (`evt_...`): processed once. */
+  providerEventId: string;
+  holdId: string | null;
+  /** The payment intent id (or the checkout session id when it has none). */
+  reference: string;
+  amountCents: number;
+  /** As Stripe sends it: lower case. */
+  currency: string;
+}
+
+export type StripeOutcome =
+  | { kind: 'confirmed'; order: Order; created: boolean }
+  | { kind: 'duplicate' }
+  | { kind: 'refund_required'; reason: string; error: AppError };
+
+/** Refusals of the confirm use-case that mean "this payment cannot become an order". */
+const NOT_CONFIRMABLE: Record<string, string> = {
+  HOLD_NOT_FOUND: 'unknown hold',
+  HOLD_EXPIRED: 'hold expired and its seats or tickets are no longer available',
+  HOLD_NOT_ACTIVE: 'hold was released',
+};
+
+/**
+ * Applies a paid event. Exactly once per event id: a recorded id answers
+ * `duplicate`; concurrent deliveries of one event either meet on the hold's
+ * row lock (the second finds the order the first made, with the same payment
+ * reference) or on payments.provider_event_id (the second refund record is
+ * refused and rolled back with its audit entry). Every outcome is committed
+ * before this returns, so the webhook answers only after the work is durable.
+ */
+export async function applyStripePayment(
+  ctx: DomainContext, payment: StripePayment, options: ConfirmOptions = {},
+): Promise<StripeOutcome> {
+  if (await findPaymentByProviderEvent(ctx.db, payment.providerEventId)) return { kind: 'duplicate' };
+  const refuse = (error: AppError, reason: string) => recordRefundRequired(ctx, payment, error, reason);
+
+  const hold = payment.holdId ? await findAnyHold(ctx, payment.holdId) : null;
+  if (!hold) return refuse(errors.holdNotFound(), payment.holdId ? NOT_CONFIRMABLE.HOLD_NOT_FOUND! : 'no holdId in the payment metadata');
+  const currency = payment.currency.toUpperCase();
+  if (currency !== hold.currency) {
+    const reason = `currency ${currency} does not match the hold's ${hold.currency}`;
+    return refuse(errors.paymentRejected(reason), reason);
+  }
+  if (payment.amountCents < hold.totalCents) {
+    const reason = `amount ${payment.amountCents} is below the hold's total ${hold.totalCents}`;
+    return refuse(errors.paymentRejected(reason), reason);
+  }
+
+  try {
+    const result = await confirmHold(ctx, {
+      holdId: hold.id,
+      payment: {
+        provider: 'stripe', providerEventId: payment.providerEventId, reference: payment.reference,
+        amountCents: payment.amountCents, currency,
+      },
+    }, options);
+    if (!result.created && result.order.paymentReference !== payment.reference) {
+      // Paid twice: the hold is an order already, bought with another payment.
+      const reason = `hold already confirmed by payment ${result.order.paymentReference}`;
+      return refuse(errors.holdAlreadyConfirmed(), reason);
+    }
+    return { kind: 'confirmed', ...result };
+  } catch (err) {
+    if (err instanceof AppError && NOT_CONFIRMABLE[err.code]) return refuse(err, NOT_CONFIRMABLE[err.code]!);
+    throw err;
+  }
+}
+
+async function recordRefundRequired(
+  ctx: DomainContext, payment: StripePayment, error: AppError, reason: string,
+): Promise<StripeOutcome> {
+  const eventId = payment.holdId ? eventOfHoldId(payment.holdId) : null;
+  try {
+    await runTransaction(ctx.db, async (tx) => {
+      await insertPayment(tx, {
+        provider: 'stripe',
+        providerEventId: payment.providerEventId,
+        reference: payment.reference,
+        holdId: payment.holdId,
+        amountCents: payment.amountCents,
+        currency: payment.currency.toUpperCase(),
+        status: 'REFUND_REQUIRED',
+        reason,
+        eventId,
+      });
+      await recordAudit(tx, {
+        actor: 'stripe', action: 'payment.refund_required', eventId, holdId: payment.holdId, reason,
+        details: { providerEventId: payment.providerEventId, reference: payment.reference, amountCents: payment.amountCents },
+      });
+    });
+  } catch (err) {
+    // A concurrent delivery of the same event recorded it first.
+    if (err instanceof UniqueViolation) return { kind: 'duplicate' };
+    throw err;
+  }
+  ctx.log.warn({ providerEventId: payment.providerEventId, holdId: payment.holdId, reason }, 'payment recorded as refund_required');
+  return { kind: 'refund_required', reason, error };
+}

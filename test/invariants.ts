@@ -1,0 +1,93 @@
+// The sale's invariants, checked over committed rows of one event. Tests call
+// expectInvariants(db, eventId) after their races; a violation names the rows.
+import type { Db } from '@holdfast/db';
+
+interface Check {
+  name: string;
+  sql: string;
+}
+
+/** Each query returns the rows that break its rule (none when the rule holds). */
+const CHECKS: Check[] = [
+  {
+    name: 'no seat is in two orders',
+    sql: `SELECT i.seat_id::text AS seat_id, count(*)::int AS orders
+          FROM order_items i JOIN orders o ON o.id = i.order_id
+          WHERE o.event_id = $1::uuid AND i.seat_id IS NOT NULL
+          GROUP BY i.seat_id HAVING count(*) > 1`,
+  },
+  {
+    name: 'a seat is SOLD iff it is in exactly one order, and seats.order_id names that order',
+    sql: `SELECT s.id::text AS seat_id, s.status::text AS status, s.order_id::text AS seat_order,
+                 array_agg(i.order_id::text) FILTER (WHERE i.order_id IS NOT NULL) AS item_orders
+          FROM seats s LEFT JOIN order_items i ON i.seat_id = s.id
+          WHERE s.event_id = $1::uuid
+          GROUP BY s.id, s.status, s.order_id
+          HAVING (s.status = 'SOLD') <> (count(i.order_id) = 1)
+              OR count(i.order_id) > 1
+              OR (s.status = 'SOLD' AND s.order_id IS DISTINCT FROM min(i.order_id::text)::uuid)
+              OR (s.status = 'AVAILABLE' AND s.order_id IS NOT NULL)`,
+  },
+  {
+    name: 'every ticket type sells within capacity, and sold equals its order lines',
+    sql: `SELECT t.id::text AS ticket_type_id, t.capacity, t.sold, COALESCE(sum(i.quantity), 0)::int AS in_orders
+          FROM ticket_types t LEFT JOIN order_items i ON i.ticket_type_id = t.id
+          WHERE t.event_id = $1::uuid
+          GROUP BY t.id, t.capacity, t.sold
+          HAVING t.sold > t.capacity OR t.sold < 0 OR t.sold <> COALESCE(sum(i.quantity), 0)`,
+  },
+  {
+    name: 'every order is backed by exactly one applied payment (Stripe or a service confirmation)',
+    sql: `SELECT o.id::text AS order_id, o.number, count(p.id)::int AS applied_payments
+          FROM orders o LEFT JOIN payments p ON p.order_id = o.id AND p.status = 'APPLIED'
+          WHERE o.event_id = $1::uuid
+          GROUP BY o.id, o.number HAVING count(p.id) <> 1`,
+  },
+  {
+    name: 'no applied payment without its order, no refund-required payment with one',
+    sql: `SELECT p.id::text AS payment_id, p.status::text AS status, p.order_id::text AS order_id
+          FROM payments p LEFT JOIN orders o ON o.id = p.order_id
+          WHERE p.event_id = $1::uuid
+            AND ((p.status = 'APPLIED' AND o.id IS NULL) OR (p.status = 'REFUND_REQUIRED' AND p.order_id IS NOT NULL))`,
+  },
+  {
+    name: 'a hold is CONFIRMED iff it has an order, and holds.order_id names it',
+    sql: `SELECT h.id AS hold_id, h.status::text AS status, h.order_id::text AS hold_order, o.id::text AS order_id
+          FROM holds h LEFT JOIN orders o ON o.hold_id = h.id
+          WHERE h.event_id = $1::uuid
+            AND ((h.status = 'CONFIRMED') <> (o.id IS NOT NULL) OR h.order_id IS DISTINCT FROM o.id)`,
+  },
+  {
+    name: 'every order belongs to a hold of its event',
+    sql: `SELECT o.id::text AS order_id, o.hold_id FROM orders o LEFT JOIN holds h ON h.id = o.hold_id
+          WHERE o.event_id = $1::uuid AND (h.id IS NULL OR h.event_id <> o.event_id)`,
+  },
+  {
+    name: 'order numbers have the form PREFIX-YYYY-NNNNNN',
+    sql: `SELECT id::text AS order_id, number FROM orders
+          WHERE event_id = $1::uuid AND number !~ '^[A-Z]+-[0-9]{4}-[0-9]{6,}$'`,
+  },
+];
+
+export interface Violation {
+  rule: string;
+  rows: unknown[];
+}
+
+/** The rules broken for this event, with the offending rows; empty when all hold. */
+export async function checkInvariants(db: Db, eventId: string): Promise<Violation[]> {
+  const violations: Violation[] = [];
+  for (const check of CHECKS) {
+    const rows = await db.$queryRawUnsafe<unknown[]>(check.sql, eventId);
+    if (rows.length) violations.push({ rule: check.name, rows });
+  }
+  return violations;
+}
+
+/** Throws with every broken rule and its rows. */
+export async function expectInvariants(db: Db, eventId: string): Promise<void> {
+  const violations = await checkInvariants(db, eventId);
+  if (violations.length) {
+    throw new Error(`invariants broken for event ${eventId}:\n${JSON.stringify(violations, null, 2)}`);
+  }
+}
