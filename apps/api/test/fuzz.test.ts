@@ -180,6 +180,45 @@ test('when arbitrary path segments and query strings reach the read endpoints, t
   );
 });
 
+test('when arbitrary bodies and hold ids are sent to confirm, then never a 5xx and an order only with a 200/201', async () => {
+  const orders = async () => Number((await api.rt.db.$queryRaw<{ n: bigint }[]>`SELECT count(*)::bigint AS n FROM orders WHERE event_id = ${event.id}::uuid`)[0]!.n);
+  const body = fc.oneof(anyJson, fc.record({ paymentReference: fc.oneof(anyString, loose), extra: loose }, { requiredKeys: ['paymentReference'] }));
+  const statuses = new Set<number>();
+  await fc.assert(
+    fc.asyncProperty(fc.boolean(), segment, body, async (real, seg, b) => {
+      let id = seg;
+      if (real) {
+        const h = await api.call('POST', `/v1/events/${event.id}/holds`, { token: customer(), body: { ticketTypeId: event.ticketTypes[0]!.id, quantity: 1 } });
+        id = h.body.hold.id;
+      }
+      const before = await orders();
+      const res = await api.call('POST', `/v1/holds/${id}/confirm`, { token: api.token('service'), raw: JSON.stringify(b) ?? 'null' });
+      expectErrorShape(res, { id, b });
+      statuses.add(res.status);
+      expect(await orders()).toBe(before + (res.status === 201 ? 1 : 0));
+    }),
+    RUNS,
+  );
+  expect(statuses).toContain(201);
+  expect(statuses).toContain(400);
+});
+
+test('when arbitrary bodies and signatures reach the Stripe webhook, then it answers 400 INVALID_SIGNATURE and records no payment', async () => {
+  const payments = async () => Number((await api.rt.db.$queryRaw<{ n: bigint }[]>`SELECT count(*)::bigint AS n FROM payments`)[0]!.n);
+  const signature = fc.oneof(anyString.map((s) => s.replace(/[^\x20-\x7e]/g, '')), fc.tuple(fc.integer({ min: 0, max: 2 ** 31 }), fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), maxLength: 64 })).map(([t, v]) => `t=${t},v1=${v}`));
+  await fc.assert(
+    fc.asyncProperty(fc.oneof(anyJson.map((j) => JSON.stringify(j) ?? 'null'), anyString), fc.option(signature), async (raw, sig) => {
+      const before = await payments();
+      const res = await api.call('POST', '/v1/webhooks/stripe', { raw, headers: sig === null ? {} : { 'stripe-signature': sig } });
+      expectErrorShape(res, { raw, sig });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('INVALID_SIGNATURE');
+      expect(await payments()).toBe(before);
+    }),
+    RUNS,
+  );
+});
+
 test('when arbitrary JSON is sent for a demo token, then never a 5xx and a token only for a valid body', async () => {
   await fc.assert(
     fc.asyncProperty(fc.oneof(anyJson, fc.record({ customerId: fc.oneof(anyString, loose), role: fc.oneof(fc.constantFrom('customer', 'admin', 'root'), loose) }, { requiredKeys: [] })), async (b) => {

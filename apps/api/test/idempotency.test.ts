@@ -173,3 +173,28 @@ test('when the first request with a key fails with a 5xx, then the key is releas
     await new Promise((r) => server.close(r));
   }
 });
+
+test('when a confirm is retried with the same key, then the first 201 is replayed (not the 200 a second confirm answers) and one order exists', async () => {
+  const { event } = await createTestEvent(api, { ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 50 }] });
+  try {
+    const held = await api.call('POST', `/v1/events/${event.id}/holds`, { token: api.token('customer'), body: { ticketTypeId: event.ticketTypes[0].id, quantity: 1 } });
+    const token = api.token('service', 'integrator-idem');
+    const key = randomUUID();
+    const path = `/v1/holds/${held.body.hold.id}/confirm`;
+    const first = await api.call('POST', path, { token, body: { paymentReference: 'pi_idem' }, headers: { 'idempotency-key': key } });
+    expect(first.status).toBe(201);
+    const replay = await api.call('POST', path, { token, body: { paymentReference: 'pi_idem' }, headers: { 'idempotency-key': key } });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    const plain = await api.call('POST', path, { token, body: { paymentReference: 'pi_idem' } });
+    expect(plain.status).toBe(200);
+    const reused = await api.call('POST', path, { token, body: { paymentReference: 'pi_other' }, headers: { 'idempotency-key': key } });
+    expect(reused.status).toBe(422);
+    expect(reused.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    const orders = await api.rt.db.$queryRaw<{ n: bigint }[]>`SELECT count(*)::bigint AS n FROM orders WHERE event_id = ${event.id}::uuid`;
+    expect(Number(orders[0]!.n)).toBe(1);
+  } finally {
+    await dropTestEvent(api, event.id);
+  }
+});
