@@ -100,7 +100,7 @@ test('when an admin release is malformed or aimed at a confirmed or unknown hold
   const { event, seats } = await createTestEvent(api, { seats: seatGrid(['A'], 1, 2) });
   try {
     const { hold: h } = await hold(event.id, seats[0]!.id);
-    const bad = [undefined, {}, { reason: '' }, { reason: '   ' }, { reason: 'x'.repeat(501) }, { reason: 7 }, { reason: 'ok', extra: 1 }];
+    const bad = [undefined, {}, { reason: '' }, { reason: '   ' }, { reason: 'x'.repeat(501) }, { reason: 7 }, { reason: 'ok', extra: 1 }, { reason: 'a\u0000b' }];
     for (const body of bad) {
       const res = await api.call('DELETE', `/v1/admin/holds/${h.id}`, { token: adminToken, body });
       expect(res.status).toBe(400);
@@ -141,6 +141,29 @@ test('when an admin creates an event, then the audit log records who did it and 
     ]);
   } finally {
     await dropTestEvent(api, res.body.event.id);
+  }
+});
+
+test('when an admin confirms a hold, then the audit log records the order as theirs; a service confirm is not an admin action', async () => {
+  const { event, seats } = await createTestEvent(api, { seats: seatGrid(['A'], 1, 2) });
+  try {
+    const a = await hold(event.id, seats[0]!.id);
+    const b = await hold(event.id, seats[1]!.id);
+    const byAdmin = await api.call('POST', `/v1/holds/${a.hold.id}/confirm`, { token: adminToken, body: { paymentReference: 'pi_phone' } });
+    expect(byAdmin.status).toBe(201);
+    const byService = await api.call('POST', `/v1/holds/${b.hold.id}/confirm`, { token: api.token('service'), body: { paymentReference: 'pi_int' } });
+    expect(byService.status).toBe(201);
+    const again = await api.call('POST', `/v1/holds/${a.hold.id}/confirm`, { token: adminToken, body: { paymentReference: 'pi_phone' } });
+    expect(again.status).toBe(200);
+    const audit = await api.call('GET', `/v1/admin/audit?eventId=${event.id}`, { token: adminToken });
+    expect(audit.body.entries.filter((e: { action: string }) => e.action === 'order.confirmed')).toEqual([
+      { at: expect.any(String), actor: 'admin:admin-ann', action: 'order.confirmed', holdId: a.hold.id, orderId: byAdmin.body.order.id, reason: 'payment reference pi_phone' },
+    ]);
+    const orders = await api.call('GET', `/v1/admin/orders?eventId=${event.id}`, { token: adminToken });
+    expect(orders.body.orders.map((o: { id: string }) => o.id).sort()).toEqual([byAdmin.body.order.id, byService.body.order.id].sort());
+    expect(orders.body.orders[0].number).toMatch(/^[A-Z]+-\d{4}-\d{6,}$/);
+  } finally {
+    await dropTestEvent(api, event.id);
   }
 });
 

@@ -38,7 +38,7 @@ export function verifyToken(header: string | undefined, secret: string): Princip
   }
   if (typeof claims === 'string') throw errors.unauthorized('The bearer token is invalid.');
   const { sub, role } = claims as { sub?: unknown; role?: unknown };
-  if (typeof sub !== 'string' || !sub || sub.length > 200 || !ROLES.includes(role as Role)) {
+  if (typeof sub !== 'string' || !sub || sub.length > 200 || sub.includes('\u0000') || !ROLES.includes(role as Role)) {
     throw errors.unauthorized('The bearer token lacks a valid sub or role.');
   }
   return { id: sub, role: role as Role };

@@ -10,10 +10,6 @@ function bodyParserError(err: { type?: string; status?: number }): AppError | nu
   if (err.type === 'entity.parse.failed') {
     return errors.validation({ fields: [{ path: '(body)', message: 'the body is not valid JSON' }] });
   }
-  if (err instanceof URIError) {
-    // The router could not percent-decode a path parameter (e.g. `%80`).
-    return errors.validation({ fields: [{ path: '(path)', message: 'the URL is not valid percent-encoded UTF-8' }] }, 'The request path is not valid.');
-  }
   if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported' || err.type === 'request.aborted') {
     return errors.validation({ fields: [{ path: '(body)', message: 'the body could not be read as UTF-8 JSON' }] });
   }

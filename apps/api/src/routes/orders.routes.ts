@@ -17,6 +17,7 @@ export function orderRoutes(ctx: DomainContext, jwtSecret: string, idempotency: 
     const { order, created } = await confirmHold(ctx, {
       holdId: String(req.params.holdId),
       payment: { provider: 'service', reference: body.paymentReference },
+      auditActor: req.principal!.role === 'admin' ? `admin:${req.principal!.id}` : undefined,
     });
     res.status(created ? 201 : 200).json({ order });
   });
