@@ -6,14 +6,14 @@ const isoTime = z.iso.datetime({ offset: true });
 const currency = z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code in upper case, e.g. "USD"');
 const cents = z.number().int().min(0).max(100_000_000);
 /** PostgreSQL text cannot hold NUL: refuse it at the door (a 400, not a 500). */
-const noNul = /^[^\u0000]*$/;
-const name = z.string().trim().min(1).max(200).regex(noNul, 'no NUL characters');
+const noNul = (s: string) => !s.includes('\u0000');
+const name = z.string().trim().min(1).max(200).refine(noNul, 'no NUL characters');
 
 export const seatInput = z.strictObject({
-  section: z.string().trim().min(1).max(20).regex(/^[^-\s\u0000]+$/, 'no dashes, spaces or NUL (the label is section-row-number)'),
-  row: z.string().trim().min(1).max(20).regex(/^[^-\s\u0000]+$/, 'no dashes, spaces or NUL (the label is section-row-number)'),
+  section: z.string().trim().min(1).max(20).regex(/^[^-\s]+$/, 'no dashes or spaces (the label is section-row-number)').refine(noNul, 'no NUL characters'),
+  row: z.string().trim().min(1).max(20).regex(/^[^-\s]+$/, 'no dashes or spaces (the label is section-row-number)').refine(noNul, 'no NUL characters'),
   number: z.number().int().min(1).max(100_000),
-  tier: z.string().trim().min(1).max(50).regex(noNul, 'no NUL characters'),
+  tier: z.string().trim().min(1).max(50).refine(noNul, 'no NUL characters'),
   priceCents: cents,
 });
 
@@ -69,13 +69,13 @@ export const createHoldBody = z
 export type CreateHoldBody = z.infer<typeof createHoldBody>;
 
 export const demoTokenBody = z.strictObject({
-  customerId: z.string().trim().min(1).max(100).regex(noNul, 'no NUL characters'),
+  customerId: z.string().trim().min(1).max(100).refine(noNul, 'no NUL characters'),
   role: z.enum(['customer', 'service', 'admin']).default('customer'),
 });
 
-export const adminReleaseBody = z.strictObject({ reason: z.string().trim().min(1).max(500).regex(noNul, 'no NUL characters') });
+export const adminReleaseBody = z.strictObject({ reason: z.string().trim().min(1).max(500).refine(noNul, 'no NUL characters') });
 
-export const confirmBody = z.strictObject({ paymentReference: z.string().min(1).max(255).regex(noNul, 'no NUL characters') });
+export const confirmBody = z.strictObject({ paymentReference: z.string().min(1).max(255).refine(noNul, 'no NUL characters') });
 
 /**
  * Stripe's event envelope, as far as holdfast reads it. Not strict: Stripe adds
