@@ -28,13 +28,17 @@ const holdSelect = {
 /** Inserts hold records that are not there yet; never overwrites one (its status may have moved on). */
 export async function insertHoldsIfMissing(db: DbClient, rows: NewHoldRow[]): Promise<number> {
   if (!rows.length) return 0;
-  return translated(async () => {
-    const r = await db.hold.createMany({
-      data: rows.map((h) => ({ ...h, items: h.items as Prisma.InputJsonValue })),
-      skipDuplicates: true,
-    });
-    return r.count;
-  });
+  // One statement for the whole batch (it runs on the API's event loop, beside
+  // the hold requests): arrays in, unnest, ON CONFLICT DO NOTHING.
+  return translated(() => db.$executeRaw`
+    INSERT INTO holds (id, event_id, customer_id, status, created_at, expires_at, items, total_cents, currency)
+    SELECT u.id, u.event_id, u.customer_id, 'ACTIVE', u.created_at, u.expires_at, u.items, u.total_cents, u.currency
+    FROM unnest(${rows.map((h) => h.id)}::text[], ${rows.map((h) => h.eventId)}::uuid[],
+                ${rows.map((h) => h.customerId)}::text[], ${rows.map((h) => h.createdAt.toISOString())}::timestamptz[],
+                ${rows.map((h) => h.expiresAt.toISOString())}::timestamptz[], ${rows.map((h) => JSON.stringify(h.items))}::jsonb[],
+                ${rows.map((h) => h.totalCents)}::int[], ${rows.map((h) => h.currency)}::text[])
+         AS u(id, event_id, customer_id, created_at, expires_at, items, total_cents, currency)
+    ON CONFLICT (id) DO NOTHING`);
 }
 
 export function findHold(db: DbClient, id: string): Promise<HoldRow | null> {

@@ -1,0 +1,78 @@
+import type { FlashSale } from './race-lab.types';
+
+/** How big each part of a run is. `quick` keeps a whole run under two minutes on 2 cores. */
+export interface BenchPlan {
+  mode: 'quick' | 'full';
+  raceLab: FlashSale & { optimisticAttempts: number };
+  holdPath: {
+    concurrency: number;
+    /** Interleaved rounds of redis-benchmark, minimal Express and holdfast, so drifting machine load hits all three alike. */
+    rounds: number;
+    /** Per round and per HTTP server. */
+    requests: number;
+    warmupRequests: number;
+    maxDurationMs: number;
+    redisBenchmarkRequests: number;
+  };
+  growth: {
+    seatCounts: number[];
+    concurrency: number;
+    /** Rounds that visit every event size in turn. */
+    rounds: number;
+    /** Holds per event size over all rounds. */
+    holds: number;
+    warmupHolds: number;
+    maxDurationMs: number;
+    seatMapRequests: number;
+    /** Holds taken while reading Redis memory before and after. */
+    memoryHolds: number;
+  };
+  confirmPath: {
+    /** Concurrent confirms (and pgbench clients). */
+    concurrency: number;
+    /** Interleaved rounds of pgbench and holdfast confirms. */
+    rounds: number;
+    /** Holds confirmed per round; pgbench runs the same number of transactions. */
+    confirmsPerRound: number;
+    maxDurationMs: number;
+    /** Confirm throughput as the buyers of one event grow. */
+    buyersPerEvent: number[];
+  };
+}
+
+export function benchPlan(quick: boolean): BenchPlan {
+  if (quick) {
+    return {
+      mode: 'quick',
+      raceLab: { buyers: 500, tickets: 200, concurrency: 50, priceCents: 5000, optimisticAttempts: 3 },
+      holdPath: { concurrency: 50, rounds: 2, requests: 2500, warmupRequests: 250, maxDurationMs: 4000, redisBenchmarkRequests: 30_000 },
+      growth: {
+        seatCounts: [1000, 10_000, 100_000],
+        concurrency: 50,
+        rounds: 2,
+        holds: 300,
+        warmupHolds: 50,
+        maxDurationMs: 4000,
+        seatMapRequests: 3,
+        memoryHolds: 1000,
+      },
+      confirmPath: { concurrency: 50, rounds: 2, confirmsPerRound: 400, maxDurationMs: 8000, buyersPerEvent: [50, 150, 450] },
+    };
+  }
+  return {
+    mode: 'full',
+    raceLab: { buyers: 4000, tickets: 1500, concurrency: 50, priceCents: 5000, optimisticAttempts: 3 },
+    holdPath: { concurrency: 50, rounds: 3, requests: 20_000, warmupRequests: 1000, maxDurationMs: 15_000, redisBenchmarkRequests: 100_000 },
+    growth: {
+      seatCounts: [1000, 10_000, 100_000],
+      concurrency: 50,
+      rounds: 4,
+      holds: 4000,
+      warmupHolds: 200,
+      maxDurationMs: 15_000,
+      seatMapRequests: 10,
+      memoryHolds: 10_000,
+    },
+    confirmPath: { concurrency: 50, rounds: 3, confirmsPerRound: 3000, maxDurationMs: 30_000, buyersPerEvent: [100, 1000, 10_000] },
+  };
+}
