@@ -142,13 +142,15 @@ test('when secrets are compared, then safeEqual tells equal from unequal whateve
   expect(safeEqual(Buffer.from('ab'), 'ab')).toBe(true);
 });
 
-test('when text with a NUL character reaches a field PostgreSQL would store, then it is 400 VALIDATION_FAILED, not 500', async () => {
+test('when text with a NUL character or a lone surrogate reaches a field PostgreSQL would store, then it is 400 VALIDATION_FAILED, not 500', async () => {
   const { event } = await createTestEvent(api, { ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 10 }] });
   try {
     const held = await api.call('POST', `/v1/events/${event.id}/holds`, { token: api.token('customer'), body: { ticketTypeId: event.ticketTypes[0].id, quantity: 1 } });
     const cases: [string, string, unknown, string][] = [
       ['POST', `/v1/holds/${held.body.hold.id}/confirm`, { paymentReference: 'pi_\u0000' }, api.token('service')],
       ['DELETE', `/v1/admin/holds/${held.body.hold.id}`, { reason: 'x\u0000' }, api.token('admin')],
+      ['DELETE', `/v1/admin/holds/${held.body.hold.id}`, { reason: 'x\ud800' }, api.token('admin')],
+      ['POST', `/v1/holds/${held.body.hold.id}/confirm`, { paymentReference: '\udc00pi' }, api.token('service')],
       ['POST', '/v1/admin/events', { name: 'n\u0000', startsAt: '2027-01-01T00:00:00Z' }, api.token('admin')],
       ['POST', '/v1/admin/events', { name: 'n', startsAt: '2027-01-01T00:00:00Z', seats: [{ section: 'A\u0000', row: '1', number: 1, tier: 't', priceCents: 1 }] }, api.token('admin')],
       ['POST', '/v1/admin/events', { name: 'n', startsAt: '2027-01-01T00:00:00Z', seats: [{ section: 'A', row: '1', number: 1, tier: 't\u0000', priceCents: 1 }] }, api.token('admin')],

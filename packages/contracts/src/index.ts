@@ -5,15 +5,20 @@ import { z } from 'zod';
 const isoTime = z.iso.datetime({ offset: true });
 const currency = z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code in upper case, e.g. "USD"');
 const cents = z.number().int().min(0).max(100_000_000);
-/** PostgreSQL text cannot hold NUL: refuse it at the door (a 400, not a 500). */
-const noNul = (s: string) => !s.includes('\u0000');
-const name = z.string().trim().min(1).max(200).refine(noNul, 'no NUL characters');
+/**
+ * PostgreSQL text holds neither NUL nor a lone UTF-16 surrogate (not valid
+ * UTF-8): refuse both at the door, a 400 rather than a 500.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const storableText = (s: string) => !s.includes('\u0000') && !LONE_SURROGATE.test(s);
+const noNul = storableText;
+const name = z.string().trim().min(1).max(200).refine(noNul, 'no NUL characters or lone surrogates');
 
 export const seatInput = z.strictObject({
-  section: z.string().trim().min(1).max(20).regex(/^[^-\s]+$/, 'no dashes or spaces (the label is section-row-number)').refine(noNul, 'no NUL characters'),
-  row: z.string().trim().min(1).max(20).regex(/^[^-\s]+$/, 'no dashes or spaces (the label is section-row-number)').refine(noNul, 'no NUL characters'),
+  section: z.string().trim().min(1).max(20).regex(/^[^-\s]+$/, 'no dashes or spaces (the label is section-row-number)').refine(noNul, 'no NUL characters or lone surrogates'),
+  row: z.string().trim().min(1).max(20).regex(/^[^-\s]+$/, 'no dashes or spaces (the label is section-row-number)').refine(noNul, 'no NUL characters or lone surrogates'),
   number: z.number().int().min(1).max(100_000),
-  tier: z.string().trim().min(1).max(50).refine(noNul, 'no NUL characters'),
+  tier: z.string().trim().min(1).max(50).refine(noNul, 'no NUL characters or lone surrogates'),
   priceCents: cents,
 });
 
@@ -69,13 +74,13 @@ export const createHoldBody = z
 export type CreateHoldBody = z.infer<typeof createHoldBody>;
 
 export const demoTokenBody = z.strictObject({
-  customerId: z.string().trim().min(1).max(100).refine(noNul, 'no NUL characters'),
+  customerId: z.string().trim().min(1).max(100).refine(noNul, 'no NUL characters or lone surrogates'),
   role: z.enum(['customer', 'service', 'admin']).default('customer'),
 });
 
-export const adminReleaseBody = z.strictObject({ reason: z.string().trim().min(1).max(500).refine(noNul, 'no NUL characters') });
+export const adminReleaseBody = z.strictObject({ reason: z.string().trim().min(1).max(500).refine(noNul, 'no NUL characters or lone surrogates') });
 
-export const confirmBody = z.strictObject({ paymentReference: z.string().min(1).max(255).refine(noNul, 'no NUL characters') });
+export const confirmBody = z.strictObject({ paymentReference: z.string().min(1).max(255).refine(noNul, 'no NUL characters or lone surrogates') });
 
 /**
  * Stripe's event envelope, as far as holdfast reads it. Not strict: Stripe adds

@@ -1,6 +1,7 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import jwt from 'jsonwebtoken';
+import { storableText } from '@holdfast/contracts';
 import { errors, type Principal } from '@holdfast/domain';
 import { jsonBody } from './body';
 
@@ -38,7 +39,7 @@ export function verifyToken(header: string | undefined, secret: string): Princip
   }
   if (typeof claims === 'string') throw errors.unauthorized('The bearer token is invalid.');
   const { sub, role } = claims as { sub?: unknown; role?: unknown };
-  if (typeof sub !== 'string' || !sub || sub.length > 200 || sub.includes('\u0000') || !ROLES.includes(role as Role)) {
+  if (typeof sub !== 'string' || !sub || sub.length > 200 || !storableText(sub) || !ROLES.includes(role as Role)) {
     throw errors.unauthorized('The bearer token lacks a valid sub or role.');
   }
   return { id: sub, role: role as Role };
