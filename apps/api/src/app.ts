@@ -15,9 +15,18 @@ import { docsRoutes } from './routes/docs.routes';
 import { eventRoutes } from './routes/events.routes';
 import { healthRoutes, type ReadinessChecks } from './routes/health.routes';
 import { holdRoutes } from './routes/holds.routes';
+import { reconcileRoutes, type ReconcileDeps } from './routes/reconcile.routes';
 import { orderRoutes } from './routes/orders.routes';
 import { demoPaymentRoutes, webhookRoutes } from './routes/webhooks.routes';
 import { streamRoutes } from './routes/stream.routes';
+import { webRoutes } from './routes/web.routes';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The request's logger: every line carries reqId. */
+    log?: Logger;
+  }
+}
 
 export interface AppDeps {
   ctx: DomainContext;
@@ -25,6 +34,8 @@ export interface AppDeps {
   log: Logger;
   checks: ReadinessChecks;
   metrics: Metrics;
+  /** The reconciliation queue and report store (admin endpoints); absent in apps without a worker. */
+  reconcile?: ReconcileDeps;
   feed: ChangeFeed;
 }
 
@@ -40,16 +51,18 @@ export function createApp(deps: AppDeps): Express {
     const incoming = req.headers['x-request-id'];
     req.requestId = typeof incoming === 'string' && /^[\w\-.]{1,100}$/.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', req.requestId);
+    req.log = log.child({ reqId: req.requestId });
     const start = process.hrtime.bigint();
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
       metrics.httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
-      log.debug({ reqId: req.requestId, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+      req.log!.debug({ method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
     });
     next();
   });
-  app.use(helmet());
+  // No upgrade-insecure-requests: the pages are also opened over plain http (a LAN address in demo mode).
+  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
   app.use(cors(config.corsOrigins));
   // No app-wide body parser: each route reads its body after authorization (middleware/body.ts).
   // Stripe signs the exact bytes it sends: its webhook reads the raw body itself.
@@ -62,9 +75,11 @@ export function createApp(deps: AppDeps): Express {
   app.use(eventRoutes(ctx, config.jwtSecret, idempotency));
   app.use(holdRoutes(ctx, config.jwtSecret));
   app.use(adminRoutes(ctx, config.jwtSecret));
+  if (deps.reconcile) app.use(reconcileRoutes(deps.reconcile, config.jwtSecret));
   app.use(orderRoutes(ctx, config.jwtSecret, idempotency));
   if (config.demoMode) app.use(demoPaymentRoutes(ctx, config.jwtSecret, config.stripeWebhookSecret));
   app.use(streamRoutes(ctx, deps.feed));
+  app.use(webRoutes());
 
   app.use(notFound);
   app.use(errorHandler(log));

@@ -1,12 +1,50 @@
 import client from 'prom-client';
+import type { Queue } from 'bullmq';
 import type { DomainMetrics } from '@holdfast/domain';
+import { queueDepths } from '@holdfast/jobs';
+
+export interface MetricSources {
+  /** Queues whose job counts per state are read on each scrape. */
+  queues?: Queue[];
+  /** Statistics the worker process keeps in Redis (holds expired). */
+  stats?: { readStat(name: string): Promise<number> };
+}
 
 /** The process's Prometheus registry with the contract's series. */
-export function createMetrics() {
+export function createMetrics(sources: MetricSources = {}) {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
   const holdsCreated = new client.Counter({ name: 'holdfast_holds_created_total', help: 'Holds created.', registers: [registry] });
-  const holdsExpired = new client.Counter({ name: 'holdfast_holds_expired_total', help: 'Holds that ended by expiry.', registers: [registry] });
+  let expiredHere = 0;
+  let expiredShared = 0;
+  new client.Counter({
+    name: 'holdfast_holds_expired_total',
+    help: 'Holds that ended by expiry (counted by the worker process, read from Redis on scrape).',
+    registers: [registry],
+    async collect() {
+      // The expiries happen in the worker; its count lives in Redis. A scrape while Redis is away keeps the last value.
+      if (sources.stats) expiredShared = await sources.stats.readStat('holds_expired').catch(() => expiredShared);
+      this.reset();
+      this.inc(Math.max(expiredHere, expiredShared));
+    },
+  });
+  new client.Gauge({
+    name: 'holdfast_queue_jobs',
+    help: 'Jobs per queue and state (failed: jobs that used up their attempts), read on scrape.',
+    labelNames: ['queue', 'state'],
+    registers: [registry],
+    async collect() {
+      if (!sources.queues?.length) return;
+      try {
+        const depths = await queueDepths(sources.queues);
+        this.reset();
+        for (const d of depths) this.set({ queue: d.queue, state: d.state }, d.count);
+      } catch {
+        /* Redis away: the scrape answers without queue depths */
+        this.reset();
+      }
+    },
+  });
   const ordersConfirmed = new client.Counter({ name: 'holdfast_orders_confirmed_total', help: 'Orders confirmed.', registers: [registry] });
   const holdOutcomes = new client.Counter({
     name: 'holdfast_hold_requests_total', help: 'Hold requests by result code.', labelNames: ['result'], registers: [registry],
@@ -31,7 +69,7 @@ export function createMetrics() {
       if (result === 'created') ordersConfirmed.inc();
     },
     holdsExpired(count) {
-      holdsExpired.inc(count);
+      expiredHere += count;
     },
   };
   return { registry, httpDuration, domain };

@@ -133,6 +133,24 @@ export const ROUTES: RouteDoc[] = [
     responses: { 200: { description: 'the order', schema: responses.order }, 401: unauthorized, 403: forbidden, 404: err('ORDER_NOT_FOUND'), 503: unavailable },
   },
   {
+    method: 'get', path: '/', operationId: 'checkoutPage', tag: 'Pages', summary: 'The checkout page (built by apps/web).',
+    responses: { 200: { description: 'HTML', contentType: 'text/html' }, 404: err('NOT_FOUND when the web app is not built') },
+  },
+  {
+    method: 'get', path: '/admin', operationId: 'adminPage', tag: 'Pages', summary: 'The admin console page (built by apps/web).',
+    responses: { 200: { description: 'HTML', contentType: 'text/html' }, 404: err('NOT_FOUND when the web app is not built') },
+  },
+  {
+    method: 'post', path: '/v1/admin/reconcile', operationId: 'adminReconcile', tag: 'Admin', roles: ['admin'], query: emptyQuery,
+    summary: 'Ask the worker to reconcile Redis against PostgreSQL now (body empty or `{}`).',
+    responses: { 202: { description: 'queued: `{jobId, status}`', contentType: 'application/json' }, 400: invalid, 401: unauthorized, 403: forbidden, 503: unavailable },
+  },
+  {
+    method: 'get', path: '/v1/admin/reconcile/last', operationId: 'adminReconcileLast', tag: 'Admin', roles: ['admin'], query: emptyQuery,
+    summary: 'The last reconciliation report: `{report}`.',
+    responses: { 200: { description: 'the report', contentType: 'application/json' }, 401: unauthorized, 403: forbidden, 503: unavailable },
+  },
+  {
     method: 'get', path: '/v1/admin/holds', operationId: 'adminListHolds', tag: 'Admin', roles: ['admin'], query: adminHoldsQuery,
     summary: 'Holds by event and status (an active hold past its time is listed as expired), oldest first.',
     responses: { 200: { description: 'a page of holds', schema: responses.holds }, 400: invalid, 401: unauthorized, 403: forbidden, 503: unavailable },

@@ -1,9 +1,11 @@
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import type { Config } from '@holdfast/config';
 import { createDb, type Db } from '@holdfast/db';
 import { createDomain, type DomainContext } from '@holdfast/domain';
-import { ChangeFeed, HoldStore } from '@holdfast/hold-store';
+import { ChangeFeed, HoldStore, maxmemoryPolicy, ReconcileStore } from '@holdfast/hold-store';
+import { EXPIRY_QUEUE, MAINTENANCE_QUEUE, scheduleExpiries } from '@holdfast/jobs';
 import type { Express } from 'express';
 import { createApp } from './app';
 import { createMetrics, type Metrics } from './metrics';
@@ -15,15 +17,17 @@ export interface ApiRuntime {
   redis: Redis;
   log: Logger;
   metrics: Metrics;
+  queues: { expiry: Queue; maintenance: Queue };
   close(): Promise<void>;
 }
 
-export function createLogger(config: Pick<Config, 'logLevel'>, name: string): Logger {
-  return pino({
+export function createLogger(config: Pick<Config, 'logLevel'>, name: string, destination?: DestinationStream): Logger {
+  const options = {
     name,
     level: config.logLevel,
     redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.stripe-signature', 'token', '*.token'], remove: true },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /**
@@ -35,7 +39,9 @@ export function createApiRedis(url: string): Redis {
   return new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
-    commandTimeout: 1500,
+    // A frozen Redis (connection up, no answers) costs a request this long; measured
+    // worst case under the fault test was 1.8 s at 1500, so 1000 leaves room for the 2 s budget.
+    commandTimeout: 1000,
     connectTimeout: 1500,
     retryStrategy: (times) => Math.min(100 * times, 1000),
     lazyConnect: true,
@@ -48,28 +54,45 @@ export async function createApiRuntime(config: Config, log = createLogger(config
   const redis = createApiRedis(config.redisUrl);
   redis.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
   await redis.connect();
+  const policy = await maxmemoryPolicy(redis);
+  if (policy !== 'noeviction') {
+    log.warn({ maxmemoryPolicy: policy ?? 'unknown' },
+      'REDIS maxmemory-policy IS NOT noeviction: Redis may evict hold leases and queued jobs under memory pressure; set maxmemory-policy noeviction');
+  }
+  // Producers only (the worker process consumes). They share the fail-fast client
+  // above, so adding a job while Redis is away errors at once instead of queueing.
+  const queues = {
+    expiry: new Queue(EXPIRY_QUEUE, { connection: redis }),
+    maintenance: new Queue(MAINTENANCE_QUEUE, { connection: redis }),
+  };
+  for (const q of Object.values(queues)) q.on('error', (err) => log.debug({ err: err.message, queue: q.name }, 'queue connection error'));
+  const rs = new ReconcileStore(redis);
+  const metrics = createMetrics({ queues: Object.values(queues), stats: rs });
   // Pub/sub needs a connection of its own; it may queue while Redis is away.
   const subscriber = new Redis(config.redisUrl, { lazyConnect: true, retryStrategy: (times) => Math.min(100 * times, 1000) });
   subscriber.on('error', (err) => log.debug({ err: err.message }, 'redis subscriber connection error'));
   await subscriber.connect();
   const feed = new ChangeFeed(subscriber);
-  const metrics = createMetrics();
   const ctx = createDomain({
     db,
     store: new HoldStore(redis),
     settings: { holdRateLimitPerMinute: config.holdRateLimitPerMinute },
     log,
     metrics: metrics.domain,
+    // Each persisted hold gets its delayed expiry job, off the request path.
+    onHoldsPersisted: (rows) => scheduleExpiries(queues.expiry, rows),
   });
   const app = createApp({
     ctx, config, log, metrics, feed,
     checks: { postgres: () => db.$queryRaw`SELECT 1`, redis: () => redis.ping() },
+    reconcile: { queue: queues.maintenance, store: rs },
   });
   return {
-    app, ctx, db, redis, log, metrics,
+    app, ctx, db, redis, log, metrics, queues,
     async close() {
       await ctx.persister.flush().catch(() => undefined);
       ctx.persister.stop();
+      await Promise.all(Object.values(queues).map((q) => q.close().catch(() => undefined)));
       redis.disconnect();
       subscriber.disconnect();
       await db.$disconnect();

@@ -11,6 +11,7 @@ type Who = (typeof PRINCIPALS)[number];
  * owning customer, admin. Public endpoints ignore tokens. The test fails when
  * the router serves an endpoint this table does not list.
  */
+const PAGE: [number, number, number, number, number, number, number] = [0, 0, 0, 0, 0, 0, 0];
 const EXPECTED: Record<string, [number, number, number, number, number, number, number]> = {
   'GET /healthz': [200, 200, 200, 200, 200, 200, 200],
   'GET /readyz': [200, 200, 200, 200, 200, 200, 200],
@@ -31,6 +32,11 @@ const EXPECTED: Record<string, [number, number, number, number, number, number, 
   'POST /v1/webhooks/stripe': [400, 400, 400, 400, 400, 400, 400],
   'POST /v1/demo/holds/{holdId}/pay': [401, 401, 401, 404, 403, 201, 403],
   'GET /v1/admin/holds': [401, 401, 401, 403, 403, 403, 200],
+  'POST /v1/admin/reconcile': [401, 401, 401, 403, 403, 403, 202],
+  'GET /v1/admin/reconcile/last': [401, 401, 401, 403, 403, 403, 200],
+  // The pages are public; 404 (with the error body) when apps/web is not built.
+  'GET /': PAGE,
+  'GET /admin': PAGE,
   'DELETE /v1/admin/holds/{holdId}': [401, 401, 401, 403, 403, 403, 200],
   'GET /v1/admin/orders': [401, 401, 401, 403, 403, 403, 200],
   'GET /v1/admin/payments': [401, 401, 401, 403, 403, 403, 200],
@@ -71,6 +77,10 @@ test('when every endpoint is called as each kind of caller, then each answers th
   const readHold = await newHold();
   const requests: Record<string, () => Promise<{ method: string; path: string; body?: unknown; stream?: boolean }>> = {
     'GET /healthz': async () => ({ method: 'GET', path: '/healthz' }),
+    'GET /': async () => ({ method: 'GET', path: '/' }),
+    'GET /admin': async () => ({ method: 'GET', path: '/admin' }),
+    'POST /v1/admin/reconcile': async () => ({ method: 'POST', path: '/v1/admin/reconcile', body: {} }),
+    'GET /v1/admin/reconcile/last': async () => ({ method: 'GET', path: '/v1/admin/reconcile/last' }),
     'GET /readyz': async () => ({ method: 'GET', path: '/readyz' }),
     'GET /metrics': async () => ({ method: 'GET', path: '/metrics' }),
     'GET /openapi.json': async () => ({ method: 'GET', path: '/openapi.json' }),
@@ -132,6 +142,12 @@ test('when every endpoint is called as each kind of caller, then each answers th
         if (res.status === 201 && res.body.event) created.push(res.body.event.id);
         got[endpoint]!.push(res.status);
       }
+    }
+    for (const page of ['GET /', 'GET /admin']) {
+      const statuses = got[page]!;
+      expect([200, 404]).toContain(statuses[0]);
+      expect(statuses).toEqual(Array(7).fill(statuses[0]));
+      got[page] = PAGE;
     }
     expect(got).toEqual(EXPECTED);
   } finally {

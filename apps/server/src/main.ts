@@ -1,10 +1,23 @@
 // `npm start`: checks PostgreSQL and Redis, creates the database and applies the
-// migrations, then runs the API (and the worker beside it) until SIGINT/SIGTERM.
+// migrations, then runs the API and the worker beside it until SIGINT/SIGTERM.
 import type { Server } from 'node:http';
 import { ConfigError, loadConfig, type Config } from '@holdfast/config';
 import { createApiRuntime, createLogger } from '@holdfast/api';
+import { startWorker } from '@holdfast/worker';
 import { seedDemoEvent } from './demo-seed';
 import { preflight, StartupError } from './preflight';
+import { superviseWorker } from './worker-process';
+
+type Role = 'all' | 'api' | 'worker';
+
+/** `npm start -- --only api|worker` runs one of the two; the default runs both. */
+function roleFromArgs(argv: string[]): Role {
+  const i = argv.indexOf('--only');
+  if (i < 0) return 'all';
+  const role = argv[i + 1];
+  if (role === 'api' || role === 'worker') return role;
+  fail(`--only takes "api" or "worker", not ${JSON.stringify(role ?? '')}`);
+}
 
 function fail(message: string): never {
   process.stderr.write(`holdfast: ${message}\n`);
@@ -12,6 +25,7 @@ function fail(message: string): never {
 }
 
 async function main(): Promise<void> {
+  const role = roleFromArgs(process.argv.slice(2));
   let config: Config;
   try {
     config = loadConfig();
@@ -29,6 +43,8 @@ async function main(): Promise<void> {
   if (checked.createdDatabase) log.info('created the database');
   if (checked.evictionWarning) log.warn(checked.evictionWarning);
 
+  if (role === 'worker') return runWorkerOnly(config, log);
+
   const rt = await createApiRuntime(config, log);
   const server: Server = await new Promise((resolve, reject) => {
     const s = rt.app.listen(config.port, () => resolve(s));
@@ -38,17 +54,14 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   log.info({ port, demoMode: config.demoMode }, 'holdfast API listening');
 
-  if (config.demoMode) {
-    const demo = await seedDemoEvent(rt.ctx);
-    if (demo) log.info({ eventId: demo }, 'created the demo event');
-    process.stdout.write(`holdfast is running: checkout page at http://localhost:${port}/ (admin at /admin)\n`);
-  }
+  const worker = role === 'all' ? superviseWorker(log, process.env) : null;
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'draining');
+    const workerStopped = worker?.stop();
     // Stop taking connections, let requests in flight finish, then close what is left.
     const closed = new Promise((r) => server.close(r));
     server.closeIdleConnections();
@@ -56,7 +69,29 @@ async function main(): Promise<void> {
     await closed;
     clearTimeout(grace);
     await rt.close();
+    await workerStopped;
     log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+
+  if (config.demoMode) {
+    const demo = await seedDemoEvent(rt.ctx);
+    if (demo) log.info({ eventId: demo }, 'created the demo event');
+    process.stdout.write(`holdfast is running: checkout page at http://localhost:${port}/ (admin at /admin)\n`);
+  }
+}
+
+async function runWorkerOnly(config: Config, log: ReturnType<typeof createLogger>): Promise<void> {
+  const worker = await startWorker(config, { log });
+  log.info('holdfast worker running');
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'draining the worker');
+    await worker.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));

@@ -7,7 +7,7 @@ const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
 function run(env: Record<string, string>) {
   const child = spawn(tsx, [path.join(root, 'apps/server/src/main.ts')], {
     cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', WORKER_METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -32,13 +32,21 @@ test('when PostgreSQL cannot be reached, then start-up stops with one line namin
   expect(p.err().trim()).toMatch(/^holdfast: Cannot reach PostgreSQL at 127\.0\.0\.1:5499 [^\n]*$/);
 }, 60000);
 
+test('when --only names neither api nor worker, then start-up stops with one line saying so', async () => {
+  const child = spawn(tsx, [path.join(root, 'apps/server/src/main.ts'), '--only', 'both'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  expect(await new Promise((r) => child.on('exit', r))).toBe(1);
+  expect(stderr.trim()).toBe('holdfast: --only takes "api" or "worker", not "both"');
+}, 60000);
+
 test('when demo mode is off and JWT_SECRET is missing, then start-up stops naming the variable', async () => {
   const p = run({ NODE_ENV: 'production', STRIPE_WEBHOOK_SECRET: 'whsec_test_123456' });
   expect(await p.exited).toBe(1);
   expect(p.err().trim()).toBe('holdfast: Missing configuration: JWT_SECRET must be set when demo mode is off');
 }, 60000);
 
-test('when started on a new database, then it creates it, migrates, serves, and exits 0 on SIGTERM', async () => {
+test('when started on a new database, then it creates it, migrates, serves with the worker beside it, and exits 0 on SIGTERM', async () => {
   const database = `holdfast_start_${process.pid}_${Date.now()}`;
   const url = `postgresql://postgres@127.0.0.1:5432/${database}`;
   const p = run({ DATABASE_URL: url, PORT: '0', DEMO_MODE: 'true' });
@@ -52,8 +60,11 @@ test('when started on a new database, then it creates it, migrates, serves, and 
     const events = (await (await fetch(`http://127.0.0.1:${port}/v1/events`)).json()) as { events: { name: string }[] };
     expect(events.events.map((e: { name: string }) => e.name)).toEqual(['holdfast demo night']);
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+    while (!p.out().includes('"msg":"worker started"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(p.out()).toContain('"name":"holdfast-worker"');
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);
+    expect(p.out()).toContain('"msg":"worker stopped"');
   } finally {
     p.child.kill('SIGKILL');
     const { Client } = await import('pg');

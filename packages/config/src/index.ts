@@ -27,6 +27,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   CORS_ORIGINS: z.string().optional(),
   RECONCILE_EVERY_SECONDS: z.coerce.number().int().min(1).max(86400).default(30),
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
 });
 
 export interface Config {
@@ -41,6 +42,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   corsOrigins: string[];
   reconcileEverySeconds: number;
+  /** Port of the worker process's own /metrics (0: any free port). */
+  workerMetricsPort: number;
   /** Settings that fell back to development values; the caller logs them as warnings. */
   warnings: string[];
 }
@@ -82,6 +85,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     corsOrigins: (e.CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     reconcileEverySeconds: e.RECONCILE_EVERY_SECONDS,
+    workerMetricsPort: e.WORKER_METRICS_PORT,
     warnings,
   };
 }

@@ -111,3 +111,38 @@ export function findDueHolds(db: DbClient, now: Date, limit: number): Promise<Ho
     }),
   );
 }
+
+/** Holds still active and not yet due, of one event (reconciliation checks their leases). */
+export function findLiveHolds(db: DbClient, eventId: string, now: Date): Promise<HoldRow[]> {
+  return translated(() =>
+    db.hold.findMany({ where: { eventId, status: 'ACTIVE', expiresAt: { gt: now } }, select: holdSelect }),
+  );
+}
+
+/** The events that have holds still active and not yet due. */
+export async function eventsWithLiveHolds(db: DbClient, now: Date): Promise<string[]> {
+  return translated(async () => {
+    const rows = await db.hold.findMany({
+      where: { status: 'ACTIVE', expiresAt: { gt: now } }, select: { eventId: true }, distinct: ['eventId'],
+    });
+    return rows.map((r) => r.eventId);
+  });
+}
+
+/** Which of these events exist. */
+export async function existingEventIds(db: DbClient, ids: string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  return translated(async () => {
+    const rows = await db.event.findMany({ where: { id: { in: ids } }, select: { id: true } });
+    return new Set(rows.map((r) => r.id));
+  });
+}
+
+/** Status of each of these holds that has a row. */
+export async function holdStatuses(db: DbClient, ids: string[]): Promise<Map<string, HoldStatusDb>> {
+  if (!ids.length) return new Map();
+  return translated(async () => {
+    const rows = await db.hold.findMany({ where: { id: { in: ids } }, select: { id: true, status: true } });
+    return new Map(rows.map((r) => [r.id, r.status]));
+  });
+}

@@ -1,7 +1,7 @@
 import type { Db } from '@holdfast/db';
 import type { HoldStore } from '@holdfast/hold-store';
 import { EventCatalog } from './event-catalog';
-import { HoldPersister } from './hold-persister';
+import { HoldPersister, type PersistedHold } from './hold-persister';
 
 /** The logging methods the domain uses (pino's shape). */
 export interface Logger {
@@ -41,6 +41,8 @@ export function createDomain(deps: {
   settings: DomainSettings;
   log?: Logger;
   metrics?: DomainMetrics;
+  /** Hears of holds once their rows are written (the expiry jobs are scheduled here). */
+  onHoldsPersisted?: (rows: PersistedHold[]) => Promise<void>;
 }): DomainContext {
   const log = deps.log ?? silentLogger;
   return {
@@ -50,6 +52,6 @@ export function createDomain(deps: {
     log,
     metrics: deps.metrics ?? noMetrics,
     catalog: new EventCatalog(deps.db),
-    persister: new HoldPersister(deps.db, deps.store, log),
+    persister: new HoldPersister(deps.db, deps.store, log, 20, deps.onHoldsPersisted),
   };
 }

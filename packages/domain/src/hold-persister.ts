@@ -3,6 +3,13 @@ import type { HoldStore } from '@holdfast/hold-store';
 import type { Logger } from './context';
 import { parseRecord } from './hold-view';
 
+/** What the persisted-hook hears of each hold written. */
+export interface PersistedHold {
+  id: string;
+  eventId: string;
+  expiresAt: Date;
+}
+
 /**
  * Writes the durable records of new holds to PostgreSQL off the request path.
  * The hold script appends each hold to its event's outbox stream in Redis, in
@@ -14,7 +21,18 @@ export class HoldPersister {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
 
-  constructor(private readonly db: Db, private readonly store: HoldStore, private readonly log: Logger, private readonly delayMs = 20) {}
+  constructor(
+    private readonly db: Db,
+    private readonly store: HoldStore,
+    private readonly log: Logger,
+    private readonly delayMs = 20,
+    /**
+     * Called with every batch written (rows that existed already included),
+     * before the outbox entries are acknowledged: when it throws, the batch is
+     * drained again later. The apps schedule the holds' expiry jobs here.
+     */
+    private readonly onPersisted?: (rows: PersistedHold[]) => Promise<void>,
+  ) {}
 
   /** A hold was just taken in this event: drain its outbox soon. */
   notify(eventId: string): void {
@@ -62,6 +80,7 @@ export class HoldPersister {
         };
       });
       written += await insertHoldsIfMissing(this.db, rows);
+      if (this.onPersisted) await this.onPersisted(rows.map((r) => ({ id: r.id, eventId, expiresAt: r.expiresAt })));
       await this.store.ackOutbox(eventId, entries.map((e) => e.entryId));
       if (entries.length < 500) return written;
     }

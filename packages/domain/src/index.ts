@@ -13,6 +13,11 @@ export { adminListHolds, adminReleaseHold, type AdminHoldQuery } from './admin-h
 export { adminListOrders } from './admin-orders';
 export { adminListPayments, type PaymentView, type PaymentStatus } from './admin-payments';
 export { adminListAudit, type AuditEntryView } from './admin-audit';
+export { expireHold, expireDueHolds, type ExpireOutcome } from './expire-hold';
+export {
+  reconcile, lastReconcileReport, REPAIR_KINDS, type RepairKind, type RepairEntry, type ReconcileReport, type ReconcileOptions,
+} from './reconcile';
+export type { PersistedHold } from './hold-persister';
 export { confirmHold, type ConfirmInput, type ConfirmOptions, type ConfirmResult, type PaymentInput } from './confirm-hold';
 export { getOrder, orderFromRow, type Order } from './orders';
 export { applyStripePayment, type StripePayment, type StripeOutcome } from './apply-stripe-payment';

@@ -12,6 +12,8 @@ const SCRIPT_FILES = {
   readAvailability: 'read-availability-1.lua',
   idempotencyBegin: 'idempotency-begin-1.lua',
   idempotencyEnd: 'idempotency-end-1.lua',
+  fixSeatKey: 'fix-seat-key-2.lua',
+  setTicketCounters: 'set-ticket-counters-1.lua',
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_FILES;

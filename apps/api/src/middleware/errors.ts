@@ -37,14 +37,14 @@ export function errorHandler(log: Logger) {
       return;
     }
     if (known) {
-      if (known.status >= 500) log.warn({ reqId: req.requestId, code: known.code, err: describe(err) }, 'dependency unavailable');
+      if (known.status >= 500) (req.log ?? log).warn({ reqId: req.requestId, code: known.code, err: describe(err) }, 'dependency unavailable');
       for (const [k, v] of Object.entries(known.headers ?? {})) res.setHeader(k, v);
       res.status(known.status).json({
         error: { code: known.code, message: known.message, ...(known.details !== undefined ? { details: known.details } : {}) },
       });
       return;
     }
-    log.error({ reqId: req.requestId, err: describe(err) }, 'unhandled error');
+    (req.log ?? log).error({ reqId: req.requestId, err: describe(err) }, 'unhandled error');
     res.status(500).json({
       error: { code: 'INTERNAL', message: 'Something went wrong on our side.', details: { requestId: req.requestId } },
     });

@@ -1,0 +1,23 @@
+// The API alone as a child process, for fault tests that stop or kill it:
+// `node --import tsx apps/api/test/fault/api-main.ts` (PORT from the environment).
+import { loadConfig } from '@holdfast/config';
+import { createApiRuntime } from '../../src';
+
+async function main() {
+  const config = loadConfig();
+  const rt = await createApiRuntime(config);
+  const server = rt.app.listen(config.port, '127.0.0.1', () => {
+    process.stdout.write(`listening ${config.port}\n`);
+  });
+  const stop = () => {
+    server.closeAllConnections();
+    server.close(() => void rt.close().then(() => process.exit(0)));
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`api could not start: ${err.message}\n`);
+  process.exit(1);
+});

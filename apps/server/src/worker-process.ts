@@ -1,0 +1,49 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { Logger } from 'pino';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const WORKER_MAIN = path.join(ROOT, 'apps/worker/src/main.ts');
+
+/**
+ * Runs the worker as its own process beside the API, restarting it (with a
+ * growing pause) if it dies, and stopping it with SIGTERM on shutdown.
+ */
+export function superviseWorker(log: Logger, env: NodeJS.ProcessEnv): { stop(): Promise<void> } {
+  let child: ChildProcess | null = null;
+  let stopping = false;
+  let restarts = 0;
+  let restartTimer: NodeJS.Timeout | null = null;
+
+  const start = () => {
+    const c = spawn(process.execPath, ['--import', 'tsx', WORKER_MAIN], { cwd: ROOT, env, stdio: 'inherit' });
+    child = c;
+    const startedAt = Date.now();
+    c.on('exit', (code, signal) => {
+      if (child === c) child = null;
+      if (stopping) return;
+      if (Date.now() - startedAt > 60_000) restarts = 0;
+      const pause = Math.min(30_000, 1000 * 2 ** restarts++);
+      log.error({ code, signal, restartInMs: pause }, 'the worker exited; restarting it');
+      restartTimer = setTimeout(start, pause);
+    });
+  };
+  start();
+
+  return {
+    stop() {
+      stopping = true;
+      if (restartTimer) clearTimeout(restartTimer);
+      const c = child;
+      if (!c || c.exitCode !== null) return Promise.resolve();
+      return new Promise((resolve) => {
+        const kill = setTimeout(() => c.kill('SIGKILL'), 20_000);
+        c.once('exit', () => {
+          clearTimeout(kill);
+          resolve();
+        });
+        c.kill('SIGTERM');
+      });
+    },
+  };
+}

@@ -1,0 +1,13 @@
+/**
+ * Browser tests: Debian's Chromium driven by playwright-core against the real
+ * API (`npm start`), or against E2E_BASE_URL when set. Run with `npm run test:e2e`.
+ */
+/** @type {import('jest').Config} */
+module.exports = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/**/*.e2e.ts'],
+  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] },
+  testTimeout: 180000,
+  maxWorkers: 1,
+};

@@ -1,0 +1,52 @@
+/**
+ * A TCP relay between the browser and the API, so a test can cut the
+ * browser's connections (as a flaky network would) and later let it back in.
+ */
+import { createConnection, createServer, type Socket } from 'node:net';
+
+export interface Relay {
+  url: string;
+  /** Cuts every open connection and refuses new ones until `restore`. */
+  cut(): void;
+  restore(): void;
+  close(): Promise<void>;
+}
+
+export async function startRelay(target: string): Promise<Relay> {
+  const { hostname, port } = new URL(target);
+  const sockets = new Set<Socket>();
+  let down = false;
+  const server = createServer((client) => {
+    if (down) {
+      client.destroy();
+      return;
+    }
+    const upstream = createConnection({ host: hostname, port: Number(port) });
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+    }
+    client.pipe(upstream).pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const relayPort = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${relayPort}`,
+    cut() {
+      down = true;
+      for (const socket of sockets) socket.destroy();
+    },
+    restore() {
+      down = false;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,183 @@
+/** One event: the live seat map, ways to hold, and the buyer's hold → pay → order. */
+import { useCallback, useMemo, useRef, useState } from 'preact/hooks';
+import type { Api } from '../shared/api';
+import { ErrorMessage } from '../shared/components';
+import { formatDateTime, formatDuration, formatMoney } from '../shared/format';
+import { describeError, takenSeatIds, type MessageContext } from '../shared/messages';
+import { useEventStream } from '../shared/stream';
+import { isSeatItem, type HoldRequest, type Seat } from '../shared/types';
+import { HoldPanel } from './HoldPanel';
+import { heldSeatIds } from './purchase';
+import { QuickPick } from './QuickPick';
+import { SeatMap } from './SeatMap';
+import { useEventData } from './useEventData';
+import { usePurchase } from './usePurchase';
+
+const LIVE_TEXT = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting… the map may be out of date' } as const;
+
+export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
+  const [error, setError] = useState<string | null>(null);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [busy, setBusy] = useState(false);
+  // Errors are explained with the seat labels and limits of the event on screen.
+  const context = useRef<MessageContext>({});
+  const explain = useCallback((e: unknown) => setError(describeError(e, context.current)), []);
+  const { event, seats, refresh, markSeats, setAvailable } = useEventData(api, eventId, explain);
+  const { purchase, current, hold, pay, release, expire, recheck, dismiss } = usePurchase(api, eventId, {
+    markSeats,
+    refresh,
+    onError: explain,
+  });
+
+  const seatById = useMemo(() => new Map(seats.map((s) => [s.id, s])), [seats]);
+  context.current = {
+    seatLabel: (id) => seatById.get(id)?.label,
+    maxTicketsPerCustomer: event?.maxTicketsPerCustomer,
+  };
+
+  const live = useEventStream(eventId, {
+    onSeat: ({ seatId, status }) => {
+      markSeats(new Set([seatId]), status);
+      if (status === 'available' && heldSeatIds(current.current).has(seatId)) void recheck();
+    },
+    onAvailability: ({ ticketTypeId, available }) => {
+      setAvailable(ticketTypeId, available);
+      const now = current.current;
+      if (now.stage === 'held' && now.hold.items.some((i) => !isSeatItem(i) && i.ticketTypeId === ticketTypeId))
+        void recheck();
+    },
+    onSync: () => {
+      void refresh();
+      void recheck();
+    },
+  });
+
+  const holdAndClear = async (request: HoldRequest) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await hold(request);
+      setSelected(new Set());
+    } catch (e) {
+      explain(e);
+      const taken = new Set(takenSeatIds(e));
+      if (taken.size) {
+        markSeats(taken, 'held', 'available');
+        setSelected((picked) => new Set([...picked].filter((id) => !taken.has(id))));
+      }
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const toggle = (seat: Seat) =>
+    setSelected((picked) => {
+      const next = new Set(picked);
+      if (!next.delete(seat.id)) next.add(seat.id);
+      return next;
+    });
+
+  if (!event) {
+    return (
+      <main class="page">
+        <ErrorMessage message={error} />
+        {!error && <p>Loading the event…</p>}
+      </main>
+    );
+  }
+
+  const picking = purchase.stage !== 'held' && purchase.stage !== 'paying';
+  const chosen = [...selected].flatMap((id) => seatById.get(id) ?? []);
+  const gone = chosen.filter((s) => s.status !== 'available');
+  const tiers = [...new Set(seats.map((s) => s.tier))];
+
+  return (
+    <main class="page event-page">
+      <header class="event-header">
+        <div>
+          <a href="#/" class="back">
+            ← All events
+          </a>
+          <h1>{event.name}</h1>
+          <p class="muted">{formatDateTime(event.startsAt)}</p>
+        </div>
+        <span class={`live live-${live}`} data-testid="live-status" role="status">
+          {LIVE_TEXT[live]}
+        </span>
+      </header>
+      <ErrorMessage message={error} onDismiss={() => setError(null)} />
+      <div class="event-layout">
+        <div class="hold-area">
+          <HoldPanel
+            purchase={purchase}
+            onPay={() => {
+              setError(null);
+              void pay();
+            }}
+            onRelease={() => {
+              setError(null);
+              void release();
+            }}
+            onExpired={expire}
+            onDismiss={dismiss}
+          />
+        </div>
+        <div class="map-column">
+          {seats.length > 0 && (
+            <>
+              <SeatMap
+                seats={seats}
+                currency={event.currency}
+                selected={selected}
+                mine={heldSeatIds(purchase)}
+                canPick={picking}
+                onToggle={toggle}
+              />
+              <div class="selection card" data-testid="selection">
+                {chosen.length === 0 ? (
+                  <p class="muted">
+                    {picking ? 'Choose seats on the map, or let us find the best ones.' : 'Pay for or release your hold to choose again.'}
+                  </p>
+                ) : (
+                  <p>
+                    Selected: {chosen.map((s) => s.label).join(', ')} ·{' '}
+                    {formatMoney(chosen.reduce((sum, s) => sum + s.priceCents, 0), event.currency)}
+                  </p>
+                )}
+                {gone.length > 0 && (
+                  <p class="warning" data-testid="selection-warning">
+                    {gone.map((s) => s.label).join(', ')} {gone.length === 1 ? 'is' : 'are'} no longer available.
+                  </p>
+                )}
+                <div class="actions">
+                  <button
+                    type="button"
+                    class="primary"
+                    data-testid="hold-selected"
+                    disabled={!picking || busy || chosen.length === 0}
+                    onClick={() => void holdAndClear({ seatIds: [...selected] })}
+                  >
+                    Hold {chosen.length === 1 ? 'this seat' : `${chosen.length || ''} seats`.trim()}
+                  </button>
+                  <button type="button" disabled={chosen.length === 0} onClick={() => setSelected(new Set())}>
+                    Clear
+                  </button>
+                </div>
+              </div>
+            </>
+          )}
+        </div>
+        <aside class="side-column">
+          <QuickPick
+            tiers={tiers}
+            ticketTypes={event.ticketTypes}
+            currency={event.currency}
+            disabled={!picking || busy}
+            onHold={(request) => void holdAndClear(request)}
+          />
+          <p class="muted">Up to {event.maxTicketsPerCustomer} tickets per customer. Holds last {formatDuration(event.holdTtlSeconds)}.</p>
+        </aside>
+      </div>
+    </main>
+  );
+}

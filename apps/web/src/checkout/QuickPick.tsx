@@ -1,0 +1,99 @@
+/** The other two ways to hold: best N seats in a tier, and a general-admission quantity. */
+import { useState } from 'preact/hooks';
+import { formatMoney } from '../shared/format';
+import type { HoldRequest, TicketType } from '../shared/types';
+
+interface Props {
+  tiers: string[];
+  ticketTypes: TicketType[];
+  currency: string;
+  disabled: boolean;
+  onHold: (request: HoldRequest) => void;
+}
+
+/** No `max`: the per-customer limit counts earlier holds and orders too, so the API's answer explains it. */
+function Quantity({ id, value, onChange }: { id: string; value: number; onChange: (n: number) => void }) {
+  return (
+    <input
+      id={id}
+      type="number"
+      inputMode="numeric"
+      min={1}
+      value={value}
+      onInput={(e) => onChange(Math.max(1, Math.floor(Number(e.currentTarget.value)) || 1))}
+    />
+  );
+}
+
+export function QuickPick({ tiers, ticketTypes, currency, disabled, onHold }: Props) {
+  const [tier, setTier] = useState(tiers[0] ?? '');
+  const [bestQuantity, setBestQuantity] = useState(2);
+  const [gaQuantity, setGaQuantity] = useState<Record<string, number>>({});
+  const chosenTier = tiers.includes(tier) ? tier : (tiers[0] ?? '');
+
+  return (
+    <div class="quick-pick">
+      {tiers.length > 0 && (
+        <form
+          class="card"
+          data-testid="best-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            onHold({ tier: chosenTier, quantity: bestQuantity });
+          }}
+        >
+          <h3>Best available</h3>
+          <div class="field-row">
+            <label for="best-quantity">Seats</label>
+            <Quantity id="best-quantity" value={bestQuantity} onChange={setBestQuantity} />
+            <label for="best-tier">in</label>
+            <select id="best-tier" value={chosenTier} onChange={(e) => setTier(e.currentTarget.value)}>
+              {tiers.map((t) => (
+                <option key={t} value={t}>
+                  {t}
+                </option>
+              ))}
+            </select>
+            <button type="submit" data-testid="hold-best" disabled={disabled}>
+              Find seats
+            </button>
+          </div>
+        </form>
+      )}
+      {ticketTypes.map((type) => {
+        const quantity = gaQuantity[type.id] ?? 1;
+        const inputId = `ga-quantity-${type.id}`;
+        return (
+          <form
+            key={type.id}
+            class="card"
+            data-testid={`ga-form-${type.name}`}
+            onSubmit={(e) => {
+              e.preventDefault();
+              onHold({ ticketTypeId: type.id, quantity });
+            }}
+          >
+            <h3>{type.name}</h3>
+            <p class="muted">
+              {formatMoney(type.priceCents, currency)} each ·{' '}
+              <span data-testid={`ga-available-${type.name}`}>
+                {type.available > 0 ? `${type.available} left` : 'sold out'}
+              </span>
+            </p>
+            <div class="field-row">
+              <label for={inputId}>Tickets</label>
+              <Quantity
+                id={inputId}
+                value={quantity}
+                onChange={(n) => setGaQuantity((q) => ({ ...q, [type.id]: n }))}
+              />
+              <button type="submit" disabled={disabled || type.available === 0}>
+                Hold tickets
+              </button>
+            </div>
+          </form>
+        );
+      })}
+    </div>
+  );
+}

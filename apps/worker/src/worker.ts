@@ -1,0 +1,166 @@
+import type { Server } from 'node:http';
+import { Queue, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import pino, { type Logger } from 'pino';
+import type { Config } from '@holdfast/config';
+import { createDb } from '@holdfast/db';
+import { createDomain, type DomainContext } from '@holdfast/domain';
+import { HoldStore, maxmemoryPolicy, ReconcileStore } from '@holdfast/hold-store';
+import {
+  EXPIRY_QUEUE, MAINTENANCE_QUEUE, RECONCILE_JOB, SWEEP_JOB, redisOptionsFromUrl, scheduleExpiries, workerConnection,
+} from '@holdfast/jobs';
+import { createWorkerMetrics, serveMetrics, type WorkerMetrics } from './metrics';
+import { expireHoldProcessor } from './processors/expire-hold.processor';
+import { reconcileProcessor } from './processors/reconcile.processor';
+import { sweepProcessor } from './processors/sweep.processor';
+
+export interface WorkerOptions {
+  log?: Logger;
+  /** How often the sweep runs (ms); default 10 s. */
+  sweepEveryMs?: number;
+  /** How often reconciliation runs (ms); default config.reconcileEverySeconds. */
+  reconcileEveryMs?: number;
+  /** Port of the worker's /metrics; null for none; default config.workerMetricsPort. */
+  metricsPort?: number | null;
+  /** Wait before re-reading suspected drift during reconciliation (ms). */
+  reconcileSettleMs?: number;
+  /** BullMQ lock of an active job; a worker dead for longer loses its jobs to others. */
+  lockDurationMs?: number;
+  concurrency?: number;
+}
+
+export interface WorkerHandle {
+  ctx: DomainContext;
+  metrics: WorkerMetrics;
+  metricsUrl: string | null;
+  expiryQueue: Queue;
+  maintenanceQueue: Queue;
+  /** Drains the jobs in hand (at most drainMs, default 10 s) and lets go of every connection. */
+  close(drainMs?: number): Promise<void>;
+}
+
+export function createWorkerLogger(config: Pick<Config, 'logLevel'>): Logger {
+  return pino({ name: 'holdfast-worker', level: config.logLevel });
+}
+
+/**
+ * Starts the job processors: per-hold expiry, the sweep and reconciliation on
+ * job schedulers. Every Redis connection reconnects by itself; the schedulers
+ * are re-declared periodically because a Redis that lost its data lost them too.
+ */
+export async function startWorker(config: Config, opts: WorkerOptions = {}): Promise<WorkerHandle> {
+  const log = opts.log ?? createWorkerLogger(config);
+  const sweepEveryMs = opts.sweepEveryMs ?? 10_000;
+  const reconcileEveryMs = opts.reconcileEveryMs ?? config.reconcileEverySeconds * 1000;
+  const db = createDb(config.databaseUrl, { poolSize: 5, connectionTimeoutMillis: 3000 });
+  // The domain's own client: bounded retries, so a job fails (and is retried) rather than hangs.
+  const redis = new Redis({
+    ...redisOptionsFromUrl(config.redisUrl), maxRetriesPerRequest: 2, connectTimeout: 3000, commandTimeout: 5000,
+    retryStrategy: (times) => Math.min(200 * times, 2000),
+  });
+  redis.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
+  const connection = workerConnection(config.redisUrl);
+  const expiryQueue = new Queue(EXPIRY_QUEUE, { connection });
+  const maintenanceQueue = new Queue(MAINTENANCE_QUEUE, { connection });
+  for (const q of [expiryQueue, maintenanceQueue]) q.on('error', (err) => log.debug({ err: err.message, queue: q.name }, 'queue connection error'));
+  const metrics = createWorkerMetrics();
+  const rs = new ReconcileStore(redis);
+  const ctx = createDomain({
+    db,
+    store: new HoldStore(redis),
+    settings: { holdRateLimitPerMinute: config.holdRateLimitPerMinute },
+    log,
+    metrics: {
+      ...metrics.domain,
+      holdsExpired(count) {
+        metrics.domain.holdsExpired(count);
+        // Shared with the API's /metrics, which reads it on scrape.
+        void rs.addStat('holds_expired', count).catch(() => undefined);
+      },
+    },
+    onHoldsPersisted: (rows) => scheduleExpiries(expiryQueue, rows),
+  });
+
+  const policy = await maxmemoryPolicy(redis);
+  if (policy !== 'noeviction') {
+    log.warn({ maxmemoryPolicy: policy ?? 'unknown' },
+      'REDIS maxmemory-policy IS NOT noeviction: Redis may evict hold leases and queued jobs under memory pressure; set maxmemory-policy noeviction');
+  }
+
+  const workerOpts = {
+    connection,
+    concurrency: opts.concurrency ?? 4,
+    lockDuration: opts.lockDurationMs ?? 10_000,
+    stalledInterval: Math.max(1000, Math.floor((opts.lockDurationMs ?? 10_000) / 2)),
+    maxStalledCount: 3,
+  };
+  const expiryProcessor = expireHoldProcessor(ctx);
+  const sweep = sweepProcessor(ctx, rs);
+  const reconcileJob = reconcileProcessor(ctx, rs, (e) => metrics.repair(e.kind), opts.reconcileSettleMs);
+  const workers = [
+    new Worker(EXPIRY_QUEUE, expiryProcessor, workerOpts),
+    new Worker(MAINTENANCE_QUEUE, async (job: Job) => {
+      if (job.name === SWEEP_JOB) return sweep(job);
+      if (job.name === RECONCILE_JOB) return reconcileJob(job);
+      throw new Error(`unknown maintenance job ${job.name}`);
+    }, { ...workerOpts, concurrency: 1 }),
+  ];
+  for (const w of workers) {
+    w.on('completed', (job) => metrics.jobs.inc({ queue: w.name, name: job.name, result: 'completed' }));
+    w.on('failed', (job, err) => {
+      metrics.jobs.inc({ queue: w.name, name: job?.name ?? 'unknown', result: 'failed' });
+      log.warn({ queue: w.name, jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'job failed');
+    });
+    w.on('stalled', (jobId) => log.warn({ queue: w.name, jobId }, 'job stalled; it runs again'));
+    w.on('error', (err) => log.debug({ queue: w.name, err: err.message }, 'worker connection error'));
+  }
+
+  const declareSchedulers = async () => {
+    await maintenanceQueue.upsertJobScheduler('sweep', { every: sweepEveryMs }, { name: SWEEP_JOB, data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } });
+    await maintenanceQueue.upsertJobScheduler('reconcile', { every: reconcileEveryMs }, {
+      name: RECONCILE_JOB, data: { requestedBy: 'schedule' }, opts: { removeOnComplete: 100, removeOnFail: 100 },
+    });
+  };
+  await declareSchedulers().catch((err: Error) => log.warn({ err: err.message }, 'could not declare job schedulers yet'));
+  const redeclare = setInterval(() => {
+    void declareSchedulers().catch((err: Error) => log.debug({ err: err.message }, 'could not declare job schedulers'));
+  }, Math.min(sweepEveryMs, 10_000));
+
+  const metricsPort = opts.metricsPort === undefined ? config.workerMetricsPort : opts.metricsPort;
+  let server: Server | null = null;
+  let metricsUrl: string | null = null;
+  if (metricsPort !== null) ({ server, url: metricsUrl } = await serveMetrics(metrics, metricsPort));
+  log.info({ sweepEveryMs, reconcileEveryMs, metricsUrl }, 'worker started');
+
+  return {
+    ctx, metrics, metricsUrl, expiryQueue, maintenanceQueue,
+    async close(drainMs = 10_000) {
+      clearInterval(redeclare);
+      // Finish the jobs in hand, then let go of the connections. While Redis is
+      // unreachable a drain never ends: after drainMs the jobs in hand are
+      // abandoned (their locks lapse and another worker runs them again).
+      let timer: NodeJS.Timeout | undefined;
+      const drained = await Promise.race([
+        Promise.all(workers.map((w) => w.close())).then(() => true),
+        new Promise<boolean>((r) => (timer = setTimeout(() => r(false), drainMs))),
+      ]);
+      clearTimeout(timer);
+      if (!drained) {
+        log.warn({ drainMs }, 'could not drain the jobs in hand (Redis unreachable?); they will run again elsewhere');
+        await Promise.race([Promise.all(workers.map((w) => w.close(true))), new Promise((r) => setTimeout(r, 1000))]);
+        for (const w of workers) void w.disconnect().catch(() => undefined);
+      }
+      await ctx.persister.flush().catch(() => undefined);
+      ctx.persister.stop();
+      if (drained) await Promise.all([expiryQueue.close(), maintenanceQueue.close()]);
+      else for (const q of [expiryQueue, maintenanceQueue]) void q.disconnect().catch(() => undefined);
+      if (server) {
+        server.closeAllConnections();
+        await new Promise((r) => server!.close(r));
+      }
+      redis.disconnect();
+      await db.$disconnect();
+      log.info('worker stopped');
+    },
+  };
+}

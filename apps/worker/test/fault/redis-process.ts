@@ -1,0 +1,99 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+/** A free loopback port (the OS picks one; it is released before use). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function answersPing(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = net.connect(port, '127.0.0.1');
+    const done = (ok: boolean) => {
+      sock.destroy();
+      resolve(ok);
+    };
+    sock.setTimeout(300, () => done(false));
+    sock.once('error', () => done(false));
+    sock.once('connect', () => sock.write('PING\r\n'));
+    sock.once('data', (d) => done(d.toString().startsWith('+PONG')));
+  });
+}
+
+/**
+ * A redis-server of the test's own on a spare loopback port, without
+ * persistence (`--save ""`): a restart comes back empty, as after a crash
+ * without AOF. Faults never touch the shared Redis.
+ */
+export class RedisProcess {
+  private proc: ChildProcess | null = null;
+
+  private constructor(readonly port: number) {}
+
+  static async start(): Promise<RedisProcess> {
+    const r = new RedisProcess(await freePort());
+    await r.start();
+    return r;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}/0`;
+  }
+
+  /** Starts the server (a no-op while it runs). */
+  async start(): Promise<void> {
+    if (this.proc && this.proc.exitCode === null && this.proc.signalCode === null) return;
+    this.proc = spawn('redis-server', [
+      '--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
+      '--maxmemory-policy', 'noeviction', '--loglevel', 'warning',
+    ], { stdio: 'ignore' });
+    for (let i = 0; i < 100; i++) {
+      if (await answersPing(this.port)) return;
+      await sleep(50);
+    }
+    throw new Error(`redis-server on port ${this.port} did not start`);
+  }
+
+  /** kill -9: the data is gone (no persistence). */
+  async kill(): Promise<void> {
+    const p = this.proc;
+    if (!p || p.exitCode !== null) return;
+    const exited = new Promise((r) => p.once('exit', r));
+    p.kill('SIGKILL');
+    await exited;
+    this.proc = null;
+  }
+
+  /** SIGSTOP: the server keeps its data and its connections but answers nothing. */
+  pause(): void {
+    this.proc?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.proc?.kill('SIGCONT');
+  }
+
+  async stop(): Promise<void> {
+    this.resume();
+    await this.kill();
+  }
+}
+
+/** Writes a fault test's measurements where the closing report can read them. */
+export function recordMeasurements(name: string, data: unknown): void {
+  const dir = path.join(__dirname, '..', '..', '..', '..', 'test-artifacts');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, `${name}.json`), `${JSON.stringify(data, null, 2)}\n`);
+  process.stdout.write(`\n[fault ${name}] ${JSON.stringify(data)}\n`);
+}

@@ -1,0 +1,225 @@
+import { lastReconcileReport, reconcile, type ReconcileReport, type RepairKind } from '@holdfast/domain';
+import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '../../api/test/harness';
+import { startWorker, type WorkerHandle } from '../src';
+
+let api: TestApi;
+let rs: ReconcileStore;
+beforeAll(async () => {
+  api = await startApi();
+  rs = new ReconcileStore(api.rt.redis);
+});
+afterAll(async () => {
+  await api.close();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const count = (report: ReconcileReport, eventId: string, kind: RepairKind) =>
+  report.entries.filter((e) => e.eventId === eventId && e.kind === kind).length;
+const run = () => reconcile(api.rt.ctx, rs, { settleMs: 50 });
+
+async function holdSeat(eventId: string, seatId: string, customer = api.token('customer')) {
+  const res = await api.call('POST', `/v1/events/${eventId}/holds`, { token: customer, body: { seatIds: [seatId] } });
+  expect(res.status).toBe(201);
+  await api.rt.ctx.persister.flush();
+  return res.body.hold as { id: string; expiresAt: string };
+}
+
+test('when Redis disagrees with PostgreSQL about sold seats, then reconciliation makes the sold set match and drops leases on sold seats', async () => {
+  const { event, seats } = await createTestEvent(api, { seats: seatGrid(['A'], 1, 4) });
+  const k = eventKeys(event.id);
+  try {
+    await api.call('GET', `/v1/events/${event.id}`);
+    await holdSeat(event.id, seats[3]!.id); // primes the event
+    // Seat 0 sold in PostgreSQL but Redis never heard; seat 1 in the sold set but available in PostgreSQL;
+    // seat 2 sold in PostgreSQL with a stale lease and held entry left in Redis.
+    await api.rt.db.seat.updateMany({ where: { id: { in: [seats[0]!.id, seats[2]!.id] } }, data: { status: 'SOLD' } });
+    await api.rt.redis.sadd(k.sold, seats[1]!.id, seats[2]!.id);
+    await api.rt.redis.set(k.seat(seats[2]!.id), 'hld_stale', 'PX', 600_000);
+    await api.rt.redis.zadd(k.held, Date.now() + 600_000, seats[2]!.id);
+    await api.rt.redis.zadd(k.held, Date.now() + 600_000, seats[0]!.id);
+
+    const report = await run();
+    expect(count(report, event.id, 'sold_set_missing')).toBe(1);
+    expect(count(report, event.id, 'sold_set_extra')).toBe(1);
+    expect(count(report, event.id, 'sold_seat_key')).toBe(2);
+    expect((await api.rt.redis.smembers(k.sold)).sort()).toEqual([seats[0]!.id, seats[2]!.id].sort());
+    expect(await api.rt.redis.exists(k.seat(seats[2]!.id))).toBe(0);
+    expect(await api.rt.redis.zscore(k.held, seats[2]!.id)).toBeNull();
+    expect(await api.rt.redis.zscore(k.held, seats[0]!.id)).toBeNull();
+
+    const sold = await api.call('POST', `/v1/events/${event.id}/holds`, { token: api.token('customer'), body: { seatIds: [seats[0]!.id] } });
+    expect(sold.status).toBe(409);
+    const freed = await api.call('POST', `/v1/events/${event.id}/holds`, { token: api.token('customer'), body: { seatIds: [seats[1]!.id] } });
+    expect(freed.status).toBe(201);
+    // A second run finds nothing more to repair here.
+    const again = await run();
+    expect(again.entries.filter((e) => e.eventId === event.id)).toEqual([]);
+  } finally {
+    await dropTestEvent(api, event.id);
+  }
+});
+
+test('when a ticket type’s counters drift, then reconciliation rewrites cap, sold and held from PostgreSQL and the live holds', async () => {
+  const { event } = await createTestEvent(api, { ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 20 }] });
+  const tt = event.ticketTypes[0].id as string;
+  const k = eventKeys(event.id);
+  try {
+    const res = await api.call('POST', `/v1/events/${event.id}/holds`, { token: api.token('customer'), body: { ticketTypeId: tt, quantity: 3 } });
+    expect(res.status).toBe(201);
+    await api.rt.ctx.persister.flush();
+    await api.rt.redis.hset(k.ticketType(tt), 'cap', 25, 'sold', 7, 'held', 9);
+    expect((await api.call('GET', `/v1/events/${event.id}`)).body.event.ticketTypes[0].available).toBe(9);
+    const report = await run();
+    expect(count(report, event.id, 'ga_counter')).toBe(1);
+    expect(await api.rt.redis.hmget(k.ticketType(tt), 'cap', 'sold', 'held')).toEqual(['20', '0', '3']);
+    expect((await api.call('GET', `/v1/events/${event.id}`)).body.event.ticketTypes[0].available).toBe(17);
+  } finally {
+    await dropTestEvent(api, event.id);
+  }
+});
+
+test('when a seat lease or hold record has no TTL, then reconciliation gives it one (the lease: its hold’s remaining time)', async () => {
+  const { event, seats } = await createTestEvent(api, { holdTtlSeconds: 300, seats: seatGrid(['A'], 1, 3) });
+  const k = eventKeys(event.id);
+  try {
+    const hold = await holdSeat(event.id, seats[0]!.id);
+    await api.rt.redis.persist(k.seat(seats[0]!.id));
+    await api.rt.redis.persist(k.hold(hold.id));
+    await api.rt.redis.set(k.seat(seats[1]!.id), 'hld_gone_without_row');
+    const report = await run();
+    expect(count(report, event.id, 'key_without_ttl')).toBe(3);
+    const ttl = await api.rt.redis.pttl(k.seat(seats[0]!.id));
+    const remaining = Date.parse(hold.expiresAt) - Date.now();
+    expect(ttl).toBeGreaterThan(remaining - 5000);
+    expect(ttl).toBeLessThanOrEqual(remaining + 1000);
+    expect(await api.rt.redis.pttl(k.hold(hold.id))).toBeGreaterThan(0);
+    expect(await api.rt.redis.exists(k.seat(seats[1]!.id))).toBe(0);
+  } finally {
+    await dropTestEvent(api, event.id);
+  }
+});
+
+test('when an active hold’s leases vanished and its seat is still free, then reconciliation restores it for its remaining time', async () => {
+  const { event, seats } = await createTestEvent(api, {
+    holdTtlSeconds: 300, seats: seatGrid(['A'], 1, 2), ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 5 }],
+  });
+  const tt = event.ticketTypes[0].id as string;
+  const k = eventKeys(event.id);
+  try {
+    const hold = await holdSeat(event.id, seats[0]!.id);
+    const ga = await api.call('POST', `/v1/events/${event.id}/holds`, { token: api.token('customer'), body: { ticketTypeId: tt, quantity: 2 } });
+    await api.rt.ctx.persister.flush();
+    // Redis loses the event entirely (as after a restart without persistence).
+    const keys = await api.rt.redis.keys(`{ev:${event.id}}*`);
+    await api.rt.redis.del(...keys);
+    const report = await run();
+    expect(count(report, event.id, 'hold_restored')).toBe(2);
+    expect(await api.rt.redis.get(k.seat(seats[0]!.id))).toBe(hold.id);
+    const ttl = await api.rt.redis.pttl(k.seat(seats[0]!.id));
+    expect(ttl).toBeGreaterThan(Date.parse(hold.expiresAt) - Date.now() - 5000);
+    const other = await api.call('POST', `/v1/events/${event.id}/holds`, { token: api.token('customer'), body: { seatIds: [seats[0]!.id] } });
+    expect(other.status).toBe(409);
+    const ev = await api.call('GET', `/v1/events/${event.id}`);
+    expect(ev.body.event.ticketTypes[0].available).toBe(3);
+    expect((await api.rt.db.hold.findUnique({ where: { id: ga.body.hold.id } }))!.status).toBe('ACTIVE');
+  } finally {
+    await dropTestEvent(api, event.id);
+  }
+});
+
+test('when an active hold’s leases vanished and another buyer now holds its seat, then reconciliation ends it (audited), leaving one holder', async () => {
+  const { event, seats } = await createTestEvent(api, { holdTtlSeconds: 300, seats: seatGrid(['A'], 1, 2) });
+  const k = eventKeys(event.id);
+  try {
+    const lost = await holdSeat(event.id, seats[0]!.id);
+    await api.rt.redis.del(k.seat(seats[0]!.id));
+    await api.rt.redis.zrem(k.held, seats[0]!.id);
+    const winner = await holdSeat(event.id, seats[0]!.id);
+    const report = await run();
+    expect(count(report, event.id, 'hold_ended')).toBe(1);
+    const row = await api.rt.db.hold.findUnique({ where: { id: lost.id } });
+    expect(row!.status).toBe('EXPIRED');
+    expect(await api.rt.redis.get(k.seat(seats[0]!.id))).toBe(winner.id);
+    const audit = await api.rt.db.auditEntry.findMany({ where: { holdId: lost.id } });
+    expect(audit.map((a) => a.action)).toEqual(['hold.ended_lost']);
+  } finally {
+    await dropTestEvent(api, event.id);
+  }
+});
+
+test('when a hold was released in PostgreSQL but Redis missed the end, then reconciliation removes its lease', async () => {
+  const { event, seats } = await createTestEvent(api, { holdTtlSeconds: 300, seats: seatGrid(['A'], 1, 2) });
+  const k = eventKeys(event.id);
+  try {
+    const hold = await holdSeat(event.id, seats[0]!.id);
+    // As when the release's Redis step failed (Redis unreachable after the commit).
+    await api.rt.db.hold.update({ where: { id: hold.id }, data: { status: 'RELEASED', releasedBy: 'customer', endedAt: new Date() } });
+    const blocked = await api.call('POST', `/v1/events/${event.id}/holds`, { token: api.token('customer'), body: { seatIds: [seats[0]!.id] } });
+    expect(blocked.status).toBe(409);
+    const report = await run();
+    expect(count(report, event.id, 'stale_lease')).toBe(1);
+    expect(await api.rt.redis.exists(k.seat(seats[0]!.id))).toBe(0);
+    const taken = await api.call('POST', `/v1/events/${event.id}/holds`, { token: api.token('customer'), body: { seatIds: [seats[0]!.id] } });
+    expect(taken.status).toBe(201);
+  } finally {
+    await dropTestEvent(api, event.id);
+  }
+});
+
+describe('admin endpoints', () => {
+  let worker: WorkerHandle;
+  beforeAll(async () => {
+    worker = await startWorker(api.config, { sweepEveryMs: 60_000, reconcileEveryMs: 3_600_000, metricsPort: 0, reconcileSettleMs: 50 });
+  });
+  afterAll(async () => {
+    await worker.close();
+  });
+
+  test('when an admin asks for a reconciliation, then the worker runs it, counts its repairs and the report is readable', async () => {
+    const { event, seats } = await createTestEvent(api, { seats: seatGrid(['A'], 1, 2) });
+    try {
+      await holdSeat(event.id, seats[1]!.id);
+      await api.rt.db.seat.updateMany({ where: { id: seats[0]!.id }, data: { status: 'SOLD' } });
+      const before = (await lastReconcileReport(rs))?.finishedAt ?? '';
+      const admin = api.token('admin');
+      const res = await api.call('POST', '/v1/admin/reconcile', { token: admin });
+      expect(res.status).toBe(202);
+      expect(typeof res.body.jobId).toBe('string');
+      let last: { status: number; body: { report?: ReconcileReport | null } | null } = { status: 0, body: null };
+      for (let i = 0; i < 100; i++) {
+        last = await api.call('GET', '/v1/admin/reconcile/last', { token: admin });
+        if (last.body?.report && last.body.report.finishedAt !== before) break;
+        await sleep(100);
+      }
+      expect(last.status).toBe(200);
+      const report = last.body!.report as ReconcileReport;
+      expect(report.finishedAt).not.toBe(before);
+      expect(report.repairs.sold_set_missing).toBeGreaterThanOrEqual(1);
+      expect(report.entries.some((e) => e.eventId === event.id && e.kind === 'sold_set_missing')).toBe(true);
+      expect(typeof report.durationMs).toBe('number');
+      const text = await (await fetch(worker.metricsUrl!)).text();
+      expect(text).toMatch(/holdfast_reconcile_repairs_total\{kind="sold_set_missing"\} [1-9]/);
+      expect(text).toMatch(/holdfast_jobs_total\{queue="holdfast-maintenance",name="reconcile",result="completed"\} [1-9]/);
+      const metrics = await api.call('GET', '/metrics');
+      expect(metrics.body).toMatch(/holdfast_queue_jobs\{queue="holdfast-expiry",state="delayed"\} \d+/);
+      expect(metrics.body).toMatch(/holdfast_queue_jobs\{queue="holdfast-maintenance",state="failed"\} \d+/);
+    } finally {
+      await dropTestEvent(api, event.id);
+    }
+  });
+
+  test('when a non-admin or a bad body calls the reconcile endpoints, then 401, 403 or 400 and nothing is queued', async () => {
+    const before = await api.rt.queues.maintenance.getJobCounts('waiting', 'active');
+    expect((await api.call('POST', '/v1/admin/reconcile')).status).toBe(401);
+    expect((await api.call('POST', '/v1/admin/reconcile', { token: api.token('customer') })).status).toBe(403);
+    expect((await api.call('GET', '/v1/admin/reconcile/last', { token: api.token('service') })).status).toBe(403);
+    const bad = await api.call('POST', '/v1/admin/reconcile', { token: api.token('admin'), body: { now: true } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('VALIDATION_FAILED');
+    expect(JSON.stringify(bad.body.error.details)).toContain('now');
+    const query = await api.call('GET', '/v1/admin/reconcile/last?x=1', { token: api.token('admin') });
+    expect(query.status).toBe(400);
+    expect(await api.rt.queues.maintenance.getJobCounts('waiting', 'active')).toEqual(before);
+  });
+});

@@ -1,0 +1,77 @@
+// A hold's time ran out unconfirmed: PostgreSQL marks it expired (only while it is
+// still active and due), then Redis frees the keys it still owns and announces its seats.
+import { expireHoldIfDue, findDueHolds, findHold, type HoldRow } from '@holdfast/db';
+import type { DomainContext } from './context';
+import { endHoldInRedis } from './holds';
+
+export type ExpireOutcome =
+  | { kind: 'expired' }
+  | { kind: 'already_ended'; status: HoldRow['status'] }
+  | { kind: 'not_due'; expiresAt: Date }
+  | { kind: 'missing' };
+
+/**
+ * Expires one hold. Idempotent: a second run finds the row expired already and
+ * only repeats the compare-and-delete in Redis, which changes nothing by then
+ * (and completes the job of a run that died between the two steps).
+ */
+export async function expireHold(
+  ctx: DomainContext, holdId: string, now = new Date(), settleMs = 1000,
+): Promise<ExpireOutcome> {
+  const row = await findHold(ctx.db, holdId);
+  if (!row) return { kind: 'missing' };
+  if (row.status === 'ACTIVE') {
+    if (row.expiresAt > now) return { kind: 'not_due', expiresAt: row.expiresAt };
+    if (await expireHoldIfDue(ctx.db, holdId, now)) {
+      ctx.metrics.holdsExpired(1);
+      await endHoldInRedisAfter(ctx, row);
+      ctx.log.info({ holdId, eventId: row.eventId }, 'hold expired');
+      return { kind: 'expired' };
+    }
+    // Someone else ended it in between (a confirm, a release, another run).
+    const now2 = await findHold(ctx.db, holdId);
+    if (!now2) return { kind: 'missing' };
+    if (now2.status === 'EXPIRED') await endAfterSettling(ctx, now2, settleMs);
+    return { kind: 'already_ended', status: now2.status };
+  }
+  if (row.status === 'EXPIRED') await endAfterSettling(ctx, row, settleMs);
+  return { kind: 'already_ended', status: row.status };
+}
+
+/**
+ * The row reads EXPIRED but not by this run: a rerun after a crash between the
+ * two steps, or a late payment that marked it EXPIRED and is re-taking its
+ * seats right now to confirm it. Wait a moment so that confirm can finish; if
+ * the row still reads EXPIRED then, free what the hold still owns.
+ */
+async function endAfterSettling(ctx: DomainContext, row: HoldRow, settleMs: number): Promise<void> {
+  if (settleMs > 0) await new Promise((r) => setTimeout(r, settleMs));
+  await endHoldInRedisAfter(ctx, row);
+}
+
+/**
+ * Frees the hold's keys in Redis, unless the row has moved on meanwhile (a late
+ * payment may have confirmed the expired hold; its own end in Redis wins).
+ */
+async function endHoldInRedisAfter(ctx: DomainContext, row: HoldRow): Promise<void> {
+  const fresh = await findHold(ctx.db, row.id);
+  if (fresh?.status !== 'EXPIRED') return;
+  await endHoldInRedis(ctx, fresh, 'expired');
+}
+
+/**
+ * The sweep behind the per-hold jobs: expires every active hold that is due in
+ * PostgreSQL (jobs lost with Redis's data, or never scheduled because the API
+ * died first). Returns how many it expired.
+ */
+export async function expireDueHolds(ctx: DomainContext, now = new Date(), batch = 500): Promise<number> {
+  let expired = 0;
+  for (;;) {
+    const due = await findDueHolds(ctx.db, now, batch);
+    for (const row of due) {
+      const r = await expireHold(ctx, row.id, now);
+      if (r.kind === 'expired') expired++;
+    }
+    if (due.length < batch) return expired;
+  }
+}

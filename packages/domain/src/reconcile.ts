@@ -1,0 +1,282 @@
+// Reconciliation compares Redis (the leases) with PostgreSQL (the truth) per event
+// and repairs the drift with compare-and-set writes; every repair is logged and reported.
+import {
+  eventsWithLiveHolds, existingEventIds, findHold, findLiveHolds, holdStatuses, lockHold, readSaleState, recordAudit,
+  runTransaction, updateHold, type HoldRow,
+} from '@holdfast/db';
+import type { ReconcileStore, TicketCounters } from '@holdfast/hold-store';
+import type { DomainContext } from './context';
+import { holdContents, type HoldItem } from './hold-view';
+import { endHoldInRedis } from './holds';
+import { primeEvent } from './prime-event';
+
+export const REPAIR_KINDS = [
+  'sold_set_missing', // a seat SOLD in PostgreSQL missing from Redis's sold set: added
+  'sold_set_extra', // a seat in Redis's sold set that PostgreSQL has AVAILABLE (seen twice): removed
+  'sold_seat_key', // a lease or held entry on a seat already SOLD: removed
+  'ga_counter', // a ticket type's cap/sold/held differing from PostgreSQL and its holds (seen twice): rewritten
+  'hold_restored', // an ACTIVE hold whose leases were lost: taken again for its remaining time
+  'hold_ended', // an ACTIVE hold whose leases were lost and whose items someone else has now: ended
+  'key_without_ttl', // a seat key, hold record or rate-limit key without a TTL: given one (or removed)
+  'stale_lease', // a seat lease whose hold has ended in PostgreSQL (its end never reached Redis; seen twice): removed
+] as const;
+export type RepairKind = (typeof REPAIR_KINDS)[number];
+
+export interface RepairEntry {
+  kind: RepairKind;
+  eventId: string;
+  detail: string;
+}
+
+export interface ReconcileReport {
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  events: number;
+  repairs: Record<RepairKind, number>;
+  /** The first repairs of the run (up to 200), for a human to read. */
+  entries: RepairEntry[];
+  errors: { eventId: string; message: string }[];
+}
+
+export interface ReconcileOptions {
+  /** How long to wait before re-reading a suspected drift that may be a confirm in flight. */
+  settleMs?: number;
+  onRepair?: (entry: RepairEntry) => void;
+}
+
+const RECORD_TTL_MS = 24 * 3600 * 1000;
+const RATE_WINDOW_MS = 60_000;
+const MAX_ENTRIES = 200;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * One reconciliation run over every event Redis knows or that has live holds in
+ * PostgreSQL. The report is stored for admins (last run only).
+ */
+export async function reconcile(ctx: DomainContext, rs: ReconcileStore, opts: ReconcileOptions = {}): Promise<ReconcileReport> {
+  const started = Date.now();
+  const settleMs = opts.settleMs ?? 500;
+  const report: ReconcileReport = {
+    startedAt: new Date(started).toISOString(), finishedAt: '', durationMs: 0, events: 0,
+    repairs: Object.fromEntries(REPAIR_KINDS.map((k) => [k, 0])) as Record<RepairKind, number>,
+    entries: [], errors: [],
+  };
+  const repair = (kind: RepairKind, eventId: string, detail: string) => {
+    report.repairs[kind]++;
+    const entry = { kind, eventId, detail };
+    if (report.entries.length < MAX_ENTRIES) report.entries.push(entry);
+    ctx.log.warn({ repair: kind, eventId, detail }, 'reconciliation repaired drift');
+    opts.onRepair?.(entry);
+  };
+
+  const scan = await rs.scanEvents();
+  const live = await eventsWithLiveHolds(ctx.db, new Date());
+  const candidates = [...new Set([...scan.primed, ...scan.keys.keys(), ...live])];
+  const existing = await existingEventIds(ctx.db, candidates);
+  for (const eventId of candidates) {
+    if (!existing.has(eventId)) continue;
+    report.events++;
+    try {
+      await reconcileEvent(ctx, rs, eventId, scan.keys.get(eventId), settleMs, repair);
+    } catch (err) {
+      report.errors.push({ eventId, message: err instanceof Error ? err.message : String(err) });
+      ctx.log.error({ eventId, err: err instanceof Error ? err.message : String(err) }, 'reconciliation of an event failed');
+    }
+  }
+  const finished = Date.now();
+  report.finishedAt = new Date(finished).toISOString();
+  report.durationMs = finished - started;
+  await rs.saveReport(JSON.stringify(report));
+  ctx.log.info({ durationMs: report.durationMs, events: report.events, repairs: report.repairs }, 'reconciliation finished');
+  return report;
+}
+
+export async function lastReconcileReport(rs: ReconcileStore): Promise<ReconcileReport | null> {
+  const json = await rs.lastReport();
+  return json ? (JSON.parse(json) as ReconcileReport) : null;
+}
+
+type Repair = (kind: RepairKind, eventId: string, detail: string) => void;
+
+async function reconcileEvent(
+  ctx: DomainContext, rs: ReconcileStore, eventId: string,
+  keys: { seatKeys: string[]; holdRecordKeys: string[]; rateLimitKeys: string[] } | undefined,
+  settleMs: number, repair: Repair,
+): Promise<void> {
+  const now = new Date();
+  const liveHolds = await findLiveHolds(ctx.db, eventId, now);
+  // Lost leases need the event's sale state in Redis before they can be taken again.
+  if (liveHolds.length && !(await ctx.store.isPrimed(eventId))) await primeEvent(ctx, eventId);
+  await restoreLostHolds(ctx, rs, eventId, liveHolds, repair);
+
+  if (await ctx.store.isPrimed(eventId)) {
+    await reconcileSold(ctx, rs, eventId, settleMs, repair);
+    await reconcileTickets(ctx, rs, eventId, settleMs, repair);
+  }
+  if (keys) {
+    await reconcileTtls(ctx, rs, eventId, keys, repair);
+    await reconcileStaleLeases(ctx, rs, eventId, keys.seatKeys, settleMs, repair);
+  }
+}
+
+/**
+ * Leases of holds PostgreSQL has ended (released or expired while Redis was
+ * unreachable: the row moved on, the compare-and-delete never ran). A late
+ * payment re-takes an expired hold's seats just before confirming it, so a
+ * lease is only removed when its hold still reads ended after a pause.
+ */
+async function reconcileStaleLeases(
+  ctx: DomainContext, rs: ReconcileStore, eventId: string, seatKeys: string[], settleMs: number, repair: Repair,
+) {
+  const prefix = `{ev:${eventId}}:seat:`;
+  const leases = await rs.seatLeases(eventId, seatKeys.map((k) => k.slice(prefix.length)));
+  const owned = [...leases].filter(([, l]) => l.owner !== null) as [string, { owner: string; ttlMs: number }][];
+  const ended = (s: string | undefined) => s === 'RELEASED' || s === 'EXPIRED';
+  const first = await holdStatuses(ctx.db, [...new Set(owned.map(([, l]) => l.owner))]);
+  const suspects = owned.filter(([, l]) => ended(first.get(l.owner)));
+  if (!suspects.length) return;
+  await sleep(settleMs);
+  const second = await holdStatuses(ctx.db, [...new Set(suspects.map(([, l]) => l.owner))]);
+  for (const [seatId, lease] of suspects) {
+    if (!ended(second.get(lease.owner))) continue;
+    if (await rs.fixSeatKey(eventId, seatId, lease.owner, 0)) {
+      repair('stale_lease', eventId, `lease of ${second.get(lease.owner)!.toLowerCase()} hold ${lease.owner} on seat ${seatId} removed`);
+    }
+  }
+}
+
+/**
+ * A hold ACTIVE in PostgreSQL whose leases are gone from Redis (Redis lost data).
+ * Decision: restore it for its remaining time when every item is still free,
+ * so a buyer mid-payment keeps the seats they were promised; when someone else
+ * has taken an item meanwhile, end the hold now (EXPIRED, audited), because
+ * two buyers must not believe they hold one seat. Either way the database
+ * fence at confirm keeps every sale single.
+ */
+async function restoreLostHolds(ctx: DomainContext, rs: ReconcileStore, eventId: string, holds: HoldRow[], repair: Repair) {
+  const ticketHolds: { row: HoldRow; ticketTypeId: string }[] = [];
+  const seatIds: string[] = [];
+  for (const row of holds) {
+    const c = holdContents(row.items as HoldItem[]);
+    if (c.ticketTypeId) ticketHolds.push({ row, ticketTypeId: c.ticketTypeId });
+    seatIds.push(...c.seatIds);
+  }
+  const leases = await rs.seatLeases(eventId, seatIds);
+  const ticketOk = await rs.ticketHoldEntries(eventId, ticketHolds.map((t) => ({ holdId: t.row.id, ticketTypeId: t.ticketTypeId })));
+  const ticketOkById = new Map(ticketHolds.map((t, i) => [t.row.id, ticketOk[i]!]));
+  for (const row of holds) {
+    const c = holdContents(row.items as HoldItem[]);
+    const seatsLost = c.seatIds.some((id) => leases.get(id)?.owner !== row.id);
+    const ticketsLost = c.ticketTypeId !== null && !ticketOkById.get(row.id);
+    if (!seatsLost && !ticketsLost) continue;
+    // Re-read: a confirm or release that just ended the hold explains the missing keys.
+    const fresh = await findHold(ctx.db, row.id);
+    const remainingMs = fresh ? fresh.expiresAt.getTime() - Date.now() : 0;
+    if (!fresh || fresh.status !== 'ACTIVE' || remainingMs <= 0) continue;
+    const r = await ctx.store.retakeHold({
+      eventId, holdId: row.id, customerId: row.customerId, leaseMs: remainingMs,
+      seatIds: c.seatIds, ticketTypeId: c.ticketTypeId, quantity: c.ticketTypeId ? c.quantity : 0,
+    });
+    if (r.kind === 'ok') {
+      repair('hold_restored', eventId, `hold ${row.id} taken again for ${Math.round(remainingMs / 1000)} s`);
+      continue;
+    }
+    if (r.kind === 'not_ready') continue; // Redis lost the event again mid-run: the next run retries.
+    const ended = await runTransaction(ctx.db, async (tx) => {
+      const locked = await lockHold(tx, row.id);
+      if (!locked || locked.status !== 'ACTIVE') return null;
+      const updated = await updateHold(tx, row.id, { status: 'EXPIRED', endedAt: new Date() });
+      await recordAudit(tx, {
+        actor: 'system:reconcile', action: 'hold.ended_lost', eventId, holdId: row.id,
+        reason: `Redis lost this hold's leases and its items were taken by others (${r.kind})`,
+      });
+      return updated;
+    });
+    if (ended) {
+      await endHoldInRedis(ctx, ended, 'expired');
+      repair('hold_ended', eventId, `hold ${row.id} ended: its items were lost and taken (${r.kind})`);
+    }
+  }
+}
+
+/** The sold set against PostgreSQL's SOLD seats, and leases left on sold seats. */
+async function reconcileSold(ctx: DomainContext, rs: ReconcileStore, eventId: string, settleMs: number, repair: Repair) {
+  const redisSold = await rs.soldSeats(eventId);
+  const pgSold = new Set((await readSaleState(ctx.db, eventId)).soldSeatIds);
+  const missing = [...pgSold].filter((id) => !redisSold.has(id));
+  if (missing.length) {
+    await rs.addSold(eventId, missing);
+    for (const id of missing) repair('sold_set_missing', eventId, `seat ${id} added to the sold set`);
+  }
+  let extra = [...redisSold].filter((id) => !pgSold.has(id));
+  if (extra.length) {
+    // A confirm writes PostgreSQL first and Redis right after; only a drift that lasts is one.
+    await sleep(settleMs);
+    const pgNow = new Set((await readSaleState(ctx.db, eventId)).soldSeatIds);
+    extra = extra.filter((id) => !pgNow.has(id));
+    await rs.removeSold(eventId, extra);
+    for (const id of extra) repair('sold_set_extra', eventId, `seat ${id} removed from the sold set (available in PostgreSQL)`);
+  }
+  const sold = [...pgSold];
+  const leases = await rs.seatLeases(eventId, sold);
+  for (const [seatId, lease] of leases) {
+    if (lease.owner && (await rs.fixSeatKey(eventId, seatId, lease.owner, 0))) {
+      repair('sold_seat_key', eventId, `lease of hold ${lease.owner} on sold seat ${seatId} removed`);
+    }
+  }
+  const heldSold = await rs.heldEntries(eventId, sold);
+  if (heldSold.length) {
+    await rs.removeHeldEntries(eventId, heldSold);
+    for (const id of heldSold) repair('sold_seat_key', eventId, `held entry of sold seat ${id} removed`);
+  }
+}
+
+/** Each ticket type's cap and sold against PostgreSQL, and held against its holds' quantities. */
+async function reconcileTickets(ctx: DomainContext, rs: ReconcileStore, eventId: string, settleMs: number, repair: Repair) {
+  const { ticketTypes } = await readSaleState(ctx.db, eventId);
+  const drift = (c: TicketCounters, t: { capacity: number; sold: number }) =>
+    c.cap !== String(t.capacity) || c.sold !== String(t.sold) || c.held !== String(c.heldByHolds);
+  for (const t of ticketTypes) {
+    const first = await rs.ticketCounters(eventId, t.id);
+    if (!drift(first, t)) continue;
+    await sleep(settleMs);
+    const pg = (await readSaleState(ctx.db, eventId)).ticketTypes.find((x) => x.id === t.id);
+    const second = await rs.ticketCounters(eventId, t.id);
+    if (!pg || !drift(second, pg)) continue;
+    if (second.cap !== first.cap || second.sold !== first.sold || second.held !== first.held) continue; // moving: next run
+    const next = { cap: pg.capacity, sold: pg.sold, held: second.heldByHolds };
+    if (await rs.setTicketCounters(eventId, t.id, second, next)) {
+      repair('ga_counter', eventId,
+        `ticket type ${t.id}: cap ${second.cap || '-'}→${next.cap}, sold ${second.sold || '-'}→${next.sold}, held ${second.held || '-'}→${next.held}`);
+    }
+  }
+}
+
+/** Keys that must expire by themselves: seat leases, hold records, rate-limit windows. */
+async function reconcileTtls(
+  ctx: DomainContext, rs: ReconcileStore, eventId: string,
+  keys: { seatKeys: string[]; holdRecordKeys: string[]; rateLimitKeys: string[] }, repair: Repair,
+) {
+  const prefix = `{ev:${eventId}}:seat:`;
+  const seatIds = keys.seatKeys.map((k) => k.slice(prefix.length));
+  const leases = await rs.seatLeases(eventId, seatIds);
+  for (const [seatId, lease] of leases) {
+    if (lease.ttlMs !== -1 || !lease.owner) continue;
+    const hold = await findHold(ctx.db, lease.owner);
+    const remaining = hold && hold.status === 'ACTIVE' ? hold.expiresAt.getTime() - Date.now() : 0;
+    if (await rs.fixSeatKey(eventId, seatId, lease.owner, Math.max(0, remaining))) {
+      repair('key_without_ttl', eventId, remaining > 0
+        ? `seat ${seatId} lease of hold ${lease.owner} given ${Math.round(remaining / 1000)} s`
+        : `seat ${seatId} lease of ended hold ${lease.owner} removed`);
+    }
+  }
+  const others = [...keys.holdRecordKeys.map((k) => [k, RECORD_TTL_MS] as const), ...keys.rateLimitKeys.map((k) => [k, RATE_WINDOW_MS] as const)];
+  const ttls = await rs.ttls(others.map(([k]) => k));
+  for (let i = 0; i < others.length; i++) {
+    if (ttls[i] !== -1) continue;
+    const [key, ms] = others[i]!;
+    if (await rs.expireIfPersistent(key, ms)) repair('key_without_ttl', eventId, `${key.slice(prefix.length - 5)} given ${ms / 1000} s`);
+  }
+}
