@@ -4,10 +4,14 @@ import helmet from 'helmet';
 import type { Logger } from 'pino';
 import type { Config } from '@holdfast/config';
 import type { DomainContext } from '@holdfast/domain';
-import type { ChangeFeed } from '@holdfast/hold-store';
+import { IdempotencyStore, type ChangeFeed } from '@holdfast/hold-store';
+import { cors } from './middleware/cors';
 import { errorHandler, notFound } from './middleware/errors';
+import { idempotent } from './middleware/idempotency';
+import { adminRoutes } from './routes/admin.routes';
 import type { Metrics } from './metrics';
 import { demoAuthRoutes } from './routes/auth.routes';
+import { docsRoutes } from './routes/docs.routes';
 import { eventRoutes } from './routes/events.routes';
 import { healthRoutes, type ReadinessChecks } from './routes/health.routes';
 import { holdRoutes } from './routes/holds.routes';
@@ -59,16 +63,20 @@ export function createApp(deps: AppDeps): Express {
   });
   // No upgrade-insecure-requests: the pages are also opened over plain http (a LAN address in demo mode).
   app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
-  // Stripe signs the exact bytes it sends: its webhook reads the raw body, before the JSON parser.
+  app.use(cors(config.corsOrigins));
+  // No app-wide body parser: each route reads its body after authorization (middleware/body.ts).
+  // Stripe signs the exact bytes it sends: its webhook reads the raw body itself.
   app.use(webhookRoutes(ctx, config.stripeWebhookSecret));
-  app.use(express.json({ limit: '100kb', strict: true, type: ['application/json', 'application/*+json'] }));
 
   app.use(healthRoutes(deps.checks, metrics));
+  app.use(docsRoutes({ demoMode: config.demoMode }));
   if (config.demoMode) app.use(demoAuthRoutes(config.jwtSecret));
-  app.use(eventRoutes(ctx, config.jwtSecret));
+  const idempotency = idempotent(new IdempotencyStore(ctx.store.redis), log);
+  app.use(eventRoutes(ctx, config.jwtSecret, idempotency));
   app.use(holdRoutes(ctx, config.jwtSecret));
+  app.use(adminRoutes(ctx, config.jwtSecret));
   if (deps.reconcile) app.use(reconcileRoutes(deps.reconcile, config.jwtSecret));
-  app.use(orderRoutes(ctx, config.jwtSecret));
+  app.use(orderRoutes(ctx, config.jwtSecret, idempotency));
   if (config.demoMode) app.use(demoPaymentRoutes(ctx, config.jwtSecret, config.stripeWebhookSecret));
   app.use(streamRoutes(ctx, deps.feed));
   app.use(webRoutes());

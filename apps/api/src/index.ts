@@ -3,3 +3,4 @@ export { createMetrics, type Metrics } from './metrics';
 export { signToken, verifyToken } from './middleware/auth';
 export type { ReadinessChecks } from './routes/health.routes';
 export { createApiRuntime, createApiRedis, createLogger, type ApiRuntime } from './runtime';
+export { safeEqual } from './middleware/safe-equal';

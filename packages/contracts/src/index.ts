@@ -5,13 +5,20 @@ import { z } from 'zod';
 const isoTime = z.iso.datetime({ offset: true });
 const currency = z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code in upper case, e.g. "USD"');
 const cents = z.number().int().min(0).max(100_000_000);
-const name = z.string().trim().min(1).max(200);
+/**
+ * PostgreSQL text holds neither NUL nor a lone UTF-16 surrogate (not valid
+ * UTF-8): refuse both at the door, a 400 rather than a 500.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const storableText = (s: string) => !s.includes('\u0000') && !LONE_SURROGATE.test(s);
+const noNul = storableText;
+const name = z.string().trim().min(1).max(200).refine(noNul, 'no NUL characters or lone surrogates');
 
 export const seatInput = z.strictObject({
-  section: z.string().trim().min(1).max(20).regex(/^[^-\s]+$/, 'no dashes or spaces (the label is section-row-number)'),
-  row: z.string().trim().min(1).max(20).regex(/^[^-\s]+$/, 'no dashes or spaces (the label is section-row-number)'),
+  section: z.string().trim().min(1).max(20).regex(/^[^-\s]+$/, 'no dashes or spaces (the label is section-row-number)').refine(noNul, 'no NUL characters or lone surrogates'),
+  row: z.string().trim().min(1).max(20).regex(/^[^-\s]+$/, 'no dashes or spaces (the label is section-row-number)').refine(noNul, 'no NUL characters or lone surrogates'),
   number: z.number().int().min(1).max(100_000),
-  tier: z.string().trim().min(1).max(50),
+  tier: z.string().trim().min(1).max(50).refine(noNul, 'no NUL characters or lone surrogates'),
   priceCents: cents,
 });
 
@@ -67,13 +74,13 @@ export const createHoldBody = z
 export type CreateHoldBody = z.infer<typeof createHoldBody>;
 
 export const demoTokenBody = z.strictObject({
-  customerId: z.string().trim().min(1).max(100),
+  customerId: z.string().trim().min(1).max(100).refine(noNul, 'no NUL characters or lone surrogates'),
   role: z.enum(['customer', 'service', 'admin']).default('customer'),
 });
 
-export const adminReleaseBody = z.strictObject({ reason: z.string().trim().min(1).max(500) });
+export const adminReleaseBody = z.strictObject({ reason: z.string().trim().min(1).max(500).refine(noNul, 'no NUL characters or lone surrogates') });
 
-export const confirmBody = z.strictObject({ paymentReference: z.string().min(1).max(255) });
+export const confirmBody = z.strictObject({ paymentReference: z.string().min(1).max(255).refine(noNul, 'no NUL characters or lone surrogates') });
 
 /**
  * Stripe's event envelope, as far as holdfast reads it. Not strict: Stripe adds
@@ -112,6 +119,16 @@ export const listQuery = z.strictObject({
 
 export const emptyQuery = z.strictObject({});
 
+const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'a uuid in lower case');
+
+export const adminHoldsQuery = listQuery.extend({
+  eventId: uuid.optional(),
+  status: z.enum(['active', 'confirmed', 'expired', 'released']).optional(),
+});
+export const adminOrdersQuery = listQuery.extend({ eventId: uuid.optional() });
+export const adminPaymentsQuery = listQuery.extend({ status: z.enum(['applied', 'refund_required']).optional() });
+export const adminAuditQuery = listQuery.extend({ eventId: uuid.optional() });
+
 /** Turns zod issues into the contract's `details`: which field, and why. */
 export function issuesToDetails(error: z.ZodError): { fields: { path: string; message: string }[] } {
   const pathOf = (path: PropertyKey[]) => (path.length ? path.map(String).join('.') : '(body)');
@@ -126,3 +143,4 @@ export function issuesToDetails(error: z.ZodError): { fields: { path: string; me
 }
 
 export { z };
+export * from './responses';

@@ -6,5 +6,6 @@ export * from './hold.repository';
 export { runTransaction, type Tx } from './transaction';
 export { ensureDatabase, migrateDatabase, pingDatabase } from './admin';
 export * from './audit.repository';
+export * from './admin-list.repository';
 export * from './order.repository';
 export * from './payment.repository';

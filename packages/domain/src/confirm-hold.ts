@@ -2,7 +2,7 @@
 // READ COMMITTED transaction whose conditional writes are the fence, the order number taken last.
 import { randomUUID } from 'node:crypto';
 import {
-  assignOrderNumber, findOrderByHold, insertOrder, insertPayment, runTransaction, sellSeats, sellTickets,
+  assignOrderNumber, findOrderByHold, insertOrder, insertPayment, recordAudit, runTransaction, sellSeats, sellTickets,
   TransactionConflict, UniqueViolation, updateHold, type HoldRow, type Tx,
 } from '@holdfast/db';
 import type { DomainContext } from './context';
@@ -28,6 +28,8 @@ export interface PaymentInput {
 export interface ConfirmInput {
   holdId: string;
   payment: PaymentInput;
+  /** Set when an admin confirms: the confirmation is written to the audit log as theirs. */
+  auditActor?: string;
 }
 
 export interface ConfirmOptions {
@@ -168,6 +170,12 @@ async function confirmInTransaction(
     eventId: row.eventId,
   });
   await updateHold(tx, row.id, { status: 'CONFIRMED', orderId, endedAt: createdAt });
+  if (input.auditActor) {
+    await recordAudit(tx, {
+      actor: input.auditActor, action: 'order.confirmed', eventId: row.eventId, holdId: row.id, orderId,
+      reason: `payment reference ${input.payment.reference}`,
+    });
+  }
   /*
    * The order number, last. The upsert on order_sequences locks the year's one
    * row until COMMIT, so every confirm of every event in that year queues on

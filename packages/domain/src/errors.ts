@@ -40,6 +40,10 @@ export const errors = {
   holdExpired: () =>
     new AppError('HOLD_EXPIRED', 'This hold has expired and its seats or tickets are no longer available.', 409),
   holdNotActive: () => new AppError('HOLD_NOT_ACTIVE', 'This hold was released and cannot be confirmed.', 409),
+  idempotencyKeyReused: () =>
+    new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request.', 422),
+  idempotencyInProgress: () =>
+    new AppError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still running; retry shortly.', 409),
   invalidSignature: () =>
     new AppError('INVALID_SIGNATURE', 'The Stripe-Signature header is missing, wrong or too old for this body.', 400),
   paymentRejected: (reason: string) =>

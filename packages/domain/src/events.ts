@@ -1,6 +1,6 @@
 // Events: an admin puts an event on sale with its seats and ticket types in one
 // transaction; anyone reads events, availability and the seat map.
-import { findEvent, insertEvent, listEvents as listEventRows, runTransaction, type EventRow } from '@holdfast/db';
+import { findEvent, insertEvent, listEvents as listEventRows, recordAudit, runTransaction, type EventRow } from '@holdfast/db';
 import type { DomainContext } from './context';
 import { errors } from './errors';
 import { isUuid } from './ids';
@@ -28,7 +28,8 @@ export interface CreateEventInput {
   ticketTypes: { name: string; priceCents: number; capacity: number }[];
 }
 
-export async function createEvent(ctx: DomainContext, input: CreateEventInput): Promise<EventView> {
+/** `adminId`: the admin who creates it, recorded in the audit log in the same transaction. */
+export async function createEvent(ctx: DomainContext, input: CreateEventInput, adminId?: string): Promise<EventView> {
   const firstAt = new Map<string, number>();
   const duplicates: { path: string; message: string }[] = [];
   input.seats.forEach((s, i) => {
@@ -40,7 +41,15 @@ export async function createEvent(ctx: DomainContext, input: CreateEventInput): 
   if (duplicates.length) {
     throw errors.validation({ fields: duplicates.slice(0, 20) }, 'The event lists the same seat more than once.');
   }
-  const id = await runTransaction(ctx.db, (tx) => insertEvent(tx, input), { timeoutMs: 60000 });
+  const id = await runTransaction(
+    ctx.db,
+    async (tx) => {
+      const eventId = await insertEvent(tx, input);
+      if (adminId) await recordAudit(tx, { actor: `admin:${adminId}`, action: 'event.created', eventId });
+      return eventId;
+    },
+    { timeoutMs: 60000 },
+  );
   return getEvent(ctx, id);
 }
 

@@ -9,6 +9,10 @@ export { getHold, releaseHold, findAnyHold, type Principal, type Releaser } from
 export { primeEvent, ensurePrimed } from './prime-event';
 export { bestAvailable } from './best-available';
 export type { Page } from './paging';
+export { adminListHolds, adminReleaseHold, type AdminHoldQuery } from './admin-holds';
+export { adminListOrders } from './admin-orders';
+export { adminListPayments, type PaymentView, type PaymentStatus } from './admin-payments';
+export { adminListAudit, type AuditEntryView } from './admin-audit';
 export { expireHold, expireDueHolds, type ExpireOutcome } from './expire-hold';
 export {
   reconcile, lastReconcileReport, REPAIR_KINDS, type RepairKind, type RepairEntry, type ReconcileReport, type ReconcileOptions,

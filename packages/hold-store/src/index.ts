@@ -1,5 +1,6 @@
 export * from './hold-store';
 export { eventKeys, CHANGE_CHANNEL_PATTERN, type EventKeys } from './keys';
+export { IdempotencyStore, IDEMPOTENCY_TTL_SECONDS, type IdempotencyClaim } from './idempotency-store';
 export { ReconcileStore, type EventKeyScan, type TicketCounters } from './reconcile-store';
 export { maxmemoryPolicy } from './redis-info';
 export { ChangeFeed, type Change } from './change-feed';

@@ -10,6 +10,8 @@ const SCRIPT_FILES = {
   retakeHold: 'retake-hold-8.lua',
   primeEvent: 'prime-event-3.lua',
   readAvailability: 'read-availability-1.lua',
+  idempotencyBegin: 'idempotency-begin-1.lua',
+  idempotencyEnd: 'idempotency-end-1.lua',
   fixSeatKey: 'fix-seat-key-2.lua',
   setTicketCounters: 'set-ticket-counters-1.lua',
 } as const;

@@ -1,7 +1,9 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import jwt from 'jsonwebtoken';
+import { storableText } from '@holdfast/contracts';
 import { errors, type Principal } from '@holdfast/domain';
+import { jsonBody } from './body';
 
 export type Role = Principal['role'];
 const ROLES: readonly Role[] = ['customer', 'service', 'admin'];
@@ -37,19 +39,22 @@ export function verifyToken(header: string | undefined, secret: string): Princip
   }
   if (typeof claims === 'string') throw errors.unauthorized('The bearer token is invalid.');
   const { sub, role } = claims as { sub?: unknown; role?: unknown };
-  if (typeof sub !== 'string' || !sub || sub.length > 200 || !ROLES.includes(role as Role)) {
+  if (typeof sub !== 'string' || !sub || sub.length > 200 || !storableText(sub) || !ROLES.includes(role as Role)) {
     throw errors.unauthorized('The bearer token lacks a valid sub or role.');
   }
   return { id: sub, role: role as Role };
 }
 
-/** Authenticates, then checks the role, before any body is read. */
-export function requireRole(secret: string, ...roles: Role[]) {
-  return (req: Request, _res: Response, next: NextFunction) => {
+/**
+ * Authenticates and checks the role, then (and only then) reads the JSON body:
+ * a caller without the right token is refused before its body is parsed.
+ */
+export function requireRole(secret: string, ...roles: Role[]): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
     const principal = verifyToken(req.headers.authorization, secret);
     if (!roles.includes(principal.role)) throw errors.forbidden();
     req.principal = principal;
-    next();
+    jsonBody(req, res, next);
   };
 }
 

@@ -1,15 +1,18 @@
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import { createEventBody, createHoldBody, emptyQuery, listQuery } from '@holdfast/contracts';
 import { createEvent, createHold, getEvent, listEvents, listSeats, type DomainContext, type HoldSelector } from '@holdfast/domain';
 import { requireRole } from '../middleware/auth';
 import { parse } from '../middleware/validate';
 
-export function eventRoutes(ctx: DomainContext, jwtSecret: string): Router {
+const passThrough: RequestHandler = (_req, _res, next) => next();
+
+/** `idempotency` is the Idempotency-Key middleware (middleware/idempotency.ts) for hold creation. */
+export function eventRoutes(ctx: DomainContext, jwtSecret: string, idempotency: RequestHandler = passThrough): Router {
   const r = Router();
 
   r.post('/v1/admin/events', requireRole(jwtSecret, 'admin'), async (req, res) => {
     const body = parse(createEventBody, req.body);
-    const event = await createEvent(ctx, { ...body, startsAt: new Date(body.startsAt) });
+    const event = await createEvent(ctx, { ...body, startsAt: new Date(body.startsAt) }, req.principal!.id);
     res.status(201).json({ event });
   });
 
@@ -29,7 +32,7 @@ export function eventRoutes(ctx: DomainContext, jwtSecret: string): Router {
     res.json({ seats: await listSeats(ctx, String(req.params.eventId)) });
   });
 
-  r.post('/v1/events/:eventId/holds', requireRole(jwtSecret, 'customer'), async (req, res) => {
+  r.post('/v1/events/:eventId/holds', requireRole(jwtSecret, 'customer'), idempotency, async (req, res) => {
     const body = parse(createHoldBody, req.body);
     const selector: HoldSelector = body.seatIds
       ? { kind: 'seats', seatIds: body.seatIds }

@@ -30,8 +30,11 @@ export async function receiveStripeEvent(
   try {
     event = Stripe.webhooks.constructEvent(raw, signature, secret, SIGNATURE_TOLERANCE_SECONDS);
   } catch (err) {
-    if (err instanceof Stripe.errors.StripeSignatureVerificationError) throw errors.invalidSignature();
-    throw errors.validation({ fields: [{ path: '(body)', message: 'the body is not valid JSON' }] });
+    // Only a correctly signed body that is not JSON is a validation failure; anything
+    // else the check throws (e.g. an empty `v1=`, which Stripe's compare rejects with
+    // a plain Error) is a wrong signature.
+    if (err instanceof SyntaxError) throw errors.validation({ fields: [{ path: '(body)', message: 'the body is not valid JSON' }] });
+    throw errors.invalidSignature();
   }
   // The contract: every correctly signed event answers 200. One whose shape holdfast cannot read
   // is logged (without the body) and acknowledged, since Stripe would only send it again.

@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import { errors } from '@holdfast/domain';
+import type { IdempotencyStore } from '@holdfast/hold-store';
+
+const KEY = /^[\x20-\x7E]{1,255}$/;
+
+/** JSON with object keys sorted, so the same body written differently has one fingerprint. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * Which first answers are stored and replayed: every 2xx and 4xx, except 429
+ * (a rate limit is about that moment, not about the request). A 5xx or a 429 is
+ * not stored: the key is released, so a retry with the same key runs afresh.
+ */
+const storable = (status: number) => status < 500 && status !== 429;
+
+/**
+ * `Idempotency-Key` for a route, after authentication (keys are scoped to the
+ * principal) and after the body is parsed (the fingerprint covers method, path
+ * and body). Without the header it adds nothing, not even a Redis round trip.
+ */
+export function idempotent(store: IdempotencyStore, log: Logger) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const key = req.headers['idempotency-key'];
+    if (key === undefined) {
+      next();
+      return;
+    }
+    if (typeof key !== 'string' || !KEY.test(key)) {
+      throw errors.validation(
+        { fields: [{ path: 'Idempotency-Key', message: '1 to 255 printable ASCII characters' }] },
+        'The Idempotency-Key header is not valid.',
+      );
+    }
+    const principal = `${req.principal!.role}:${req.principal!.id}`;
+    const fingerprint = createHash('sha256')
+      .update(`${req.method} ${req.baseUrl}${req.path}\n${canonical(req.body)}`)
+      .digest('hex');
+    const claim = await store.begin(principal, key, fingerprint);
+    if (claim.kind === 'mismatch') throw errors.idempotencyKeyReused();
+    if (claim.kind === 'running') throw errors.idempotencyInProgress();
+    if (claim.kind === 'done') {
+      res.setHeader('Idempotent-Replayed', 'true');
+      res.status(claim.status).type('application/json').send(claim.body);
+      return;
+    }
+
+    // This request owns the key: store its answer before sending it, so a client
+    // that retries the moment it has the answer gets the replay, never a 409.
+    let settled = false;
+    const send = res.json.bind(res);
+    res.json = (body: unknown) => {
+      if (settled) return send(body);
+      settled = true;
+      const status = res.statusCode;
+      const text = JSON.stringify(body);
+      const done = storable(status)
+        ? store.complete(principal, key, claim.token, status, text)
+        : store.release(principal, key, claim.token);
+      done.then(
+        () => send(body),
+        (err: unknown) => {
+          // The answer stands; the key keeps its in-progress lease until it lapses.
+          log.warn({ reqId: req.requestId, err: (err as Error).message }, 'could not record an idempotent answer');
+          send(body);
+        },
+      );
+      return res;
+    };
+    res.on('close', () => {
+      if (!settled) {
+        settled = true;
+        store.release(principal, key, claim.token).catch(() => undefined);
+      }
+    });
+    next();
+  };
+}

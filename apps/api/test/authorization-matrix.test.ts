@@ -1,0 +1,157 @@
+import jwt from 'jsonwebtoken';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from './harness';
+import { routesOf } from './routes-of';
+
+const PRINCIPALS = ['none', 'forged', 'expired', 'otherCustomer', 'service', 'customer', 'admin'] as const;
+type Who = (typeof PRINCIPALS)[number];
+
+/**
+ * The contract's answer for every endpoint and caller, in PRINCIPALS order:
+ * no token, forged (another secret), expired, another customer, service, the
+ * owning customer, admin. Public endpoints ignore tokens. The test fails when
+ * the router serves an endpoint this table does not list.
+ */
+const PAGE: [number, number, number, number, number, number, number] = [0, 0, 0, 0, 0, 0, 0];
+const EXPECTED: Record<string, [number, number, number, number, number, number, number]> = {
+  'GET /healthz': [200, 200, 200, 200, 200, 200, 200],
+  'GET /readyz': [200, 200, 200, 200, 200, 200, 200],
+  'GET /metrics': [200, 200, 200, 200, 200, 200, 200],
+  'GET /openapi.json': [200, 200, 200, 200, 200, 200, 200],
+  'GET /docs': [200, 200, 200, 200, 200, 200, 200],
+  'POST /v1/auth/demo-token': [200, 200, 200, 200, 200, 200, 200],
+  'GET /v1/events': [200, 200, 200, 200, 200, 200, 200],
+  'GET /v1/events/{eventId}': [200, 200, 200, 200, 200, 200, 200],
+  'GET /v1/events/{eventId}/seats': [200, 200, 200, 200, 200, 200, 200],
+  'GET /v1/events/{eventId}/stream': [200, 200, 200, 200, 200, 200, 200],
+  'POST /v1/admin/events': [401, 401, 401, 403, 403, 403, 201],
+  'POST /v1/events/{eventId}/holds': [401, 401, 401, 201, 403, 201, 403],
+  'GET /v1/holds/{holdId}': [401, 401, 401, 404, 200, 200, 200],
+  'DELETE /v1/holds/{holdId}': [401, 401, 401, 404, 403, 200, 403],
+  'POST /v1/holds/{holdId}/confirm': [401, 401, 401, 403, 201, 403, 200],
+  'GET /v1/orders/{orderId}': [401, 401, 401, 404, 200, 200, 200],
+  'POST /v1/webhooks/stripe': [400, 400, 400, 400, 400, 400, 400],
+  'POST /v1/demo/holds/{holdId}/pay': [401, 401, 401, 404, 403, 201, 403],
+  'GET /v1/admin/holds': [401, 401, 401, 403, 403, 403, 200],
+  'POST /v1/admin/reconcile': [401, 401, 401, 403, 403, 403, 202],
+  'GET /v1/admin/reconcile/last': [401, 401, 401, 403, 403, 403, 200],
+  // The pages are public; 404 (with the error body) when apps/web is not built.
+  'GET /': PAGE,
+  'GET /admin': PAGE,
+  'DELETE /v1/admin/holds/{holdId}': [401, 401, 401, 403, 403, 403, 200],
+  'GET /v1/admin/orders': [401, 401, 401, 403, 403, 403, 200],
+  'GET /v1/admin/payments': [401, 401, 401, 403, 403, 403, 200],
+  'GET /v1/admin/audit': [401, 401, 401, 403, 403, 403, 200],
+};
+
+let api: TestApi;
+beforeAll(async () => { api = await startApi(); });
+afterAll(async () => { await api.close(); });
+
+test('when the router is compared with the matrix, then every served endpoint has a row', () => {
+  expect(routesOf(api.rt.app)).toEqual(Object.keys(EXPECTED).sort());
+});
+
+test('when every endpoint is called as each kind of caller, then each answers the status the contract gives', async () => {
+  const { event } = await createTestEvent(api, {
+    seats: seatGrid(['A'], 1, 4), ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 100 }],
+  });
+  const created: string[] = [];
+  const owner = `owner-${Date.now()}`;
+  const secret = api.config.jwtSecret;
+  const tokens: Record<Who, string | undefined> = {
+    none: undefined,
+    forged: jwt.sign({ sub: 'admin-1', role: 'admin' }, `${secret}-forged`, { algorithm: 'HS256' }),
+    expired: jwt.sign({ sub: 'admin-1', role: 'admin', exp: Math.floor(Date.now() / 1000) - 60 }, secret, { algorithm: 'HS256' }),
+    otherCustomer: api.token('customer', `other-${Date.now()}`),
+    service: api.token('service', 'integrator-1'),
+    customer: api.token('customer', owner),
+    admin: api.token('admin', 'admin-1'),
+  };
+  const newHold = async () => {
+    const res = await api.call('POST', `/v1/events/${event.id}/holds`, {
+      token: tokens.customer, body: { ticketTypeId: event.ticketTypes[0].id, quantity: 1 },
+    });
+    if (res.status !== 201) throw new Error(`hold: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.hold.id as string;
+  };
+  const readHold = await newHold();
+  const requests: Record<string, () => Promise<{ method: string; path: string; body?: unknown; stream?: boolean }>> = {
+    'GET /healthz': async () => ({ method: 'GET', path: '/healthz' }),
+    'GET /': async () => ({ method: 'GET', path: '/' }),
+    'GET /admin': async () => ({ method: 'GET', path: '/admin' }),
+    'POST /v1/admin/reconcile': async () => ({ method: 'POST', path: '/v1/admin/reconcile', body: {} }),
+    'GET /v1/admin/reconcile/last': async () => ({ method: 'GET', path: '/v1/admin/reconcile/last' }),
+    'GET /readyz': async () => ({ method: 'GET', path: '/readyz' }),
+    'GET /metrics': async () => ({ method: 'GET', path: '/metrics' }),
+    'GET /openapi.json': async () => ({ method: 'GET', path: '/openapi.json' }),
+    'GET /docs': async () => ({ method: 'GET', path: '/docs' }),
+    'POST /v1/auth/demo-token': async () => ({ method: 'POST', path: '/v1/auth/demo-token', body: { customerId: 'demo-1' } }),
+    'GET /v1/events': async () => ({ method: 'GET', path: '/v1/events?limit=1' }),
+    'GET /v1/events/{eventId}': async () => ({ method: 'GET', path: `/v1/events/${event.id}` }),
+    'GET /v1/events/{eventId}/seats': async () => ({ method: 'GET', path: `/v1/events/${event.id}/seats` }),
+    'GET /v1/events/{eventId}/stream': async () => ({ method: 'GET', path: `/v1/events/${event.id}/stream`, stream: true }),
+    'POST /v1/admin/events': async () => ({
+      method: 'POST', path: '/v1/admin/events', body: { name: 'Matrix', startsAt: '2027-01-01T19:00:00Z', seats: seatGrid(['M'], 1, 1) },
+    }),
+    'POST /v1/events/{eventId}/holds': async () => ({
+      method: 'POST', path: `/v1/events/${event.id}/holds`, body: { ticketTypeId: event.ticketTypes[0].id, quantity: 1 },
+    }),
+    'GET /v1/holds/{holdId}': async () => ({ method: 'GET', path: `/v1/holds/${readHold}` }),
+    'GET /v1/admin/holds': async () => ({ method: 'GET', path: `/v1/admin/holds?eventId=${event.id}` }),
+    'GET /v1/admin/orders': async () => ({ method: 'GET', path: `/v1/admin/orders?eventId=${event.id}` }),
+    'GET /v1/admin/payments': async () => ({ method: 'GET', path: '/v1/admin/payments?limit=1' }),
+    'GET /v1/admin/audit': async () => ({ method: 'GET', path: `/v1/admin/audit?eventId=${event.id}` }),
+  };
+  // The releasing endpoints get a fresh hold per row; the successful caller comes last in PRINCIPALS order.
+  const ownRelease = await newHold();
+  const adminRelease = await newHold();
+  const confirmHold = await newHold();
+  const paidHold = await newHold();
+  const orderHold = await newHold();
+  const confirmed = await api.call('POST', `/v1/holds/${orderHold}/confirm`, { token: tokens.service, body: { paymentReference: 'pi_matrix' } });
+  if (confirmed.status !== 201) throw new Error(`confirm: ${confirmed.status} ${JSON.stringify(confirmed.body)}`);
+  requests['POST /v1/holds/{holdId}/confirm'] = async () => ({ method: 'POST', path: `/v1/holds/${confirmHold}/confirm`, body: { paymentReference: 'pi_1' } });
+  requests['GET /v1/orders/{orderId}'] = async () => ({ method: 'GET', path: `/v1/orders/${confirmed.body.order.id}` });
+  // Tokens mean nothing to the webhook: only Stripe's signature does, and this one has none.
+  requests['POST /v1/webhooks/stripe'] = async () => ({ method: 'POST', path: '/v1/webhooks/stripe', body: { id: 'evt_1', type: 'payment_intent.succeeded', data: { object: {} } } });
+  requests['POST /v1/demo/holds/{holdId}/pay'] = async () => ({ method: 'POST', path: `/v1/demo/holds/${paidHold}/pay` });
+  requests['DELETE /v1/holds/{holdId}'] = async () => ({ method: 'DELETE', path: `/v1/holds/${ownRelease}` });
+  requests['DELETE /v1/admin/holds/{holdId}'] = async () => ({ method: 'DELETE', path: `/v1/admin/holds/${adminRelease}`, body: { reason: 'matrix' } });
+
+  try {
+    const got: Record<string, number[]> = {};
+    for (const endpoint of Object.keys(EXPECTED)) {
+      const build = requests[endpoint];
+      if (!build) throw new Error(`no request for ${endpoint}`);
+      got[endpoint] = [];
+      for (const who of PRINCIPALS) {
+        const req = await build();
+        if (req.stream) {
+          // An event stream never ends: read its status, then hang up.
+          const abort = new AbortController();
+          const headers: Record<string, string> = tokens[who] ? { authorization: `Bearer ${tokens[who]}` } : {};
+          const r = await fetch(api.url + req.path, { headers, signal: abort.signal });
+          got[endpoint]!.push(r.status);
+          abort.abort();
+          continue;
+        }
+        const res = await api.call(req.method, req.path, { token: tokens[who], body: req.body });
+        if (res.status >= 400) {
+          expect(res.body.error).toEqual(expect.objectContaining({ code: expect.stringMatching(/^[A-Z_]+$/), message: expect.any(String) }));
+        }
+        if (res.status === 201 && res.body.event) created.push(res.body.event.id);
+        got[endpoint]!.push(res.status);
+      }
+    }
+    for (const page of ['GET /', 'GET /admin']) {
+      const statuses = got[page]!;
+      expect([200, 404]).toContain(statuses[0]);
+      expect(statuses).toEqual(Array(7).fill(statuses[0]));
+      got[page] = PAGE;
+    }
+    expect(got).toEqual(EXPECTED);
+  } finally {
+    await dropTestEvent(api, event.id);
+    for (const id of created) await dropTestEvent(api, id);
+  }
+});

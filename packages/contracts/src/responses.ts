@@ -1,0 +1,106 @@
+// Response shapes of the HTTP contract, as zod schemas: the OpenAPI document is
+// generated from these and from the request schemas, and tests parse answers with them.
+import { z } from 'zod';
+
+const time = z.string().meta({ format: 'date-time' });
+
+export const errorBody = z
+  .object({
+    error: z.object({
+      code: z.string().regex(/^[A-Z][A-Z0-9_]*$/),
+      message: z.string(),
+      details: z.unknown().optional(),
+    }),
+  });
+
+const seatItem = z.object({ seatId: z.string(), label: z.string(), tier: z.string(), priceCents: z.number().int(), quantity: z.literal(1) });
+const ticketItem = z.object({ ticketTypeId: z.string(), name: z.string(), priceCents: z.number().int(), quantity: z.number().int() });
+export const holdItem = z.union([seatItem, ticketItem]);
+
+export const holdObject = z
+  .object({
+    id: z.string(),
+    eventId: z.string(),
+    customerId: z.string(),
+    status: z.enum(['active', 'confirmed', 'expired', 'released']),
+    createdAt: time,
+    expiresAt: time,
+    items: z.array(holdItem),
+    totalCents: z.number().int(),
+    currency: z.string(),
+    orderId: z.string().nullable(),
+    releasedBy: z.enum(['customer', 'admin']).nullable(),
+  });
+
+export const orderObject = z
+  .object({
+    id: z.string(),
+    number: z.string().regex(/^[A-Z]+-\d{4}-\d{6,}$/),
+    eventId: z.string(),
+    customerId: z.string(),
+    holdId: z.string(),
+    status: z.literal('confirmed'),
+    items: z.array(holdItem),
+    totalCents: z.number().int(),
+    currency: z.string(),
+    paymentReference: z.string(),
+    createdAt: time,
+  });
+
+export const eventObject = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    startsAt: time,
+    currency: z.string(),
+    holdTtlSeconds: z.number().int(),
+    maxTicketsPerCustomer: z.number().int(),
+    seatCount: z.number().int(),
+    ticketTypes: z.array(
+      z.object({ id: z.string(), name: z.string(), priceCents: z.number().int(), capacity: z.number().int(), available: z.number().int() }),
+    ),
+  });
+
+export const seatObject = z
+  .object({
+    id: z.string(), label: z.string(), section: z.string(), row: z.string(), number: z.number().int(), tier: z.string(),
+    priceCents: z.number().int(), status: z.enum(['available', 'held', 'sold']),
+  });
+
+export const paymentObject = z
+  .object({
+    id: z.string(),
+    provider: z.string(),
+    reference: z.string(),
+    holdId: z.string().nullable(),
+    amountCents: z.number().int().nullable(),
+    currency: z.string().nullable(),
+    status: z.enum(['applied', 'refund_required']),
+    reason: z.string().nullable(),
+    orderId: z.string().nullable(),
+    receivedAt: time,
+  });
+
+export const auditEntryObject = z
+  .object({
+    at: time, actor: z.string(), action: z.string(), holdId: z.string().nullable(), orderId: z.string().nullable(),
+    reason: z.string().nullable(),
+  });
+
+const nextCursor = z.string().nullable();
+
+export const responses = {
+  health: z.object({ status: z.literal('ok') }),
+  ready: z.object({ status: z.literal('ready') }),
+  token: z.object({ token: z.string() }),
+  event: z.object({ event: eventObject }),
+  events: z.object({ events: z.array(eventObject), nextCursor }),
+  seats: z.object({ seats: z.array(seatObject) }),
+  hold: z.object({ hold: holdObject }),
+  holds: z.object({ holds: z.array(holdObject), nextCursor }),
+  order: z.object({ order: orderObject }),
+  orders: z.object({ orders: z.array(orderObject), nextCursor }),
+  payments: z.object({ payments: z.array(paymentObject), nextCursor }),
+  audit: z.object({ entries: z.array(auditEntryObject), nextCursor }),
+  received: z.object({ received: z.literal(true) }),
+};

@@ -1,0 +1,99 @@
+import type { Prisma } from '@prisma/client';
+import type { DbClient } from './event.repository';
+import { translated } from './errors';
+import type { OrderRow } from './order.repository';
+import type { PaymentRow, PaymentStatusDb } from './payment.repository';
+
+/**
+ * The admin console's lists. Every list is keyset-paged in a total order that
+ * ends with the id, so a page never repeats or skips a row that existed when the
+ * previous page was read, whatever is inserted in between.
+ */
+
+const orderSelect = {
+  id: true, number: true, eventId: true, customerId: true, holdId: true, status: true, totalCents: true,
+  currency: true, paymentReference: true, createdAt: true,
+  items: {
+    select: { seatId: true, ticketTypeId: true, label: true, tier: true, priceCents: true, quantity: true },
+    orderBy: { position: 'asc' },
+  },
+} as const;
+
+/** Keyset position after the row (createdAt, id): rows strictly later in that order. */
+function after(field: 'createdAt' | 'at' | 'receivedAt', key?: { at: Date; id: string }) {
+  if (!key) return undefined;
+  return { OR: [{ [field]: { gt: key.at } }, { [field]: key.at, id: { gt: key.id } }] };
+}
+
+export function listOrderRows(
+  db: DbClient,
+  filter: { eventId?: string },
+  limit: number,
+  key?: { at: Date; id: string },
+): Promise<OrderRow[]> {
+  const where: Prisma.OrderWhereInput = { eventId: filter.eventId };
+  const page = after('createdAt', key) as Prisma.OrderWhereInput | undefined;
+  return translated(() =>
+    db.order.findMany({
+      where: page ? { AND: [where, page] } : where,
+      select: orderSelect,
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      take: limit,
+    }),
+  );
+}
+
+/**
+ * Payments, refund-required ones first, then by (receivedAt, id). The key
+ * carries the status too: PostgreSQL sorts the enum in declaration order
+ * (APPLIED < REFUND_REQUIRED), so `status desc` puts refunds first.
+ */
+export function listPaymentRows(
+  db: DbClient,
+  filter: { status?: PaymentStatusDb },
+  limit: number,
+  key?: { status: PaymentStatusDb; at: Date; id: string },
+): Promise<PaymentRow[]> {
+  const where: Prisma.PaymentWhereInput = { status: filter.status };
+  let page: Prisma.PaymentWhereInput | undefined;
+  if (key) {
+    const sameStatus = { AND: [{ status: key.status }, after('receivedAt', key) as Prisma.PaymentWhereInput] };
+    page = key.status === 'REFUND_REQUIRED' ? { OR: [sameStatus, { status: 'APPLIED' }] } : sameStatus;
+  }
+  return translated(() =>
+    db.payment.findMany({
+      where: page ? { AND: [where, page] } : where,
+      orderBy: [{ status: 'desc' }, { receivedAt: 'asc' }, { id: 'asc' }],
+      take: limit,
+    }),
+  );
+}
+
+export interface AuditRow {
+  id: string;
+  at: Date;
+  actor: string;
+  action: string;
+  eventId: string | null;
+  holdId: string | null;
+  orderId: string | null;
+  reason: string | null;
+}
+
+export function listAuditRows(
+  db: DbClient,
+  filter: { eventId?: string },
+  limit: number,
+  key?: { at: Date; id: string },
+): Promise<AuditRow[]> {
+  const where: Prisma.AuditEntryWhereInput = { eventId: filter.eventId };
+  const page = after('at', key) as Prisma.AuditEntryWhereInput | undefined;
+  return translated(() =>
+    db.auditEntry.findMany({
+      where: page ? { AND: [where, page] } : where,
+      select: { id: true, at: true, actor: true, action: true, eventId: true, holdId: true, orderId: true, reason: true },
+      orderBy: [{ at: 'asc' }, { id: 'asc' }],
+      take: limit,
+    }),
+  );
+}

@@ -1,0 +1,64 @@
+// The admin console's list of payments: the ones owed a refund first (they need
+// a human), then the applied ones; keyset-paged on (status, receivedAt, id).
+import { listPaymentRows, type PaymentRow, type PaymentStatusDb } from '@holdfast/db';
+import type { DomainContext } from './context';
+import { errors } from './errors';
+import { decodeAdminCursor } from './admin-cursor';
+import { encodeCursor, type Page } from './paging';
+
+export type PaymentStatus = 'applied' | 'refund_required';
+
+export interface PaymentView {
+  id: string;
+  provider: string;
+  reference: string;
+  holdId: string | null;
+  amountCents: number | null;
+  currency: string | null;
+  status: PaymentStatus;
+  reason: string | null;
+  orderId: string | null;
+  receivedAt: string;
+}
+
+const toDb = (s: PaymentStatus): PaymentStatusDb => (s === 'applied' ? 'APPLIED' : 'REFUND_REQUIRED');
+
+export function paymentFromRow(row: PaymentRow): PaymentView {
+  return {
+    id: row.id,
+    provider: row.provider,
+    reference: row.reference,
+    holdId: row.holdId,
+    amountCents: row.amountCents,
+    currency: row.currency,
+    status: row.status === 'APPLIED' ? 'applied' : 'refund_required',
+    reason: row.reason,
+    orderId: row.orderId,
+    receivedAt: row.receivedAt.toISOString(),
+  };
+}
+
+/** The cursor's id part carries the status: `<A|R>:<payment id>`. */
+function decodePaymentCursor(cursor: string): { status: PaymentStatusDb; at: Date; id: string } {
+  const { createdAt, id } = decodeAdminCursor(cursor, 'uuid', (raw) => raw.slice(2));
+  const m = /^([AR]):(.+)$/.exec(id);
+  if (!m) throw errors.validation({ fields: [{ path: 'cursor', message: 'not a cursor this API returned' }] });
+  return { status: m[1] === 'A' ? 'APPLIED' : 'REFUND_REQUIRED', at: createdAt, id: m[2]! };
+}
+
+export async function adminListPayments(
+  ctx: DomainContext,
+  q: { status?: PaymentStatus; limit: number; cursor?: string },
+): Promise<Page<PaymentView>> {
+  const key = q.cursor ? decodePaymentCursor(q.cursor) : undefined;
+  const rows = await listPaymentRows(ctx.db, { status: q.status && toDb(q.status) }, q.limit + 1, key);
+  const page = rows.slice(0, q.limit);
+  const last = page[page.length - 1];
+  return {
+    items: page.map(paymentFromRow),
+    nextCursor:
+      rows.length > q.limit && last
+        ? encodeCursor(last.receivedAt, `${last.status === 'APPLIED' ? 'A' : 'R'}:${last.id}`)
+        : null,
+  };
+}

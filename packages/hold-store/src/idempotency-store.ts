@@ -1,0 +1,58 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { registerScripts, type ScriptName, type ScriptRunner } from './scripts';
+
+export type IdempotencyClaim =
+  | { kind: 'started'; token: string }
+  | { kind: 'mismatch' }
+  | { kind: 'running' }
+  | { kind: 'done'; status: number; body: string };
+
+/** How long a stored answer is replayed: 24 hours, as the contract says. */
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+
+/**
+ * Idempotency keys in Redis. A key is scoped to its principal (the Redis key is
+ * a hash of principal and key, so a long or odd key never becomes a long Redis
+ * key). begin claims it with an in-progress marker that lapses after leaseMs, so
+ * a process that dies mid-request does not block the key for a day; complete
+ * stores the answer for 24 hours; release frees the key for a retry.
+ */
+export class IdempotencyStore {
+  private readonly run: Record<ScriptName, ScriptRunner>;
+
+  constructor(readonly redis: Redis, private readonly leaseMs = 60_000) {
+    this.run = registerScripts(redis);
+  }
+
+  static redisKey(principal: string, key: string): string {
+    return `idem:${createHash('sha256').update(principal).update('\n').update(key).digest('hex')}`;
+  }
+
+  async begin(principal: string, key: string, fingerprint: string): Promise<IdempotencyClaim> {
+    const token = randomBytes(12).toString('hex');
+    const reply = await this.run.idempotencyBegin([IdempotencyStore.redisKey(principal, key)], [fingerprint, token, this.leaseMs]);
+    switch (reply[0]) {
+      case 'STARTED':
+        return { kind: 'started', token };
+      case 'MISMATCH':
+        return { kind: 'mismatch' };
+      case 'RUNNING':
+        return { kind: 'running' };
+      case 'DONE':
+        return { kind: 'done', status: Number(reply[1]), body: String(reply[2] ?? '') };
+      default:
+        throw new Error(`unexpected idempotency script reply ${String(reply[0])}`);
+    }
+  }
+
+  async complete(principal: string, key: string, token: string, status: number, body: string): Promise<boolean> {
+    const r = await this.run.idempotencyEnd([IdempotencyStore.redisKey(principal, key)], [token, 'complete', status, body, IDEMPOTENCY_TTL_SECONDS]);
+    return Number(r) === 1;
+  }
+
+  async release(principal: string, key: string, token: string): Promise<boolean> {
+    const r = await this.run.idempotencyEnd([IdempotencyStore.redisKey(principal, key)], [token, 'release', 0, '', 0]);
+    return Number(r) === 1;
+  }
+}
