@@ -1,12 +1,13 @@
 import fc from 'fast-check';
 import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from './harness';
+import { isolatedDatabaseUrl } from '../../../test/isolated-database';
 
 let api: TestApi;
 let event: { id: string; ticketTypes: { id: string }[] };
 let seatIds: string[];
 let fixtureHold: string;
 beforeAll(async () => {
-  api = await startApi();
+  api = await startApi({ DATABASE_URL: isolatedDatabaseUrl('fuzz') });
   const made = await createTestEvent(api, { seats: seatGrid(['A'], 2, 5), ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 100000 }] });
   event = made.event;
   seatIds = made.seats.map((s) => s.id);
