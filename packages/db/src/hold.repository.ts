@@ -1,4 +1,4 @@
-import type { Prisma } from '@prisma/client';
+import { Prisma } from '@prisma/client';
 import type { DbClient } from './event.repository';
 import { translated } from './errors';
 
@@ -45,21 +45,37 @@ export function findHold(db: DbClient, id: string): Promise<HoldRow | null> {
   return translated(() => db.hold.findUnique({ where: { id }, select: holdSelect }));
 }
 
-/** Locks the hold's row for the rest of the transaction; null when there is none. */
+/** The hold columns as HoldRow fields, for raw statements on the confirm path. */
+const HOLD_COLUMNS = Prisma.sql`id, event_id::text AS "eventId", customer_id AS "customerId", status::text AS status,
+  created_at AS "createdAt", expires_at AS "expiresAt", items, total_cents AS "totalCents", currency::text AS currency,
+  order_id::text AS "orderId", released_by AS "releasedBy"`;
+
+/**
+ * Locks the hold's row for the rest of the transaction and reads it, in one
+ * statement (raw SQL: the confirm path is CPU-bound in the client); null when
+ * there is none.
+ */
 export async function lockHold(tx: DbClient, id: string): Promise<HoldRow | null> {
-  return translated(async () => {
-    const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM holds WHERE id = ${id} FOR UPDATE`;
-    if (!rows.length) return null;
-    return tx.hold.findUnique({ where: { id }, select: holdSelect });
-  });
+  const rows = await translated(() => tx.$queryRaw<HoldRow[]>`SELECT ${HOLD_COLUMNS} FROM holds WHERE id = ${id} FOR UPDATE`);
+  return rows[0] ?? null;
 }
 
-export function updateHold(
+/** Moves a hold to a new status (and records its order, releaser or end), in one statement. */
+export async function updateHold(
   tx: DbClient,
   id: string,
   data: { status: HoldStatusDb; orderId?: string; releasedBy?: string; releasedAt?: Date; endedAt?: Date },
 ): Promise<HoldRow> {
-  return translated(() => tx.hold.update({ where: { id }, data, select: holdSelect }));
+  const rows = await translated(() => tx.$queryRaw<HoldRow[]>`
+    UPDATE holds SET status = ${data.status}::"HoldStatus",
+      order_id = COALESCE(${data.orderId ?? null}::uuid, order_id),
+      released_by = COALESCE(${data.releasedBy ?? null}::text, released_by),
+      released_at = COALESCE(${data.releasedAt?.toISOString() ?? null}::timestamptz, released_at),
+      ended_at = COALESCE(${data.endedAt?.toISOString() ?? null}::timestamptz, ended_at)
+    WHERE id = ${id}
+    RETURNING ${HOLD_COLUMNS}`);
+  if (!rows[0]) throw new Error(`hold ${id} vanished while it was locked`);
+  return rows[0];
 }
 
 /** Marks a hold expired only if it is still active and its time has passed; returns whether it did. */

@@ -26,7 +26,12 @@ export interface PaymentRow extends Required<NewPayment> {
 /** Inserts a payment; a second row with the same provider event id is a UniqueViolation. */
 export async function insertPayment(tx: DbClient, payment: NewPayment): Promise<string> {
   const id = randomUUID();
-  await translated(() => tx.payment.create({ data: { id, ...payment } }));
+  const p = payment;
+  await translated(() => tx.$executeRaw`
+    INSERT INTO payments (id, provider, provider_event_id, reference, hold_id, amount_cents, currency, status, reason, order_id, event_id)
+    VALUES (${id}::uuid, ${p.provider}, ${p.providerEventId ?? null}, ${p.reference}, ${p.holdId ?? null},
+            ${p.amountCents ?? null}::int, ${p.currency ?? null}, ${p.status}::"PaymentStatus", ${p.reason ?? null},
+            ${p.orderId ?? null}::uuid, ${p.eventId ?? null}::uuid)`);
   return id;
 }
 
