@@ -33,8 +33,8 @@ export function PaymentsTable({ api }: { api: Api }) {
                   <td>
                     {p.provider} {p.reference}
                   </td>
-                  <td>{p.holdId}</td>
-                  <td>{formatMoney(p.amountCents, p.currency.toUpperCase())}</td>
+                  <td>{p.holdId ?? '—'}</td>
+                  <td>{p.amountCents !== null && p.currency ? formatMoney(p.amountCents, p.currency.toUpperCase()) : '—'}</td>
                   <td>{p.reason ?? '—'}</td>
                 </tr>
               ))}
