@@ -1,30 +1,19 @@
 import { confirmHold } from '@holdfast/domain';
 import { eventKeys } from '@holdfast/hold-store';
 import { expectInvariants } from '../../../test/invariants';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from './harness';
+import { seatGrid, useTestApi } from './harness';
 import { confirmVia, holdSeats, holdTickets, ordersOfHold, paymentsOfHold, rid, waitUntilExpired } from './payments-helpers';
 
-let api: TestApi;
-const events: string[] = [];
-beforeAll(async () => { api = await startApi(); });
-afterAll(async () => {
-  for (const id of events) await dropTestEvent(api, id);
-  await api.close();
-});
-
-async function newEvent(body: Record<string, unknown>) {
-  const created = await createTestEvent(api, body);
-  events.push(created.event.id);
-  return created;
-}
+const suite = useTestApi();
+const { newEvent } = suite;
 
 const NUMBER = /^HF-(\d{4})-(\d{6,})$/;
 
 test('when a service confirms an active seat hold, then 201 with a numbered order, the seats read sold and the hold confirmed', async () => {
   const { event, seats } = await newEvent({ seats: seatGrid(['A'], 1, 4, 'standard', 4200) });
-  const hold = await holdSeats(api, event.id, 'buyer-1', [seats[0]!.id, seats[1]!.id]);
+  const hold = await holdSeats(suite.api, event.id, 'buyer-1', [seats[0]!.id, seats[1]!.id]);
 
-  const res = await confirmVia(api, hold.id, 'capture-123');
+  const res = await confirmVia(suite.api, hold.id, 'capture-123');
   expect(res.status).toBe(201);
   const order = res.body.order;
   expect(order).toMatchObject({
@@ -38,70 +27,70 @@ test('when a service confirms an active seat hold, then 201 with a numbered orde
     { seatId: seats[1]!.id, label: 'A-1-2', tier: 'standard', priceCents: 4200, quantity: 1 },
   ]);
 
-  const map = await api.call('GET', `/v1/events/${event.id}/seats`);
+  const map = await suite.api.call('GET', `/v1/events/${event.id}/seats`);
   const status = new Map(map.body.seats.map((s: { id: string; status: string }) => [s.id, s.status]));
   expect([status.get(seats[0]!.id), status.get(seats[1]!.id), status.get(seats[2]!.id)]).toEqual(['sold', 'sold', 'available']);
-  const read = await api.call('GET', `/v1/holds/${hold.id}`, { token: api.token('customer', 'buyer-1') });
+  const read = await suite.api.call('GET', `/v1/holds/${hold.id}`, { token: suite.api.token('customer', 'buyer-1') });
   expect(read.body.hold).toMatchObject({ status: 'confirmed', orderId: order.id });
 
   // Another buyer cannot hold a sold seat.
-  const other = await api.call('POST', `/v1/events/${event.id}/holds`, { token: api.token('customer', 'buyer-2'), body: { seatIds: [seats[0]!.id] } });
+  const other = await suite.api.call('POST', `/v1/events/${event.id}/holds`, { token: suite.api.token('customer', 'buyer-2'), body: { seatIds: [seats[0]!.id] } });
   expect(other.status).toBe(409);
   expect(other.body.error.code).toBe('SEATS_UNAVAILABLE');
 
-  const payments = await paymentsOfHold(api, hold.id);
+  const payments = await paymentsOfHold(suite.api, hold.id);
   expect(payments).toHaveLength(1);
   expect(payments[0]).toMatchObject({ provider: 'service', status: 'APPLIED', reference: 'capture-123', orderId: order.id, amountCents: 8400 });
-  const metrics = await fetch(`${api.url}/metrics`).then((r) => r.text());
+  const metrics = await fetch(`${suite.api.url}/metrics`).then((r) => r.text());
   expect(Number(/^holdfast_orders_confirmed_total (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
-  await expectInvariants(api.rt.db, event.id);
+  await expectInvariants(suite.api.rt.db, event.id);
 });
 
 test('when the same hold is confirmed again, then 200 with the same order and nothing new is written', async () => {
   const { event, seats } = await newEvent({ seats: seatGrid(['A'], 1, 2) });
-  const hold = await holdSeats(api, event.id, 'buyer-1', [seats[0]!.id]);
-  const first = await confirmVia(api, hold.id, 'ref-1');
-  const again = await confirmVia(api, hold.id, 'ref-2');
-  const admin = await api.call('POST', `/v1/holds/${hold.id}/confirm`, { token: api.token('admin'), body: { paymentReference: 'ref-3' } });
+  const hold = await holdSeats(suite.api, event.id, 'buyer-1', [seats[0]!.id]);
+  const first = await confirmVia(suite.api, hold.id, 'ref-1');
+  const again = await confirmVia(suite.api, hold.id, 'ref-2');
+  const admin = await suite.api.call('POST', `/v1/holds/${hold.id}/confirm`, { token: suite.api.token('admin'), body: { paymentReference: 'ref-3' } });
   expect([first.status, again.status, admin.status]).toEqual([201, 200, 200]);
   expect(again.body.order).toEqual(first.body.order);
   expect(admin.body.order).toEqual(first.body.order);
-  expect(await paymentsOfHold(api, hold.id)).toHaveLength(1);
-  await expectInvariants(api.rt.db, event.id);
+  expect(await paymentsOfHold(suite.api, hold.id)).toHaveLength(1);
+  await expectInvariants(suite.api.rt.db, event.id);
 });
 
 test('when 12 confirms of one hold arrive at once, then one answers 201, the rest 200, all with the same order', async () => {
   const { event, seats } = await newEvent({ seats: seatGrid(['A'], 1, 3) });
-  const hold = await holdSeats(api, event.id, 'buyer-1', [seats[0]!.id, seats[2]!.id]);
-  const results = await Promise.all(Array.from({ length: 12 }, (_, i) => confirmVia(api, hold.id, `ref-${i}`)));
+  const hold = await holdSeats(suite.api, event.id, 'buyer-1', [seats[0]!.id, seats[2]!.id]);
+  const results = await Promise.all(Array.from({ length: 12 }, (_, i) => confirmVia(suite.api, hold.id, `ref-${i}`)));
   const statuses = results.map((r) => r.status).sort();
   expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
   expect(new Set(results.map((r) => r.body.order.id)).size).toBe(1);
   expect(new Set(results.map((r) => r.body.order.number)).size).toBe(1);
-  expect(await ordersOfHold(api, hold.id)).toHaveLength(1);
-  expect(await paymentsOfHold(api, hold.id)).toHaveLength(1);
-  await expectInvariants(api.rt.db, event.id);
+  expect(await ordersOfHold(suite.api, hold.id)).toHaveLength(1);
+  expect(await paymentsOfHold(suite.api, hold.id)).toHaveLength(1);
+  await expectInvariants(suite.api.rt.db, event.id);
 });
 
 test('when a general-admission hold is confirmed, then the type sells that quantity and availability drops for good', async () => {
   const { event } = await newEvent({ ticketTypes: [{ name: 'GA', priceCents: 2500, capacity: 5 }] });
   const tt = event.ticketTypes[0];
-  const hold = await holdTickets(api, event.id, 'buyer-1', tt.id, 3);
-  const res = await confirmVia(api, hold.id);
+  const hold = await holdTickets(suite.api, event.id, 'buyer-1', tt.id, 3);
+  const res = await confirmVia(suite.api, hold.id);
   expect(res.status).toBe(201);
   expect(res.body.order.items).toEqual([{ ticketTypeId: tt.id, name: 'GA', priceCents: 2500, quantity: 3 }]);
   expect(res.body.order.totalCents).toBe(7500);
-  const row = await api.rt.db.ticketType.findUnique({ where: { id: tt.id } });
+  const row = await suite.api.rt.db.ticketType.findUnique({ where: { id: tt.id } });
   expect(row!.sold).toBe(3);
-  const ev = await api.call('GET', `/v1/events/${event.id}`);
+  const ev = await suite.api.call('GET', `/v1/events/${event.id}`);
   expect(ev.body.event.ticketTypes[0].available).toBe(2);
-  await expectInvariants(api.rt.db, event.id);
+  await expectInvariants(suite.api.rt.db, event.id);
 });
 
 test('when the confirm body or caller is wrong, then 400/401/403 with the reason and nothing is written', async () => {
   const { event, seats } = await newEvent({ seats: seatGrid(['A'], 1, 1) });
-  const hold = await holdSeats(api, event.id, 'buyer-1', [seats[0]!.id]);
-  const service = api.token('service');
+  const hold = await holdSeats(suite.api, event.id, 'buyer-1', [seats[0]!.id]);
+  const service = suite.api.token('service');
   const path = `/v1/holds/${hold.id}/confirm`;
   const bad: { body?: unknown; raw?: string; field: string }[] = [
     { body: {}, field: 'paymentReference' },
@@ -112,145 +101,145 @@ test('when the confirm body or caller is wrong, then 400/401/403 with the reason
     { raw: '{"paymentReference": ', field: '(body)' },
   ];
   for (const b of bad) {
-    const res = await api.call('POST', path, { token: service, body: b.body, raw: b.raw });
+    const res = await suite.api.call('POST', path, { token: service, body: b.body, raw: b.raw });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('VALIDATION_FAILED');
     expect(res.body.error.details.fields.map((f: { path: string }) => f.path)).toContain(b.field);
   }
-  const asCustomer = await api.call('POST', path, { token: api.token('customer', 'buyer-1'), body: { paymentReference: 'r' } });
+  const asCustomer = await suite.api.call('POST', path, { token: suite.api.token('customer', 'buyer-1'), body: { paymentReference: 'r' } });
   expect(asCustomer.status).toBe(403);
   expect(asCustomer.body.error.code).toBe('FORBIDDEN');
-  const anonymous = await api.call('POST', path, { body: { paymentReference: 'r' } });
+  const anonymous = await suite.api.call('POST', path, { body: { paymentReference: 'r' } });
   expect(anonymous.status).toBe(401);
 
-  expect(await ordersOfHold(api, hold.id)).toHaveLength(0);
-  expect(await paymentsOfHold(api, hold.id)).toHaveLength(0);
-  const read = await api.call('GET', `/v1/holds/${hold.id}`, { token: service });
+  expect(await ordersOfHold(suite.api, hold.id)).toHaveLength(0);
+  expect(await paymentsOfHold(suite.api, hold.id)).toHaveLength(0);
+  const read = await suite.api.call('GET', `/v1/holds/${hold.id}`, { token: service });
   expect(read.body.hold.status).toBe('active');
-  await expectInvariants(api.rt.db, event.id);
+  await expectInvariants(suite.api.rt.db, event.id);
 });
 
 test('when the hold does not exist, then 404 HOLD_NOT_FOUND', async () => {
   const { event } = await newEvent({ seats: seatGrid(['A'], 1, 1) });
   const wellFormed = `hld_${event.id.replace(/-/g, '')}_${'0'.repeat(24)}`;
   for (const id of [wellFormed, 'nope', 'hld_zz']) {
-    const res = await confirmVia(api, id);
+    const res = await confirmVia(suite.api, id);
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('HOLD_NOT_FOUND');
   }
-  await expectInvariants(api.rt.db, event.id);
+  await expectInvariants(suite.api.rt.db, event.id);
 });
 
 test('when the hold was released, then 409 HOLD_NOT_ACTIVE and its seat stays on sale', async () => {
   const { event, seats } = await newEvent({ seats: seatGrid(['A'], 1, 1) });
-  const hold = await holdSeats(api, event.id, 'buyer-1', [seats[0]!.id]);
-  const rel = await api.call('DELETE', `/v1/holds/${hold.id}`, { token: api.token('customer', 'buyer-1') });
+  const hold = await holdSeats(suite.api, event.id, 'buyer-1', [seats[0]!.id]);
+  const rel = await suite.api.call('DELETE', `/v1/holds/${hold.id}`, { token: suite.api.token('customer', 'buyer-1') });
   expect(rel.status).toBe(200);
-  const res = await confirmVia(api, hold.id);
+  const res = await confirmVia(suite.api, hold.id);
   expect(res.status).toBe(409);
   expect(res.body.error.code).toBe('HOLD_NOT_ACTIVE');
-  expect(await ordersOfHold(api, hold.id)).toHaveLength(0);
-  const again = await holdSeats(api, event.id, 'buyer-2', [seats[0]!.id]);
+  expect(await ordersOfHold(suite.api, hold.id)).toHaveLength(0);
+  const again = await holdSeats(suite.api, event.id, 'buyer-2', [seats[0]!.id]);
   expect(again.id).toMatch(/^hld_/);
-  await expectInvariants(api.rt.db, event.id);
+  await expectInvariants(suite.api.rt.db, event.id);
 });
 
 test('when an expired hold is confirmed and its seat is still free, then it is confirmed (late payment)', async () => {
   const { event, seats } = await newEvent({ holdTtlSeconds: 1, seats: seatGrid(['A'], 1, 2) });
-  const hold = await holdSeats(api, event.id, 'buyer-1', [seats[0]!.id]);
+  const hold = await holdSeats(suite.api, event.id, 'buyer-1', [seats[0]!.id]);
   await waitUntilExpired(hold);
-  const res = await confirmVia(api, hold.id, 'late');
+  const res = await confirmVia(suite.api, hold.id, 'late');
   expect(res.status).toBe(201);
   expect(res.body.order.holdId).toBe(hold.id);
-  const map = await api.call('GET', `/v1/events/${event.id}/seats`);
+  const map = await suite.api.call('GET', `/v1/events/${event.id}/seats`);
   expect(map.body.seats.find((s: { id: string }) => s.id === seats[0]!.id).status).toBe('sold');
-  await expectInvariants(api.rt.db, event.id);
+  await expectInvariants(suite.api.rt.db, event.id);
 });
 
 test('when an expired hold is confirmed after another buyer re-held its seat, then 409 HOLD_EXPIRED and the other hold is untouched', async () => {
   const { event, seats } = await newEvent({ holdTtlSeconds: 1, seats: seatGrid(['A'], 1, 2) });
-  const hold = await holdSeats(api, event.id, 'buyer-1', [seats[0]!.id, seats[1]!.id]);
+  const hold = await holdSeats(suite.api, event.id, 'buyer-1', [seats[0]!.id, seats[1]!.id]);
   await waitUntilExpired(hold);
-  const other = await holdSeats(api, event.id, 'buyer-2', [seats[1]!.id]);
-  const res = await confirmVia(api, hold.id);
+  const other = await holdSeats(suite.api, event.id, 'buyer-2', [seats[1]!.id]);
+  const res = await confirmVia(suite.api, hold.id);
   expect(res.status).toBe(409);
   expect(res.body.error.code).toBe('HOLD_EXPIRED');
-  expect(await ordersOfHold(api, hold.id)).toHaveLength(0);
-  const read = await api.call('GET', `/v1/holds/${hold.id}`, { token: api.token('service') });
+  expect(await ordersOfHold(suite.api, hold.id)).toHaveLength(0);
+  const read = await suite.api.call('GET', `/v1/holds/${hold.id}`, { token: suite.api.token('service') });
   expect(read.body.hold.status).toBe('expired');
   // Nothing of the failed retake lingers: seat 1 is free, seat 2 still the other buyer's.
-  const map = await api.call('GET', `/v1/events/${event.id}/seats`);
+  const map = await suite.api.call('GET', `/v1/events/${event.id}/seats`);
   const status = new Map(map.body.seats.map((s: { id: string; status: string }) => [s.id, s.status]));
   expect([status.get(seats[0]!.id), status.get(seats[1]!.id)]).toEqual(['available', 'held']);
-  expect((await api.rt.redis.get(eventKeys(event.id).seat(seats[1]!.id)))).toBe(other.id);
+  expect((await suite.api.rt.redis.get(eventKeys(event.id).seat(seats[1]!.id)))).toBe(other.id);
   // ... and the other buyer can still buy it.
-  const theirs = await confirmVia(api, other.id);
+  const theirs = await confirmVia(suite.api, other.id);
   expect(theirs.status).toBe(201);
-  await expectInvariants(api.rt.db, event.id);
+  await expectInvariants(suite.api.rt.db, event.id);
 });
 
 test('when an expired general-admission hold is confirmed, then it sells only if the tickets are still there', async () => {
   const { event } = await newEvent({ holdTtlSeconds: 1, ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 5 }] });
   const tt = event.ticketTypes[0];
-  const late = await holdTickets(api, event.id, 'buyer-1', tt.id, 2);
-  const lost = await holdTickets(api, event.id, 'buyer-2', tt.id, 3);
+  const late = await holdTickets(suite.api, event.id, 'buyer-1', tt.id, 2);
+  const lost = await holdTickets(suite.api, event.id, 'buyer-2', tt.id, 3);
   await waitUntilExpired(lost);
   // After both expired, a third buyer takes 4 of the 5: 1 left, enough for neither 2 nor 3.
-  const third = await holdTickets(api, event.id, 'buyer-3', tt.id, 4);
-  expect((await confirmVia(api, third.id)).status).toBe(201);
-  const a = await confirmVia(api, late.id);
-  const b = await confirmVia(api, lost.id);
+  const third = await holdTickets(suite.api, event.id, 'buyer-3', tt.id, 4);
+  expect((await confirmVia(suite.api, third.id)).status).toBe(201);
+  const a = await confirmVia(suite.api, late.id);
+  const b = await confirmVia(suite.api, lost.id);
   expect([a.status, a.body.error?.code, b.status, b.body.error?.code]).toEqual([409, 'HOLD_EXPIRED', 409, 'HOLD_EXPIRED']);
-  const row = await api.rt.db.ticketType.findUnique({ where: { id: tt.id } });
+  const row = await suite.api.rt.db.ticketType.findUnique({ where: { id: tt.id } });
   expect(row!.sold).toBe(4);
   // One ticket is left: an expired hold of 1 would sell.
-  const one = await holdTickets(api, event.id, 'buyer-4', tt.id, 1);
+  const one = await holdTickets(suite.api, event.id, 'buyer-4', tt.id, 1);
   await waitUntilExpired(one);
-  expect((await confirmVia(api, one.id)).status).toBe(201);
-  expect((await api.rt.db.ticketType.findUnique({ where: { id: tt.id } }))!.sold).toBe(5);
-  await expectInvariants(api.rt.db, event.id);
+  expect((await confirmVia(suite.api, one.id)).status).toBe(201);
+  expect((await suite.api.rt.db.ticketType.findUnique({ where: { id: tt.id } }))!.sold).toBe(5);
+  await expectInvariants(suite.api.rt.db, event.id);
 });
 
 test('when 30 holds are confirmed at once, then 30 orders get 30 distinct numbers', async () => {
   const { event, seats } = await newEvent({ seats: seatGrid(['A', 'B', 'C'], 1, 10) });
-  const holds = await Promise.all(seats.map((s, i) => holdSeats(api, event.id, `buyer-${i}`, [s.id])));
-  const results = await Promise.all(holds.map((h) => confirmVia(api, h.id)));
+  const holds = await Promise.all(seats.map((s, i) => holdSeats(suite.api, event.id, `buyer-${i}`, [s.id])));
+  const results = await Promise.all(holds.map((h) => confirmVia(suite.api, h.id)));
   expect(results.map((r) => r.status)).toEqual(Array(30).fill(201));
   const numbers = results.map((r) => r.body.order.number as string);
   expect(new Set(numbers).size).toBe(30);
   for (const n of numbers) expect(n).toMatch(NUMBER);
-  await expectInvariants(api.rt.db, event.id);
+  await expectInvariants(suite.api.rt.db, event.id);
 });
 
 test('when the first orders of a new year are confirmed concurrently, then they are numbered 000001.. without gaps or duplicates', async () => {
   const { event, seats } = await newEvent({ seats: seatGrid(['A'], 2, 10) });
   // A year no other test uses, with no sequence row yet: the upsert must create it race-free.
   const year = 5000 + Math.floor(Math.random() * 4000);
-  await api.rt.db.$executeRaw`DELETE FROM order_sequences WHERE year = ${year}`;
+  await suite.api.rt.db.$executeRaw`DELETE FROM order_sequences WHERE year = ${year}`;
   try {
-    const holds = await Promise.all(seats.map((s, i) => holdSeats(api, event.id, `buyer-${i}`, [s.id])));
+    const holds = await Promise.all(seats.map((s, i) => holdSeats(suite.api, event.id, `buyer-${i}`, [s.id])));
     const results = await Promise.all(
-      holds.map((h) => confirmHold(api.rt.ctx, { holdId: h.id, payment: { provider: 'service', reference: rid('ref') } }, { orderYear: year })),
+      holds.map((h) => confirmHold(suite.api.rt.ctx, { holdId: h.id, payment: { provider: 'service', reference: rid('ref') } }, { orderYear: year })),
     );
     expect(results.every((r) => r.created)).toBe(true);
     const numbers = results.map((r) => r.order.number).sort();
     expect(numbers).toEqual(Array.from({ length: 20 }, (_, i) => `HF-${year}-${String(i + 1).padStart(6, '0')}`));
-    await expectInvariants(api.rt.db, event.id);
+    await expectInvariants(suite.api.rt.db, event.id);
   } finally {
-    await api.rt.db.$executeRaw`DELETE FROM order_sequences WHERE year = ${year}`;
+    await suite.api.rt.db.$executeRaw`DELETE FROM order_sequences WHERE year = ${year}`;
   }
 });
 
 test('when a year passes a million orders, then numbers keep every digit', async () => {
   const { event, seats } = await newEvent({ seats: seatGrid(['A'], 1, 1) });
   const year = 5000 + Math.floor(Math.random() * 4000);
-  await api.rt.db.$executeRaw`INSERT INTO order_sequences (year, last_value) VALUES (${year}, 999999) ON CONFLICT (year) DO UPDATE SET last_value = 999999`;
+  await suite.api.rt.db.$executeRaw`INSERT INTO order_sequences (year, last_value) VALUES (${year}, 999999) ON CONFLICT (year) DO UPDATE SET last_value = 999999`;
   try {
-    const hold = await holdSeats(api, event.id, 'buyer-1', [seats[0]!.id]);
-    const r = await confirmHold(api.rt.ctx, { holdId: hold.id, payment: { provider: 'service', reference: 'r' } }, { orderYear: year });
+    const hold = await holdSeats(suite.api, event.id, 'buyer-1', [seats[0]!.id]);
+    const r = await confirmHold(suite.api.rt.ctx, { holdId: hold.id, payment: { provider: 'service', reference: 'r' } }, { orderYear: year });
     expect(r.order.number).toBe(`HF-${year}-1000000`);
   } finally {
-    await api.rt.db.$executeRaw`DELETE FROM order_sequences WHERE year = ${year}`;
+    await suite.api.rt.db.$executeRaw`DELETE FROM order_sequences WHERE year = ${year}`;
   }
 });
 
@@ -258,83 +247,83 @@ describe('when Redis lost a hold\'s keys and a second buyer re-held and paid for
   /** Buyer 1 holds the seat; Redis forgets it (seat key and ready marker); buyer 2 holds the same seat. */
   async function lostHold() {
     const { event, seats } = await newEvent({ seats: seatGrid(['A'], 1, 2) });
-    const first = await holdSeats(api, event.id, 'buyer-1', [seats[0]!.id]);
+    const first = await holdSeats(suite.api, event.id, 'buyer-1', [seats[0]!.id]);
     const k = eventKeys(event.id);
-    await api.rt.redis.del(k.seat(seats[0]!.id), k.ready);
-    const second = await holdSeats(api, event.id, 'buyer-2', [seats[0]!.id]);
+    await suite.api.rt.redis.del(k.seat(seats[0]!.id), k.ready);
+    const second = await holdSeats(suite.api, event.id, 'buyer-2', [seats[0]!.id]);
     return { event, seats, first, second };
   }
 
   test('then confirming both at once sells the seat exactly once', async () => {
     const { event, seats, first, second } = await lostHold();
-    const [a, b] = await Promise.all([confirmVia(api, first.id), confirmVia(api, second.id)]);
+    const [a, b] = await Promise.all([confirmVia(suite.api, first.id), confirmVia(suite.api, second.id)]);
     const statuses = [a.status, b.status].sort();
     expect(statuses).toEqual([201, 409]);
     const loser = a.status === 409 ? a : b;
     expect(loser.body.error.code).toBe('HOLD_EXPIRED');
-    const items = await api.rt.db.orderItem.findMany({ where: { seatId: seats[0]!.id } });
+    const items = await suite.api.rt.db.orderItem.findMany({ where: { seatId: seats[0]!.id } });
     expect(items).toHaveLength(1);
-    await expectInvariants(api.rt.db, event.id);
+    await expectInvariants(suite.api.rt.db, event.id);
   });
 
   test('then, had nobody else taken the seat, the first buyer\'s confirm still sells it and it reads sold', async () => {
     const { event, seats } = await newEvent({ seats: seatGrid(['A'], 1, 2) });
-    const first = await holdSeats(api, event.id, 'buyer-1', [seats[0]!.id]);
+    const first = await holdSeats(suite.api, event.id, 'buyer-1', [seats[0]!.id]);
     const k = eventKeys(event.id);
-    await api.rt.redis.del(k.seat(seats[0]!.id), k.ready);
-    expect((await confirmVia(api, first.id)).status).toBe(201);
-    const map = await api.call('GET', `/v1/events/${event.id}/seats`);
+    await suite.api.rt.redis.del(k.seat(seats[0]!.id), k.ready);
+    expect((await confirmVia(suite.api, first.id)).status).toBe(201);
+    const map = await suite.api.call('GET', `/v1/events/${event.id}/seats`);
     expect(map.body.seats.find((s: { id: string }) => s.id === seats[0]!.id).status).toBe('sold');
-    await expectInvariants(api.rt.db, event.id);
+    await expectInvariants(suite.api.rt.db, event.id);
   });
 
   test('then the first buyer\'s later confirm is refused with HOLD_EXPIRED and the hold reads expired', async () => {
     const { event, first, second } = await lostHold();
-    expect((await confirmVia(api, second.id)).status).toBe(201);
-    const res = await confirmVia(api, first.id);
+    expect((await confirmVia(suite.api, second.id)).status).toBe(201);
+    const res = await confirmVia(suite.api, first.id);
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('HOLD_EXPIRED');
-    const read = await api.call('GET', `/v1/holds/${first.id}`, { token: api.token('service') });
+    const read = await suite.api.call('GET', `/v1/holds/${first.id}`, { token: suite.api.token('service') });
     expect(read.body.hold.status).toBe('expired');
-    expect(await ordersOfHold(api, first.id)).toHaveLength(0);
-    await expectInvariants(api.rt.db, event.id);
+    expect(await ordersOfHold(suite.api, first.id)).toHaveLength(0);
+    await expectInvariants(suite.api.rt.db, event.id);
   });
 });
 
 test('when Redis lost a general-admission hold and the tickets were held again by others, then confirms never sell past capacity', async () => {
   const { event } = await newEvent({ ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 3 }] });
   const tt = event.ticketTypes[0];
-  const first = await holdTickets(api, event.id, 'buyer-1', tt.id, 2);
+  const first = await holdTickets(suite.api, event.id, 'buyer-1', tt.id, 2);
   const k = eventKeys(event.id);
-  await api.rt.redis.del(k.ready, k.ticketType(tt.id), k.ticketTypeHolds(tt.id), k.ticketTypeExpiry(tt.id));
-  const second = await holdTickets(api, event.id, 'buyer-2', tt.id, 2);
-  const [a, b] = await Promise.all([confirmVia(api, first.id), confirmVia(api, second.id)]);
+  await suite.api.rt.redis.del(k.ready, k.ticketType(tt.id), k.ticketTypeHolds(tt.id), k.ticketTypeExpiry(tt.id));
+  const second = await holdTickets(suite.api, event.id, 'buyer-2', tt.id, 2);
+  const [a, b] = await Promise.all([confirmVia(suite.api, first.id), confirmVia(suite.api, second.id)]);
   expect([a.status, b.status].sort()).toEqual([201, 409]);
   expect((a.status === 409 ? a : b).body.error.code).toBe('HOLD_EXPIRED');
-  expect((await api.rt.db.ticketType.findUnique({ where: { id: tt.id } }))!.sold).toBe(2);
-  await expectInvariants(api.rt.db, event.id);
+  expect((await suite.api.rt.db.ticketType.findUnique({ where: { id: tt.id } }))!.sold).toBe(2);
+  await expectInvariants(suite.api.rt.db, event.id);
 });
 
 describe('GET /v1/orders/:orderId', () => {
   test('when the owner, a service or an admin reads an order, then 200; another customer or a bad id gets 404', async () => {
     const { event, seats } = await newEvent({ seats: seatGrid(['A'], 1, 1) });
-    const hold = await holdSeats(api, event.id, 'owner-1', [seats[0]!.id]);
-    const { body } = await confirmVia(api, hold.id, 'pay-1');
+    const hold = await holdSeats(suite.api, event.id, 'owner-1', [seats[0]!.id]);
+    const { body } = await confirmVia(suite.api, hold.id, 'pay-1');
     const path = `/v1/orders/${body.order.id}`;
-    for (const token of [api.token('customer', 'owner-1'), api.token('service'), api.token('admin')]) {
-      const res = await api.call('GET', path, { token });
+    for (const token of [suite.api.token('customer', 'owner-1'), suite.api.token('service'), suite.api.token('admin')]) {
+      const res = await suite.api.call('GET', path, { token });
       expect(res.status).toBe(200);
       expect(res.body.order).toEqual(body.order);
     }
-    const other = await api.call('GET', path, { token: api.token('customer', 'someone-else') });
+    const other = await suite.api.call('GET', path, { token: suite.api.token('customer', 'someone-else') });
     expect(other.status).toBe(404);
     expect(other.body.error.code).toBe('ORDER_NOT_FOUND');
     for (const id of ['not-a-uuid', '00000000-0000-4000-8000-000000000000']) {
-      const res = await api.call('GET', `/v1/orders/${id}`, { token: api.token('admin') });
+      const res = await suite.api.call('GET', `/v1/orders/${id}`, { token: suite.api.token('admin') });
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('ORDER_NOT_FOUND');
     }
-    expect((await api.call('GET', path)).status).toBe(401);
-    expect((await api.call('GET', `${path}?x=1`, { token: api.token('admin') })).status).toBe(400);
+    expect((await suite.api.call('GET', path)).status).toBe(401);
+    expect((await suite.api.call('GET', `${path}?x=1`, { token: suite.api.token('admin') })).status).toBe(400);
   });
 });

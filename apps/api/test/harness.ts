@@ -86,3 +86,27 @@ export async function dropTestEvent(api: TestApi, eventId: string): Promise<void
     cursor = next;
   } while (cursor !== '0');
 }
+
+/**
+ * For a suite: starts the API before all tests and, after them, drops every
+ * event made through `newEvent` and closes the API.
+ */
+export function useTestApi(env: Record<string, string> = {}) {
+  let api: TestApi | undefined;
+  const events: string[] = [];
+  beforeAll(async () => { api = await startApi(env); });
+  afterAll(async () => {
+    for (const id of events) await dropTestEvent(api!, id);
+    await api!.close();
+  });
+  return {
+    get api(): TestApi {
+      return api!;
+    },
+    async newEvent(body: Record<string, unknown>) {
+      const created = await createTestEvent(api!, body);
+      events.push(created.event.id);
+      return created;
+    },
+  };
+}
