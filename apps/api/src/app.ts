@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
+import type { Queue } from 'bullmq';
 import type { Config } from '@holdfast/config';
 import type { DomainContext } from '@holdfast/domain';
 import { IdempotencyStore, type ChangeFeed } from '@holdfast/hold-store';
@@ -16,6 +17,7 @@ import { eventRoutes } from './routes/events.routes';
 import { healthRoutes, type ReadinessChecks } from './routes/health.routes';
 import { holdRoutes } from './routes/holds.routes';
 import { reconcileRoutes, type ReconcileDeps } from './routes/reconcile.routes';
+import { queueRoutes } from './routes/queues.routes';
 import { orderRoutes } from './routes/orders.routes';
 import { demoPaymentRoutes, webhookRoutes } from './routes/webhooks.routes';
 import { streamRoutes } from './routes/stream.routes';
@@ -37,6 +39,8 @@ export interface AppDeps {
   /** The reconciliation queue and report store (admin endpoints); absent in apps without a worker. */
   reconcile?: ReconcileDeps;
   feed: ChangeFeed;
+  /** The BullMQ queues shown on /admin/queues; absent in apps without them. */
+  queues?: Queue[];
 }
 
 /** The HTTP app: routes parse with zod and call the domain; errors go to one middleware. */
@@ -76,6 +80,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(holdRoutes(ctx, config.jwtSecret));
   app.use(adminRoutes(ctx, config.jwtSecret));
   if (deps.reconcile) app.use(reconcileRoutes(deps.reconcile, config.jwtSecret));
+  if (deps.queues) app.use(queueRoutes(deps.queues, config.jwtSecret));
   app.use(orderRoutes(ctx, config.jwtSecret, idempotency));
   if (config.demoMode) app.use(demoPaymentRoutes(ctx, config.jwtSecret, config.stripeWebhookSecret));
   app.use(streamRoutes(ctx, deps.feed));

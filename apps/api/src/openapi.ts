@@ -1,7 +1,7 @@
 import {
-  adminAuditQuery, adminHoldsQuery, confirmBody, stripeEventEnvelope, adminOrdersQuery, adminPaymentsQuery, adminReleaseBody, auditEntryObject, createEventBody,
+  adminAuditQuery, adminHoldsQuery, adminRefundBody, updateEventBody, confirmBody, stripeEventEnvelope, adminOrdersQuery, adminPaymentsQuery, adminReleaseBody, auditEntryObject, createEventBody,
   createHoldBody, demoTokenBody, emptyQuery, errorBody, eventObject, holdItem, holdObject, listQuery, orderObject, paymentObject,
-  responses, seatObject, z,
+  responses, salesObject, seatObject, z,
 } from '@holdfast/contracts';
 import type { Role } from './middleware/auth';
 
@@ -10,7 +10,7 @@ interface Resp { description: string; schema?: Schema; contentType?: string }
 
 /** One documented endpoint. The routers and this table must list the same endpoints (a test walks both). */
 export interface RouteDoc {
-  method: 'get' | 'post' | 'delete';
+  method: 'get' | 'post' | 'patch' | 'delete';
   /** OpenAPI form: `/v1/holds/{holdId}`. */
   path: string;
   operationId: string;
@@ -60,6 +60,15 @@ export const ROUTES: RouteDoc[] = [
     responses: { 201: { description: 'created', schema: responses.event }, 400: invalid, 401: unauthorized, 403: forbidden, 503: unavailable },
   },
   {
+    method: 'patch', path: '/v1/admin/events/{eventId}', operationId: 'updateEvent', tag: 'Events', roles: ['admin'], query: emptyQuery,
+    body: updateEventBody,
+    summary: 'Change an event\'s settings (name, start, hold time, limits, extensions, sale window and status); seats and ticket types stay as created. Audited.',
+    responses: {
+      200: { description: 'the event as it is now', schema: responses.event }, 400: invalid, 401: unauthorized, 403: forbidden,
+      404: err('EVENT_NOT_FOUND'), 503: unavailable,
+    },
+  },
+  {
     method: 'get', path: '/v1/events', operationId: 'listEvents', tag: 'Events', query: listQuery, summary: 'Events, oldest first.',
     responses: { 200: { description: 'a page of events', schema: responses.events }, 400: invalid, 503: unavailable },
   },
@@ -85,7 +94,7 @@ export const ROUTES: RouteDoc[] = [
     responses: {
       201: { description: 'held', schema: responses.hold }, 400: invalid, 401: unauthorized, 403: forbidden,
       404: err('EVENT_NOT_FOUND, SEAT_NOT_FOUND or TICKET_TYPE_NOT_FOUND'),
-      409: err('SEATS_UNAVAILABLE (details.seatIds), SOLD_OUT, or IDEMPOTENCY_IN_PROGRESS'),
+      409: err('SEATS_UNAVAILABLE (details.seatIds), SOLD_OUT, SALES_CLOSED (draft or closed, or outside [salesStartAt, salesEndAt): details.salesStatus, salesStartAt, salesEndAt, serverTime), or IDEMPOTENCY_IN_PROGRESS'),
       422: err('LIMIT_EXCEEDED, or IDEMPOTENCY_KEY_REUSED'), 429: err('RATE_LIMITED, with Retry-After'), 503: unavailable,
     },
   },
@@ -100,6 +109,17 @@ export const ROUTES: RouteDoc[] = [
     responses: {
       200: { description: 'released (or as it was, when already released or expired)', schema: responses.hold }, 401: unauthorized, 403: forbidden,
       404: err('HOLD_NOT_FOUND'), 409: err('HOLD_ALREADY_CONFIRMED'), 503: unavailable,
+    },
+  },
+  {
+    method: 'post', path: '/v1/holds/{holdId}/extend', operationId: 'extendHold', tag: 'Holds', roles: ['customer', 'admin'],
+    query: emptyQuery,
+    summary: 'More time: expiresAt moves to now + the event\'s hold time, at most maxHoldExtensions times and never past createdAt + maxHoldSeconds; every seat key and ticket lease moves together (body empty or `{}`).',
+    responses: {
+      200: { description: 'extended', schema: responses.hold }, 400: invalid, 401: unauthorized, 403: forbidden,
+      404: err('HOLD_NOT_FOUND (also another customer\'s hold)'),
+      409: err('HOLD_EXPIRED, HOLD_NOT_ACTIVE (released), HOLD_ALREADY_CONFIRMED, HOLD_EXTENSION_LIMIT (details.maxHoldExtensions), or HOLD_TIME_CAP (details.maxHoldSeconds, expiresAt)'),
+      503: unavailable,
     },
   },
   {
@@ -165,13 +185,42 @@ export const ROUTES: RouteDoc[] = [
   },
   {
     method: 'get', path: '/v1/admin/orders', operationId: 'adminListOrders', tag: 'Admin', roles: ['admin'], query: adminOrdersQuery,
-    summary: 'Orders, optionally of one event, oldest first.',
+    summary: 'Orders, optionally of one event and matching `q` (part of an order number, a customer id, or a seat label), oldest first.',
     responses: { 200: { description: 'a page of orders', schema: responses.orders }, 400: invalid, 401: unauthorized, 403: forbidden, 503: unavailable },
   },
   {
     method: 'get', path: '/v1/admin/payments', operationId: 'adminListPayments', tag: 'Admin', roles: ['admin'], query: adminPaymentsQuery,
     summary: 'Payments, refund-required ones first.',
     responses: { 200: { description: 'a page of payments', schema: responses.payments }, 400: invalid, 401: unauthorized, 403: forbidden, 503: unavailable },
+  },
+  {
+    method: 'post', path: '/v1/admin/payments/{paymentId}/refund', operationId: 'adminMarkRefunded', tag: 'Admin', roles: ['admin'],
+    query: emptyQuery, body: adminRefundBody,
+    summary: 'Record that a refund_required payment was refunded at the provider (who, when, a note); audited as payment.refunded.',
+    responses: {
+      200: { description: 'the payment with its refund', schema: responses.payment }, 400: invalid, 401: unauthorized, 403: forbidden,
+      404: err('PAYMENT_NOT_FOUND'), 409: err('PAYMENT_NOT_REFUNDABLE (details.reason: applied or already_refunded)'), 503: unavailable,
+    },
+  },
+  {
+    method: 'get', path: '/v1/admin/events/{eventId}/sales', operationId: 'adminEventSales', tag: 'Admin', roles: ['admin'], query: emptyQuery,
+    summary: 'The sales dashboard\'s numbers: sold, held and available per tier and ticket type, revenue, holds and orders per minute (last 30 minutes).',
+    responses: {
+      200: { description: 'the numbers', schema: responses.sales }, 401: unauthorized, 403: forbidden, 404: err('EVENT_NOT_FOUND'), 503: unavailable,
+    },
+  },
+  {
+    method: 'post', path: '/v1/admin/queues/session', operationId: 'adminQueuesSession', tag: 'Admin', roles: ['admin'], query: emptyQuery,
+    summary: 'Trade the admin\'s bearer token for an HttpOnly, SameSite=Strict cookie scoped to /admin/queues (at most an hour, never past the token), so a browser can open the queue dashboard.',
+    responses: {
+      200: { description: '`{url, expiresInSeconds}` and a Set-Cookie header', contentType: 'application/json' }, 400: invalid, 401: unauthorized,
+      403: forbidden,
+    },
+  },
+  {
+    method: 'get', path: '/admin/queues', operationId: 'adminQueues', tag: 'Pages', roles: ['admin'],
+    summary: 'The BullMQ queues on @bull-board/express (its pages and API live under this path); a bearer header or the cookie from /v1/admin/queues/session.',
+    responses: { 200: { description: 'HTML', contentType: 'text/html' }, 302: { description: 'to /admin/queues/' }, 401: unauthorized, 403: forbidden },
   },
   {
     method: 'get', path: '/v1/admin/audit', operationId: 'adminListAudit', tag: 'Admin', roles: ['admin'], query: adminAuditQuery,
@@ -183,7 +232,7 @@ export const ROUTES: RouteDoc[] = [
 /** Shared objects, named in components.schemas and referenced from the operations. */
 const NAMED: Record<string, Schema> = {
   Error: errorBody, Hold: holdObject, HoldItem: holdItem, Order: orderObject, Event: eventObject, Seat: seatObject,
-  Payment: paymentObject, AuditEntry: auditEntryObject,
+  Payment: paymentObject, AuditEntry: auditEntryObject, Sales: salesObject,
 };
 
 type Json = Record<string, unknown>;

@@ -86,6 +86,7 @@ export async function createApiRuntime(config: Config, log = createLogger(config
     ctx, config, log, metrics, feed,
     checks: { postgres: () => db.$queryRaw`SELECT 1`, redis: () => redis.ping() },
     reconcile: { queue: queues.maintenance, store: rs },
+    queues: Object.values(queues),
   });
   return {
     app, ctx, db, redis, log, metrics, queues,

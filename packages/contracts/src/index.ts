@@ -28,16 +28,46 @@ export const ticketTypeInput = z.strictObject({
   capacity: z.number().int().min(1).max(10_000_000),
 });
 
+const holdTtlSeconds = z.number().int().min(1).max(3600);
+const maxTicketsPerCustomer = z.number().int().min(1).max(100);
+/** How many times a hold may be extended (0: never). */
+const maxHoldExtensions = z.number().int().min(0).max(10);
+/** The most a hold may last from its creation, extensions included (at most 2 hours). */
+const maxHoldSeconds = z.number().int().min(1).max(7200);
+export const salesStatus = z.enum(['draft', 'on_sale', 'closed']);
+
 export const createEventBody = z.strictObject({
   name,
   startsAt: isoTime,
   currency: currency.default('USD'),
-  holdTtlSeconds: z.number().int().min(1).max(3600).default(600),
-  maxTicketsPerCustomer: z.number().int().min(1).max(100).default(10),
+  holdTtlSeconds: holdTtlSeconds.default(600),
+  maxTicketsPerCustomer: maxTicketsPerCustomer.default(10),
+  maxHoldExtensions: maxHoldExtensions.default(1),
+  maxHoldSeconds: maxHoldSeconds.optional(),
+  salesStatus: salesStatus.default('on_sale'),
+  salesStartAt: isoTime.nullable().default(null),
+  salesEndAt: isoTime.nullable().default(null),
   seats: z.array(seatInput).max(100_000).default([]),
   ticketTypes: z.array(ticketTypeInput).max(100).default([]),
 });
 export type CreateEventBody = z.infer<typeof createEventBody>;
+
+/** The settings an admin may change after creation; seats and ticket types stay as created. */
+export const updateEventBody = z
+  .strictObject({
+    name,
+    startsAt: isoTime,
+    holdTtlSeconds,
+    maxTicketsPerCustomer,
+    maxHoldExtensions,
+    maxHoldSeconds,
+    salesStatus,
+    salesStartAt: isoTime.nullable(),
+    salesEndAt: isoTime.nullable(),
+  })
+  .partial()
+  .refine((b) => Object.keys(b).length > 0, 'give at least one field to change');
+export type UpdateEventBody = z.infer<typeof updateEventBody>;
 
 const id = z.string().min(1).max(200);
 
@@ -118,6 +148,8 @@ export const listQuery = z.strictObject({
 });
 
 export const emptyQuery = z.strictObject({});
+/** A body that may be absent or `{}`. */
+export const emptyBody = z.strictObject({}).optional();
 
 const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'a uuid in lower case');
 
@@ -125,7 +157,14 @@ export const adminHoldsQuery = listQuery.extend({
   eventId: uuid.optional(),
   status: z.enum(['active', 'confirmed', 'expired', 'released']).optional(),
 });
-export const adminOrdersQuery = listQuery.extend({ eventId: uuid.optional() });
+export const adminOrdersQuery = listQuery.extend({
+  eventId: uuid.optional(),
+  /** An order number (or part of one), a customer id, or a seat label (section-row-number). */
+  q: z.string().trim().min(1).max(200).refine(noNul, 'no NUL characters or lone surrogates').optional(),
+});
+export const adminRefundBody = z.strictObject({
+  note: z.string().trim().min(1).max(1000).refine(noNul, 'no NUL characters or lone surrogates'),
+});
 export const adminPaymentsQuery = listQuery.extend({ status: z.enum(['applied', 'refund_required']).optional() });
 export const adminAuditQuery = listQuery.extend({ eventId: uuid.optional() });
 

@@ -30,6 +30,7 @@ export const holdObject = z
     currency: z.string(),
     orderId: z.string().nullable(),
     releasedBy: z.enum(['customer', 'admin']).nullable(),
+    extensions: z.number().int(),
   });
 
 export const orderObject = z
@@ -55,6 +56,11 @@ export const eventObject = z
     currency: z.string(),
     holdTtlSeconds: z.number().int(),
     maxTicketsPerCustomer: z.number().int(),
+    maxHoldExtensions: z.number().int(),
+    maxHoldSeconds: z.number().int(),
+    salesStatus: z.enum(['draft', 'on_sale', 'closed']),
+    salesStartAt: time.nullable(),
+    salesEndAt: time.nullable(),
     seatCount: z.number().int(),
     ticketTypes: z.array(
       z.object({ id: z.string(), name: z.string(), priceCents: z.number().int(), capacity: z.number().int(), available: z.number().int() }),
@@ -79,6 +85,7 @@ export const paymentObject = z
     reason: z.string().nullable(),
     orderId: z.string().nullable(),
     receivedAt: time,
+    refund: z.object({ by: z.string(), at: time, note: z.string() }).nullable(),
   });
 
 export const auditEntryObject = z
@@ -88,6 +95,18 @@ export const auditEntryObject = z
   });
 
 const nextCursor = z.string().nullable();
+
+const salesCount = { sold: z.number().int(), held: z.number().int(), available: z.number().int(), revenueCents: z.number().int() };
+export const salesObject = z.object({
+  eventId: z.string(),
+  currency: z.string(),
+  asOf: time,
+  orders: z.number().int(),
+  revenueCents: z.number().int(),
+  tiers: z.array(z.object({ tier: z.string(), total: z.number().int(), ...salesCount })),
+  ticketTypes: z.array(z.object({ id: z.string(), name: z.string(), capacity: z.number().int(), ...salesCount })),
+  perMinute: z.array(z.object({ minute: time, holds: z.number().int(), orders: z.number().int() })),
+});
 
 export const responses = {
   health: z.object({ status: z.literal('ok') }),
@@ -103,4 +122,7 @@ export const responses = {
   payments: z.object({ payments: z.array(paymentObject), nextCursor }),
   audit: z.object({ entries: z.array(auditEntryObject), nextCursor }),
   received: z.object({ received: z.literal(true) }),
+  sales: z.object({ sales: salesObject }),
+  payment: z.object({ payment: paymentObject }),
+  time: z.object({ serverTime: time }),
 };

@@ -27,11 +27,20 @@ function after(field: 'createdAt' | 'at' | 'receivedAt', key?: { at: Date; id: s
 
 export function listOrderRows(
   db: DbClient,
-  filter: { eventId?: string },
+  filter: { eventId?: string; search?: string },
   limit: number,
   key?: { at: Date; id: string },
 ): Promise<OrderRow[]> {
   const where: Prisma.OrderWhereInput = { eventId: filter.eventId };
+  if (filter.search) {
+    // An order number (or part of one), a customer id, or a seat's label (section-row-number).
+    const q = filter.search;
+    where.OR = [
+      { number: { contains: q, mode: 'insensitive' } },
+      { customerId: q },
+      { items: { some: { label: { equals: q, mode: 'insensitive' } } } },
+    ];
+  }
   const page = after('createdAt', key) as Prisma.OrderWhereInput | undefined;
   return translated(() =>
     db.order.findMany({

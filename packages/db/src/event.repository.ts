@@ -13,12 +13,23 @@ export interface NewSeat {
   priceCents: number;
 }
 
-export interface NewEvent {
+export type SalesStatus = 'draft' | 'on_sale' | 'closed';
+
+/** An event's settings that may change after it is created. */
+export interface EventSettings {
   name: string;
   startsAt: Date;
-  currency: string;
   holdTtlSeconds: number;
   maxTicketsPerCustomer: number;
+  maxHoldExtensions: number;
+  maxHoldSeconds: number;
+  salesStatus: SalesStatus;
+  salesStartAt: Date | null;
+  salesEndAt: Date | null;
+}
+
+export interface NewEvent extends EventSettings {
+  currency: string;
   seats: NewSeat[];
   ticketTypes: { name: string; priceCents: number; capacity: number }[];
 }
@@ -48,6 +59,11 @@ export interface EventRow {
   currency: string;
   holdTtlSeconds: number;
   maxTicketsPerCustomer: number;
+  maxHoldExtensions: number;
+  maxHoldSeconds: number;
+  salesStatus: SalesStatus;
+  salesStartAt: Date | null;
+  salesEndAt: Date | null;
   seatCount: number;
   createdAt: Date;
   ticketTypes: TicketTypeRow[];
@@ -56,6 +72,7 @@ export interface EventRow {
 const eventSelect = {
   id: true, name: true, startsAt: true, currency: true, holdTtlSeconds: true,
   maxTicketsPerCustomer: true, seatCount: true, createdAt: true,
+  maxHoldExtensions: true, maxHoldSeconds: true, salesStatus: true, salesStartAt: true, salesEndAt: true,
   ticketTypes: { select: { id: true, name: true, priceCents: true, capacity: true, sold: true }, orderBy: { position: 'asc' } },
 } as const;
 
@@ -67,6 +84,8 @@ export async function insertEvent(tx: DbClient, input: NewEvent): Promise<string
       data: {
         id, name: input.name, startsAt: input.startsAt, currency: input.currency,
         holdTtlSeconds: input.holdTtlSeconds, maxTicketsPerCustomer: input.maxTicketsPerCustomer,
+        maxHoldExtensions: input.maxHoldExtensions, maxHoldSeconds: input.maxHoldSeconds,
+        salesStatus: input.salesStatus, salesStartAt: input.salesStartAt, salesEndAt: input.salesEndAt,
         seatCount: input.seats.length,
       },
     });
@@ -91,7 +110,17 @@ export async function insertEvent(tx: DbClient, input: NewEvent): Promise<string
 }
 
 export function findEvent(db: DbClient, id: string): Promise<EventRow | null> {
-  return translated(() => db.event.findUnique({ where: { id }, select: eventSelect }));
+  return translated(() => db.event.findUnique({ where: { id }, select: eventSelect }) as Promise<EventRow | null>);
+}
+
+/** Locks the event's row for the rest of the transaction and reads it; null when there is none. */
+export async function lockEvent(tx: DbClient, id: string): Promise<EventRow | null> {
+  const locked = await translated(() => tx.$queryRaw<{ id: string }[]>`SELECT id::text FROM events WHERE id = ${id}::uuid FOR UPDATE`);
+  return locked.length ? findEvent(tx, id) : null;
+}
+
+export async function updateEventSettings(tx: DbClient, id: string, settings: EventSettings): Promise<void> {
+  await translated(() => tx.event.update({ where: { id }, data: settings }));
 }
 
 /** Events in creation order, keyset-paged on (createdAt, id) so pages stay right while rows are added. */
@@ -104,7 +133,7 @@ export function listEvents(db: DbClient, limit: number, after?: { createdAt: Dat
         : undefined,
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       take: limit,
-    }),
+    }) as Promise<EventRow[]>,
   );
 }
 

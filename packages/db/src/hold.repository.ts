@@ -16,13 +16,15 @@ export interface HoldRow {
   currency: string;
   orderId: string | null;
   releasedBy: string | null;
+  /** Times the hold was extended. */
+  extensions: number;
 }
 
-export type NewHoldRow = Omit<HoldRow, 'status' | 'orderId' | 'releasedBy'>;
+export type NewHoldRow = Omit<HoldRow, 'status' | 'orderId' | 'releasedBy' | 'extensions'>;
 
 const holdSelect = {
   id: true, eventId: true, customerId: true, status: true, createdAt: true, expiresAt: true,
-  items: true, totalCents: true, currency: true, orderId: true, releasedBy: true,
+  items: true, totalCents: true, currency: true, orderId: true, releasedBy: true, extensions: true,
 } as const;
 
 /** Inserts hold records that are not there yet; never overwrites one (its status may have moved on). */
@@ -48,7 +50,7 @@ export function findHold(db: DbClient, id: string): Promise<HoldRow | null> {
 /** The hold columns as HoldRow fields, for raw statements on the confirm path. */
 const HOLD_COLUMNS = Prisma.sql`id, event_id::text AS "eventId", customer_id AS "customerId", status::text AS status,
   created_at AS "createdAt", expires_at AS "expiresAt", items, total_cents AS "totalCents", currency::text AS currency,
-  order_id::text AS "orderId", released_by AS "releasedBy"`;
+  order_id::text AS "orderId", released_by AS "releasedBy", extensions`;
 
 /**
  * Locks the hold's row for the rest of the transaction and reads it, in one
@@ -75,6 +77,16 @@ export async function updateHold(
     WHERE id = ${id}
     RETURNING ${HOLD_COLUMNS}`);
   if (!rows[0]) throw new Error(`hold ${id} vanished while it was locked`);
+  return rows[0];
+}
+
+/** Records an extension of a locked, active hold: its new expiry and one more extension. */
+export async function recordHoldExtension(tx: DbClient, id: string, expiresAt: Date): Promise<HoldRow> {
+  const rows = await translated(() => tx.$queryRaw<HoldRow[]>`
+    UPDATE holds SET expires_at = ${expiresAt.toISOString()}::timestamptz, extensions = extensions + 1
+    WHERE id = ${id} AND status = 'ACTIVE'
+    RETURNING ${HOLD_COLUMNS}`);
+  if (!rows[0]) throw new Error(`hold ${id} left ACTIVE while it was locked`);
   return rows[0];
 }
 

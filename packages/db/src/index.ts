@@ -9,3 +9,4 @@ export * from './audit.repository';
 export * from './admin-list.repository';
 export * from './order.repository';
 export * from './payment.repository';
+export * from './sales.repository';

@@ -21,6 +21,29 @@ export interface NewPayment {
 export interface PaymentRow extends Required<NewPayment> {
   id: string;
   receivedAt: Date;
+  refundedBy: string | null;
+  refundedAt: Date | null;
+  refundNote: string | null;
+}
+
+export function findPayment(db: DbClient, id: string): Promise<PaymentRow | null> {
+  return translated(() => db.payment.findUnique({ where: { id } }));
+}
+
+/**
+ * Records that a refund-required payment was refunded at the provider, only if it
+ * is owed one and not yet marked; returns the row, or null when it was not.
+ */
+export async function markPaymentRefunded(
+  tx: DbClient, id: string, by: string, at: Date, note: string,
+): Promise<PaymentRow | null> {
+  return translated(async () => {
+    const r = await tx.payment.updateMany({
+      where: { id, status: 'REFUND_REQUIRED', refundedAt: null },
+      data: { refundedBy: by, refundedAt: at, refundNote: note },
+    });
+    return r.count === 1 ? tx.payment.findUnique({ where: { id } }) : null;
+  });
 }
 
 /** Inserts a payment; a second row with the same provider event id is a UniqueViolation. */

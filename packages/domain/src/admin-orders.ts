@@ -8,10 +8,10 @@ import { encodeCursor, type Page } from './paging';
 
 export async function adminListOrders(
   ctx: DomainContext,
-  q: { eventId?: string; limit: number; cursor?: string },
+  q: { eventId?: string; q?: string; limit: number; cursor?: string },
 ): Promise<Page<Order>> {
   const c = q.cursor ? decodeAdminCursor(q.cursor, 'uuid') : undefined;
-  const rows = await listOrderRows(ctx.db, { eventId: q.eventId }, q.limit + 1, c && { at: c.createdAt, id: c.id });
+  const rows = await listOrderRows(ctx.db, { eventId: q.eventId, search: q.q }, q.limit + 1, c && { at: c.createdAt, id: c.id });
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   return {

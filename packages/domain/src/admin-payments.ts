@@ -1,8 +1,11 @@
 // The admin console's list of payments: the ones owed a refund first (they need
 // a human), then the applied ones; keyset-paged on (status, receivedAt, id).
-import { listPaymentRows, type PaymentRow, type PaymentStatusDb } from '@holdfast/db';
+import {
+  findPayment, listPaymentRows, markPaymentRefunded, recordAudit, runTransaction, type PaymentRow, type PaymentStatusDb,
+} from '@holdfast/db';
 import type { DomainContext } from './context';
 import { errors } from './errors';
+import { isUuid } from './ids';
 import { decodeAdminCursor } from './admin-cursor';
 import { encodeCursor, type Page } from './paging';
 
@@ -19,6 +22,8 @@ export interface PaymentView {
   reason: string | null;
   orderId: string | null;
   receivedAt: string;
+  /** Set once someone marked the refund done: who, when and their note. */
+  refund: { by: string; at: string; note: string } | null;
 }
 
 const toDb = (s: PaymentStatus): PaymentStatusDb => (s === 'applied' ? 'APPLIED' : 'REFUND_REQUIRED');
@@ -35,6 +40,9 @@ export function paymentFromRow(row: PaymentRow): PaymentView {
     reason: row.reason,
     orderId: row.orderId,
     receivedAt: row.receivedAt.toISOString(),
+    refund: row.refundedAt
+      ? { by: row.refundedBy ?? '', at: row.refundedAt.toISOString(), note: row.refundNote ?? '' }
+      : null,
   };
 }
 
@@ -61,4 +69,27 @@ export async function adminListPayments(
         ? encodeCursor(last.receivedAt, `${last.status === 'APPLIED' ? 'A' : 'R'}:${last.id}`)
         : null,
   };
+}
+
+/**
+ * An admin records that a refund-required payment was refunded at the provider
+ * (the refund itself happens there): who, when and a note, with an audit entry,
+ * in one transaction. A payment is marked once; an applied payment never.
+ */
+export async function adminMarkRefunded(ctx: DomainContext, adminId: string, paymentId: string, note: string): Promise<PaymentView> {
+  if (!isUuid(paymentId)) throw errors.paymentNotFound();
+  const row = await runTransaction(ctx.db, async (tx) => {
+    const marked = await markPaymentRefunded(tx, paymentId, `admin:${adminId}`, new Date(), note);
+    if (!marked) {
+      const found = await findPayment(tx, paymentId);
+      if (!found) throw errors.paymentNotFound();
+      throw errors.paymentNotRefundable(found.status === 'APPLIED' ? 'applied' : 'already_refunded');
+    }
+    await recordAudit(tx, {
+      actor: `admin:${adminId}`, action: 'payment.refunded', eventId: marked.eventId, holdId: marked.holdId,
+      orderId: marked.orderId, reason: note, details: { paymentId, amountCents: marked.amountCents, currency: marked.currency },
+    });
+    return marked;
+  });
+  return paymentFromRow(row);
 }

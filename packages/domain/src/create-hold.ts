@@ -8,6 +8,7 @@ import { errors } from './errors';
 import { isUuid, newHoldId } from './ids';
 import type { Hold, HoldItem, HoldRecordJson } from './hold-view';
 import { primeEvent } from './prime-event';
+import { assertSaleOpen } from './sale-window';
 
 export type HoldSelector =
   | { kind: 'seats'; seatIds: string[] }
@@ -41,6 +42,7 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
   const catalog = await ctx.catalog.get(eventId);
   if (!catalog) throw errors.eventNotFound();
   const { event } = catalog;
+  assertSaleOpen(event, Date.now());
   const holdId = newHoldId(eventId);
   const base: HoldRequestBase = {
     eventId, holdId, customerId,
@@ -101,7 +103,7 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
     id: holdId, eventId, customerId, status: 'active',
     createdAt: new Date(result.nowMs).toISOString(),
     expiresAt: new Date(result.nowMs + base.ttlMs).toISOString(),
-    items: r.items, totalCents: r.totalCents, currency: r.currency, orderId: null, releasedBy: null,
+    items: r.items, totalCents: r.totalCents, currency: r.currency, orderId: null, releasedBy: null, extensions: 0,
   };
 }
 

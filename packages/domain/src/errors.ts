@@ -40,6 +40,30 @@ export const errors = {
   holdExpired: () =>
     new AppError('HOLD_EXPIRED', 'This hold has expired and its seats or tickets are no longer available.', 409),
   holdNotActive: () => new AppError('HOLD_NOT_ACTIVE', 'This hold was released and cannot be confirmed.', 409),
+  holdReleased: () => new AppError('HOLD_NOT_ACTIVE', 'This hold was released.', 409),
+  extensionLimitReached: (limit: number) =>
+    new AppError('HOLD_EXTENSION_LIMIT', `This hold may be extended at most ${limit} time(s).`, 409, { maxHoldExtensions: limit }),
+  holdTimeCapReached: (maxHoldSeconds: number, expiresAt: string) =>
+    new AppError('HOLD_TIME_CAP', `A hold may last at most ${maxHoldSeconds} seconds from its creation.`, 409, {
+      maxHoldSeconds, expiresAt,
+    }),
+  salesClosed: (details: { salesStatus: string; salesStartAt: string | null; salesEndAt: string | null; serverTime: string }) =>
+    new AppError(
+      'SALES_CLOSED',
+      details.salesStatus === 'on_sale' && details.salesStartAt && details.serverTime < details.salesStartAt
+        ? 'Sales for this event have not opened yet.'
+        : 'Sales for this event are closed.',
+      409,
+      details,
+    ),
+  paymentNotFound: () => new AppError('PAYMENT_NOT_FOUND', 'No payment has this id.', 404),
+  paymentNotRefundable: (reason: 'applied' | 'already_refunded') =>
+    new AppError(
+      'PAYMENT_NOT_REFUNDABLE',
+      reason === 'applied' ? 'This payment paid for an order; it is not owed a refund.' : 'This payment is already marked refunded.',
+      409,
+      { reason },
+    ),
   idempotencyKeyReused: () =>
     new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request.', 422),
   idempotencyInProgress: () =>

@@ -1,9 +1,12 @@
 import { findEvent, listSeats, type Db, type EventRow, type SeatRow } from '@holdfast/db';
 import { sortTierSeats } from './best-available';
 
-/** An event's immutable layout: what a hold request needs without touching PostgreSQL. */
+/** An event's layout and settings: what a hold request needs without touching PostgreSQL. */
 export interface Catalog {
+  /** The event's row; its settings (hold time, limits, sale window) are re-read at most `settingsMaxAgeMs` old. */
   event: EventRow;
+  /** When `event` was read (Date.now()). */
+  readAt: number;
   seats: SeatRow[];
   seatById: Map<string, SeatRow>;
   /** Seats of each tier sorted by price, then section, row and number. */
@@ -14,14 +17,43 @@ export interface Catalog {
 /**
  * Events' seats, prices and ticket types never change after creation, so each
  * process keeps them in memory (least recently used first out) and a hold costs
- * no PostgreSQL round trip.
+ * no PostgreSQL round trip. The settings an admin may edit (hold time, limits,
+ * sale window and status) are read again once they are a second old, so an edit
+ * reaches every process within about a second (at once in the one that made it).
  */
 export class EventCatalog {
   private readonly cache = new Map<string, Promise<Catalog | null>>();
+  private readonly refreshing = new Map<string, Promise<void>>();
 
-  constructor(private readonly db: Db, private readonly maxEvents = 32) {}
+  constructor(private readonly db: Db, private readonly maxEvents = 32, private readonly settingsMaxAgeMs = 1000) {}
 
-  get(eventId: string): Promise<Catalog | null> {
+  /** Forgets an event (its settings changed): the next request reads it again. */
+  invalidate(eventId: string): void {
+    this.cache.delete(eventId);
+  }
+
+  async get(eventId: string): Promise<Catalog | null> {
+    const catalog = await this.entry(eventId);
+    if (catalog && Date.now() - catalog.readAt > this.settingsMaxAgeMs) await this.refresh(eventId, catalog);
+    return catalog;
+  }
+
+  private refresh(eventId: string, catalog: Catalog): Promise<void> {
+    let running = this.refreshing.get(eventId);
+    if (!running) {
+      const readAt = Date.now();
+      running = findEvent(this.db, eventId)
+        .then((row) => {
+          if (row) Object.assign(catalog, { event: row, readAt });
+          else this.cache.delete(eventId);
+        })
+        .finally(() => this.refreshing.delete(eventId));
+      this.refreshing.set(eventId, running);
+    }
+    return running;
+  }
+
+  private entry(eventId: string): Promise<Catalog | null> {
     let entry = this.cache.get(eventId);
     if (entry) {
       this.cache.delete(eventId);
@@ -40,6 +72,7 @@ export class EventCatalog {
   }
 
   private async load(eventId: string): Promise<Catalog | null> {
+    const readAt = Date.now();
     const event = await findEvent(this.db, eventId);
     if (!event) return null;
     const seats = event.seatCount > 0 ? await listSeats(this.db, eventId) : [];
@@ -52,6 +85,7 @@ export class EventCatalog {
     for (const t of tiers.values()) sortTierSeats(t);
     return {
       event,
+      readAt,
       seats,
       seatById: new Map(seats.map((s) => [s.id, s])),
       tiers,

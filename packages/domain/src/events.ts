@@ -1,6 +1,9 @@
 // Events: an admin puts an event on sale with its seats and ticket types in one
 // transaction; anyone reads events, availability and the seat map.
-import { findEvent, insertEvent, listEvents as listEventRows, recordAudit, runTransaction, type EventRow } from '@holdfast/db';
+import {
+  findEvent, insertEvent, listEvents as listEventRows, lockEvent, recordAudit, runTransaction, updateEventSettings,
+  type EventRow, type EventSettings, type SalesStatus,
+} from '@holdfast/db';
 import type { DomainContext } from './context';
 import { errors } from './errors';
 import { isUuid } from './ids';
@@ -14,22 +17,34 @@ export interface EventView {
   currency: string;
   holdTtlSeconds: number;
   maxTicketsPerCustomer: number;
+  maxHoldExtensions: number;
+  maxHoldSeconds: number;
+  salesStatus: SalesStatus;
+  salesStartAt: string | null;
+  salesEndAt: string | null;
   seatCount: number;
   ticketTypes: { id: string; name: string; priceCents: number; capacity: number; available: number }[];
 }
 
-export interface CreateEventInput {
-  name: string;
-  startsAt: Date;
+type SaleSettings = 'maxHoldExtensions' | 'maxHoldSeconds' | 'salesStatus' | 'salesStartAt' | 'salesEndAt';
+
+/** Without sale settings an event is on sale at once, with one extension of up to 30 minutes in all. */
+export interface CreateEventInput extends Omit<EventSettings, SaleSettings>, Partial<Pick<EventSettings, SaleSettings>> {
   currency: string;
-  holdTtlSeconds: number;
-  maxTicketsPerCustomer: number;
   seats: { section: string; row: string; number: number; tier: string; priceCents: number }[];
   ticketTypes: { name: string; priceCents: number; capacity: number }[];
 }
 
 /** `adminId`: the admin who creates it, recorded in the audit log in the same transaction. */
-export async function createEvent(ctx: DomainContext, input: CreateEventInput, adminId?: string): Promise<EventView> {
+export async function createEvent(ctx: DomainContext, given: CreateEventInput, adminId?: string): Promise<EventView> {
+  const input = {
+    ...given,
+    maxHoldExtensions: given.maxHoldExtensions ?? 1,
+    maxHoldSeconds: given.maxHoldSeconds ?? Math.max(1800, given.holdTtlSeconds),
+    salesStatus: given.salesStatus ?? 'on_sale',
+    salesStartAt: given.salesStartAt ?? null,
+    salesEndAt: given.salesEndAt ?? null,
+  };
   const firstAt = new Map<string, number>();
   const duplicates: { path: string; message: string }[] = [];
   input.seats.forEach((s, i) => {
@@ -41,6 +56,7 @@ export async function createEvent(ctx: DomainContext, input: CreateEventInput, a
   if (duplicates.length) {
     throw errors.validation({ fields: duplicates.slice(0, 20) }, 'The event lists the same seat more than once.');
   }
+  checkSettings(input);
   const id = await runTransaction(
     ctx.db,
     async (tx) => {
@@ -53,6 +69,48 @@ export async function createEvent(ctx: DomainContext, input: CreateEventInput, a
   return getEvent(ctx, id);
 }
 
+/** Rules across fields, on the settings as they will be stored. */
+function checkSettings(s: EventSettings): void {
+  const fields: { path: string; message: string }[] = [];
+  if (s.salesStartAt && s.salesEndAt && s.salesEndAt <= s.salesStartAt) {
+    fields.push({ path: 'salesEndAt', message: 'must be later than salesStartAt' });
+  }
+  if (s.maxHoldSeconds < s.holdTtlSeconds) {
+    fields.push({ path: 'maxHoldSeconds', message: `must be at least holdTtlSeconds (${s.holdTtlSeconds})` });
+  }
+  if (fields.length) throw errors.validation({ fields });
+}
+
+/** An admin changes an event's settings (not its seats or ticket types); audited with the fields changed. */
+export async function updateEvent(
+  ctx: DomainContext, eventId: string, patch: Partial<EventSettings>, adminId: string,
+): Promise<EventView> {
+  if (!isUuid(eventId)) throw errors.eventNotFound();
+  await runTransaction(ctx.db, async (tx) => {
+    const row = await lockEvent(tx, eventId);
+    if (!row) throw errors.eventNotFound();
+    const next: EventSettings = {
+      name: patch.name ?? row.name,
+      startsAt: patch.startsAt ?? row.startsAt,
+      holdTtlSeconds: patch.holdTtlSeconds ?? row.holdTtlSeconds,
+      maxTicketsPerCustomer: patch.maxTicketsPerCustomer ?? row.maxTicketsPerCustomer,
+      maxHoldExtensions: patch.maxHoldExtensions ?? row.maxHoldExtensions,
+      maxHoldSeconds: patch.maxHoldSeconds ?? row.maxHoldSeconds,
+      salesStatus: patch.salesStatus ?? row.salesStatus,
+      salesStartAt: patch.salesStartAt !== undefined ? patch.salesStartAt : row.salesStartAt,
+      salesEndAt: patch.salesEndAt !== undefined ? patch.salesEndAt : row.salesEndAt,
+    };
+    checkSettings(next);
+    await updateEventSettings(tx, eventId, next);
+    const changed = Object.fromEntries(
+      Object.entries(patch).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : (v ?? null)]),
+    );
+    await recordAudit(tx, { actor: `admin:${adminId}`, action: 'event.updated', eventId, details: changed });
+  });
+  ctx.catalog.invalidate(eventId);
+  return getEvent(ctx, eventId);
+}
+
 function view(row: EventRow, available: (ticketTypeId: string) => number): EventView {
   return {
     id: row.id,
@@ -61,6 +119,11 @@ function view(row: EventRow, available: (ticketTypeId: string) => number): Event
     currency: row.currency,
     holdTtlSeconds: row.holdTtlSeconds,
     maxTicketsPerCustomer: row.maxTicketsPerCustomer,
+    maxHoldExtensions: row.maxHoldExtensions,
+    maxHoldSeconds: row.maxHoldSeconds,
+    salesStatus: row.salesStatus,
+    salesStartAt: row.salesStartAt?.toISOString() ?? null,
+    salesEndAt: row.salesEndAt?.toISOString() ?? null,
     seatCount: row.seatCount,
     ticketTypes: row.ticketTypes.map((t) => ({
       id: t.id, name: t.name, priceCents: t.priceCents, capacity: t.capacity, available: Math.max(0, available(t.id)),

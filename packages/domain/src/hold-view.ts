@@ -20,6 +20,8 @@ export interface Hold {
   currency: string;
   orderId: string | null;
   releasedBy: 'customer' | 'admin' | null;
+  /** Times the hold was extended. */
+  extensions: number;
 }
 
 /** What the hold script stores as the hold's JSON in Redis (and the outbox). */
@@ -64,6 +66,7 @@ export function holdFromRow(row: HoldRow, now = Date.now()): Hold {
     currency: row.currency,
     orderId: row.orderId,
     releasedBy: (row.releasedBy as Hold['releasedBy']) ?? null,
+    extensions: row.extensions,
   };
 }
 
@@ -83,11 +86,12 @@ export function holdFromRecord(record: HoldRecord, now = Date.now()): Hold {
     currency: r.currency,
     orderId: null,
     releasedBy: null,
+    extensions: record.extensions,
   };
 }
 
 /** The durable row for a hold known only from its Redis record. */
-export function rowFromRecord(record: HoldRecord): Omit<HoldRow, 'status' | 'orderId' | 'releasedBy'> {
+export function rowFromRecord(record: HoldRecord): Omit<HoldRow, 'status' | 'orderId' | 'releasedBy' | 'extensions'> {
   const r = parseRecord(record.json);
   return {
     id: record.holdId,

@@ -3,7 +3,13 @@ export * from './context';
 export * from './ids';
 export * from './hold-view';
 export { appErrorOf } from './app-error-of';
-export { createEvent, getEvent, listEvents, listSeats, type EventView, type SeatView, type CreateEventInput } from './events';
+export {
+  createEvent, updateEvent, getEvent, listEvents, listSeats, type EventView, type SeatView, type CreateEventInput,
+} from './events';
+export { extendHold } from './extend-hold';
+export { saleState, assertSaleOpen, type SaleState } from './sale-window';
+export { eventSales, type EventSales } from './event-sales';
+export { adminMarkRefunded } from './admin-payments';
 export { createHold, type CreateHoldInput, type HoldSelector } from './create-hold';
 export { getHold, releaseHold, findAnyHold, type Principal, type Releaser } from './holds';
 export { primeEvent, ensurePrimed } from './prime-event';

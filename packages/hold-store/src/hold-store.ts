@@ -34,9 +34,11 @@ export interface HoldRecord {
   createdAtMs: number;
   expiresAtMs: number;
   status: string;
+  /** Times the hold was extended. */
+  extensions: number;
 }
 
-export interface OutboxEntry extends Omit<HoldRecord, 'status'> {
+export interface OutboxEntry extends Omit<HoldRecord, 'status' | 'extensions'> {
   entryId: string;
 }
 
@@ -56,6 +58,25 @@ export interface PrimeInput {
   bought: { customerId: string; quantity: number }[];
   soldSeatIds: string[];
 }
+
+export interface ExtendHoldInput {
+  eventId: string;
+  holdId: string;
+  customerId: string;
+  ttlMs: number;
+  /** The latest expiry allowed, ms since the epoch. */
+  latestExpiresAtMs: number;
+  seatIds: string[];
+  ticketTypeId: string | null;
+  quantity: number;
+}
+
+export type ExtendAttempt =
+  | { kind: 'ok'; expiresAtMs: number }
+  | { kind: 'missing' }
+  | { kind: 'not_active'; status: string }
+  | { kind: 'expired' }
+  | { kind: 'cap'; expiresAtMs: number };
 
 /** How long an ended hold's record stays readable in Redis. */
 const RECORD_TTL_MS = 24 * 3600 * 1000;
@@ -159,6 +180,26 @@ export class HoldStore {
     return reply[0] === 'OK' ? { kind: 'ok', candidate: 1, nowMs: 0 } : parse(reply);
   }
 
+  /** Moves every lease of a live hold to now + ttl (capped), all or nothing, on Redis's clock. */
+  async extendHold(input: ExtendHoldInput): Promise<ExtendAttempt> {
+    const k = eventKeys(input.eventId);
+    const tt = input.ticketTypeId ?? '';
+    const keys = [
+      k.held, k.customer(input.customerId), tt ? k.ticketTypeExpiry(tt) : k.held, k.hold(input.holdId),
+      ...input.seatIds.map(k.seat),
+    ];
+    const args = [input.holdId, input.ttlMs, input.latestExpiresAtMs, tt, input.quantity, ...input.seatIds];
+    const [tag, value] = await this.run.extendHold(keys, args);
+    switch (tag) {
+      case 'OK': return { kind: 'ok', expiresAtMs: Number(value) };
+      case 'MISSING': return { kind: 'missing' };
+      case 'NOT_ACTIVE': return { kind: 'not_active', status: String(value) };
+      case 'EXPIRED': return { kind: 'expired' };
+      case 'CAP': return { kind: 'cap', expiresAtMs: Number(value) };
+      default: throw new Error(`unexpected extend script reply ${String(tag)}`);
+    }
+  }
+
   /** Loads an event's sale state from PostgreSQL's numbers, unless already primed. */
   async primeEvent(input: PrimeInput): Promise<boolean> {
     const k = eventKeys(input.eventId);
@@ -224,6 +265,7 @@ export class HoldStore {
       createdAtMs: Number(h.createdAt),
       expiresAtMs: Number(h.expiresAt),
       status: h.status ?? 'active',
+      extensions: Number(h.extensions ?? 0),
     };
   }
 

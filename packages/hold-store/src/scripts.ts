@@ -8,6 +8,7 @@ const SCRIPT_FILES = {
   holdTickets: 'hold-tickets-9.lua',
   endHold: 'end-hold-9.lua',
   retakeHold: 'retake-hold-8.lua',
+  extendHold: 'extend-hold-6.lua',
   primeEvent: 'prime-event-3.lua',
   readAvailability: 'read-availability-1.lua',
   idempotencyBegin: 'idempotency-begin-1.lua',

@@ -1,6 +1,11 @@
 import { Router } from 'express';
-import { adminAuditQuery, adminHoldsQuery, adminOrdersQuery, adminPaymentsQuery, adminReleaseBody, emptyQuery } from '@holdfast/contracts';
-import { adminListAudit, adminListHolds, adminListOrders, adminListPayments, adminReleaseHold, type DomainContext } from '@holdfast/domain';
+import {
+  adminAuditQuery, adminHoldsQuery, adminOrdersQuery, adminPaymentsQuery, adminRefundBody, adminReleaseBody, emptyQuery,
+} from '@holdfast/contracts';
+import {
+  adminListAudit, adminListHolds, adminListOrders, adminListPayments, adminMarkRefunded, adminReleaseHold, eventSales,
+  type DomainContext,
+} from '@holdfast/domain';
 import { requireRole } from '../middleware/auth';
 import { parse } from '../middleware/validate';
 
@@ -31,6 +36,17 @@ export function adminRoutes(ctx: DomainContext, jwtSecret: string): Router {
     const q = parse(adminPaymentsQuery, req.query, 'query');
     const page = await adminListPayments(ctx, q);
     res.json({ payments: page.items, nextCursor: page.nextCursor });
+  });
+
+  r.post('/v1/admin/payments/:paymentId/refund', admin, async (req, res) => {
+    parse(emptyQuery, req.query, 'query');
+    const body = parse(adminRefundBody, req.body);
+    res.json({ payment: await adminMarkRefunded(ctx, req.principal!.id, String(req.params.paymentId), body.note) });
+  });
+
+  r.get('/v1/admin/events/:eventId/sales', admin, async (req, res) => {
+    parse(emptyQuery, req.query, 'query');
+    res.json({ sales: await eventSales(ctx, String(req.params.eventId)) });
   });
 
   r.get('/v1/admin/audit', admin, async (req, res) => {

@@ -1,10 +1,13 @@
 import { Router, type RequestHandler } from 'express';
-import { createEventBody, createHoldBody, emptyQuery, listQuery } from '@holdfast/contracts';
-import { createEvent, createHold, getEvent, listEvents, listSeats, type DomainContext, type HoldSelector } from '@holdfast/domain';
+import { createEventBody, createHoldBody, emptyQuery, listQuery, updateEventBody } from '@holdfast/contracts';
+import {
+  createEvent, createHold, getEvent, listEvents, listSeats, updateEvent, type DomainContext, type HoldSelector,
+} from '@holdfast/domain';
 import { requireRole } from '../middleware/auth';
 import { parse } from '../middleware/validate';
 
 const passThrough: RequestHandler = (_req, _res, next) => next();
+const dateOrNull = (iso: string | null | undefined): Date | null => (iso ? new Date(iso) : null);
 
 /** `idempotency` is the Idempotency-Key middleware (middleware/idempotency.ts) for hold creation. */
 export function eventRoutes(ctx: DomainContext, jwtSecret: string, idempotency: RequestHandler = passThrough): Router {
@@ -12,8 +15,25 @@ export function eventRoutes(ctx: DomainContext, jwtSecret: string, idempotency: 
 
   r.post('/v1/admin/events', requireRole(jwtSecret, 'admin'), async (req, res) => {
     const body = parse(createEventBody, req.body);
-    const event = await createEvent(ctx, { ...body, startsAt: new Date(body.startsAt) }, req.principal!.id);
+    const event = await createEvent(
+      ctx,
+      { ...body, startsAt: new Date(body.startsAt), salesStartAt: dateOrNull(body.salesStartAt), salesEndAt: dateOrNull(body.salesEndAt) },
+      req.principal!.id,
+    );
     res.status(201).json({ event });
+  });
+
+  r.patch('/v1/admin/events/:eventId', requireRole(jwtSecret, 'admin'), async (req, res) => {
+    parse(emptyQuery, req.query, 'query');
+    const body = parse(updateEventBody, req.body);
+    const { startsAt, salesStartAt, salesEndAt, ...rest } = body;
+    const patch = {
+      ...rest,
+      ...(startsAt !== undefined ? { startsAt: new Date(startsAt) } : {}),
+      ...(salesStartAt !== undefined ? { salesStartAt: dateOrNull(salesStartAt) } : {}),
+      ...(salesEndAt !== undefined ? { salesEndAt: dateOrNull(salesEndAt) } : {}),
+    };
+    res.json({ event: await updateEvent(ctx, String(req.params.eventId), patch, req.principal!.id) });
   });
 
   r.get('/v1/events', async (req, res) => {

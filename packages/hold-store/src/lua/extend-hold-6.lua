@@ -1,0 +1,56 @@
+--[[
+  Extend a live hold: every seat key and the ticket lease of the hold move to
+  the new expiry together, or nothing moves. Decided on Redis's clock: a hold
+  whose lease has lapsed (any seat key gone or owned by another hold, or the
+  ticket lease past its time) is not extended.
+
+  Input:
+    KEYS[1] held seats (zset seat id -> expiresAt ms)
+    KEYS[2] the customer's holds (hash hold id -> "quantity:expiresAtMs")
+    KEYS[3] ticket-type holds by expiry (zset hold id -> expiresAt ms; any key of the slot when none)
+    KEYS[4] hold record (hash)
+    KEYS[5..] seat keys
+    ARGV[1] hold id   ARGV[2] hold time ms (the new expiry is now + this)
+    ARGV[3] latest allowed expiry, ms since the epoch (createdAt + the event's maximum hold time)
+    ARGV[4] ticket type id ("" for seats)   ARGV[5] quantity   ARGV[6..] seat ids in KEYS order
+
+  Output:
+    {"OK", new expiresAt ms}
+    {"MISSING"}                 Redis has no record of the hold
+    {"NOT_ACTIVE", status}      the record says released, expired or confirmed
+    {"EXPIRED"}                 the lease has lapsed
+    {"CAP", current expiresAt ms} the new expiry would not be later than the current one
+]]
+--- @include "now-ms"
+
+local now = nowMs()
+local holdId = ARGV[1]
+local rec = redis.call('HMGET', KEYS[4], 'status', 'expiresAt')
+if not rec[1] then return {'MISSING'} end
+if rec[1] ~= 'active' then return {'NOT_ACTIVE', rec[1]} end
+local current = tonumber(rec[2])
+if current <= now then return {'EXPIRED'} end
+
+-- Check every lease before writing any.
+for i = 5, #KEYS do
+  if redis.call('GET', KEYS[i]) ~= holdId then return {'EXPIRED'} end
+end
+local ttId = ARGV[4]
+if ttId ~= '' then
+  local score = redis.call('ZSCORE', KEYS[3], holdId)
+  if not score or tonumber(score) <= now then return {'EXPIRED'} end
+end
+
+local expiresAt = math.min(now + tonumber(ARGV[2]), tonumber(ARGV[3]))
+if expiresAt <= current then return {'CAP', current} end
+
+for i = 5, #KEYS do
+  redis.call('PEXPIREAT', KEYS[i], expiresAt)
+  redis.call('ZADD', KEYS[1], expiresAt, ARGV[i + 1])
+end
+if ttId ~= '' then redis.call('ZADD', KEYS[3], expiresAt, holdId) end
+redis.call('HSET', KEYS[2], holdId, ARGV[5] .. ':' .. expiresAt)
+redis.call('HSET', KEYS[4], 'expiresAt', expiresAt)
+redis.call('HINCRBY', KEYS[4], 'extensions', 1)
+redis.call('PEXPIRE', KEYS[4], expiresAt - now + 86400000)
+return {'OK', expiresAt}
