@@ -4,7 +4,7 @@ export * from './ids';
 export * from './hold-view';
 export { appErrorOf } from './app-error-of';
 export { createEvent, getEvent, listEvents, listSeats, type EventView, type SeatView, type CreateEventInput } from './events';
-export { createHold, type CreateHoldInput, type HoldSelector } from './create-hold';
+export { createHold, countRefusedHoldRequest, type CreateHoldInput, type HoldSelector } from './create-hold';
 export { getHold, releaseHold, findAnyHold, type Principal, type Releaser } from './holds';
 export { primeEvent, ensurePrimed } from './prime-event';
 export { bestAvailable } from './best-available';
