@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import type { Config } from '@holdfast/config';
+import { PRETTY_TRANSPORT, prettyLogs, type Config } from '@holdfast/config';
 import { createDb, type Db } from '@holdfast/db';
 import { createDomain, type DomainContext } from '@holdfast/domain';
 import { ChangeFeed, HoldStore, maxmemoryPolicy, ReconcileStore } from '@holdfast/hold-store';
@@ -21,13 +21,15 @@ export interface ApiRuntime {
   close(): Promise<void>;
 }
 
-export function createLogger(config: Pick<Config, 'logLevel'>, name: string, destination?: DestinationStream): Logger {
+/** JSON lines, or human-readable lines on a terminal (LOG_FORMAT); secrets are never written. */
+export function createLogger(config: Pick<Config, 'logLevel' | 'logFormat' | 'nodeEnv'>, name: string, destination?: DestinationStream): Logger {
   const options = {
     name,
     level: config.logLevel,
     redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.stripe-signature', 'token', '*.token'], remove: true },
   };
-  return destination ? pino(options, destination) : pino(options);
+  if (destination) return pino(options, destination);
+  return prettyLogs(config, process.stdout.isTTY === true) ? pino({ ...options, transport: PRETTY_TRANSPORT }) : pino(options);
 }
 
 /**

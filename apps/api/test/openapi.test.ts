@@ -1,21 +1,16 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { errors, type AppError } from '@holdfast/domain';
 import { startApi, type TestApi } from './harness';
 import { routesOf } from './routes-of';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../../..');
-const CONTRACT = path.resolve(ROOT, '../shared/api-contract.md');
-
-/**
- * Contract paths whose routes another issue is still building on this branch:
- * this list may only hold paths the router does not serve; once one is served,
- * the test below fails until it is documented and taken off this list.
- */
-const NOT_YET_ROUTED: string[] = [];
+/** The project's own API reference, written for integrators. */
+const REFERENCE = path.join(ROOT, 'docs/http-api.md');
 
 let api: TestApi;
 beforeAll(async () => { api = await startApi(); });
@@ -69,17 +64,38 @@ test('when demo mode is off, then neither the router nor the document has the de
   }
 });
 
-test('when the contract is read, then each of its paths is in the document or (not yet routed here) in neither', async () => {
-  expect(existsSync(CONTRACT)).toBe(true);
-  const text = readFileSync(CONTRACT, 'utf8');
-  const contract = [...new Set([...text.matchAll(/`(GET|POST|DELETE|PUT|PATCH) (\/[^`\s?]*)/g)].map((m) => `${m[1]} ${m[2]}`))].sort();
-  expect(contract.length).toBeGreaterThanOrEqual(20);
-  const doc = (await api.call('GET', '/openapi.json')).body;
-  const documented = docRoutes(doc);
+/** The endpoints the reference documents: its headings of the form `METHOD /path`. */
+function referenceRoutes(text: string): string[] {
+  return [...text.matchAll(/^#{2,4} `(GET|POST|PUT|PATCH|DELETE) (\/[^`\s]*)`\s*$/gm)].map((m) => `${m[1]} ${m[2]}`).sort();
+}
+
+test('when the API reference is read, then it documents every route the router serves and /openapi.json lists, and no other', async () => {
+  const reference = referenceRoutes(readFileSync(REFERENCE, 'utf8'));
+  expect(new Set(reference).size).toBe(reference.length);
   const served = routesOf(api.rt.app);
-  const missing = contract.filter((r) => !documented.includes(r));
-  expect(missing.sort()).toEqual([...NOT_YET_ROUTED].sort());
-  for (const r of NOT_YET_ROUTED) expect(served).not.toContain(r);
+  const documented = docRoutes((await api.call('GET', '/openapi.json')).body);
+  expect(served.filter((r) => !reference.includes(r))).toEqual([]);
+  expect(reference.filter((r) => !served.includes(r))).toEqual([]);
+  expect(documented.filter((r) => !reference.includes(r))).toEqual([]);
+  expect(reference.filter((r) => !documented.includes(r))).toEqual([]);
+});
+
+test('when the reference is checked by its own reader, then a missing or extra heading is seen', () => {
+  const text = readFileSync(REFERENCE, 'utf8');
+  const all = referenceRoutes(text);
+  expect(all.length).toBeGreaterThanOrEqual(25);
+  expect(referenceRoutes(text.replace('#### `GET /healthz`', 'GET /healthz'))).toEqual(all.filter((r) => r !== 'GET /healthz'));
+  expect(referenceRoutes(`${text}\n#### \`PATCH /v1/nothing\`\n`)).toContain('PATCH /v1/nothing');
+});
+
+test('when the reference names error codes, then every code the API can answer with is among them', () => {
+  const text = readFileSync(REFERENCE, 'utf8');
+  const codes = new Set([...text.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \|/gm)].map((m) => `${m[1]} ${m[2]}`));
+  for (const make of Object.values(errors)) {
+    const e = (make as (...a: unknown[]) => AppError)([], 1, 1);
+    expect(codes).toContain(`${e.code} ${e.status}`);
+  }
+  for (const extra of ['NOT_FOUND 404', 'INTERNAL 500', 'PAYLOAD_TOO_LARGE 413']) expect(codes).toContain(extra);
 });
 
 test('when /docs is opened, then it is a self-contained HTML page naming every documented path', async () => {

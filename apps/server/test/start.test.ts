@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { isolatedDatabaseUrl } from '../../../test/isolated-database';
 
 const root = path.resolve(__dirname, '../../..');
 const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
@@ -74,3 +75,51 @@ test('when started on a new database, then it creates it, migrates, serves with 
     await c.end();
   }
 }, 90000);
+
+/**
+ * Runs `npm start`'s entry point in a pseudo-terminal (util-linux `script`), as a
+ * person does in a shell; resolves once both the API and the worker have logged.
+ */
+async function inTerminal(env: Record<string, string>): Promise<string> {
+  const command = `${tsx} ${path.join(root, 'apps/server/src/main.ts')}`;
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'info', WORKER_METRICS_PORT: '0', PORT: '0', DATABASE_URL: isolatedDatabaseUrl('terminal'), DEMO_MODE: 'true', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // Terminal output: colours and carriage returns stripped.
+  const text = () => out.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r/g, '');
+  try {
+    const deadline = Date.now() + 60000;
+    while (!(/holdfast API listening/.test(text()) && /worker started/.test(text())) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    process.kill(-child.pid!, 'SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 20000))]);
+  } finally {
+    try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* already gone */ }
+  }
+  return text();
+}
+
+test('when npm start runs in a terminal, then its log lines are human-readable, and LOG_FORMAT=json keeps JSON lines there', async () => {
+  const pretty = await inTerminal({});
+  const lines = pretty.split('\n').filter(Boolean);
+  expect(lines.some((l) => /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO \(holdfast\): holdfast API listening \{"port":\d+,"demoMode":true\}$/.test(l))).toBe(true);
+  expect(lines.some((l) => /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO \(holdfast-worker\): worker started/.test(l))).toBe(true);
+  expect(lines.filter((l) => l.startsWith('{'))).toEqual([]);
+
+  const json = await inTerminal({ LOG_FORMAT: 'json' });
+  const listening = json.split('\n').find((l) => l.includes('holdfast API listening'));
+  expect(JSON.parse(listening!)).toMatchObject({ level: 30, name: 'holdfast', msg: 'holdfast API listening' });
+}, 120000);
+
+test('when LOG_FORMAT is not one of auto, json and pretty, then start-up stops naming it', async () => {
+  const p = run({ LOG_FORMAT: 'xml' });
+  expect(await p.exited).toBe(1);
+  expect(p.err().trim()).toMatch(/^holdfast: Invalid configuration: LOG_FORMAT /);
+}, 60000);

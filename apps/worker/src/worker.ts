@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
-import type { Config } from '@holdfast/config';
+import { PRETTY_TRANSPORT, prettyLogs, type Config } from '@holdfast/config';
 import { createDb } from '@holdfast/db';
 import { createDomain, type DomainContext } from '@holdfast/domain';
 import { HoldStore, maxmemoryPolicy, ReconcileStore } from '@holdfast/hold-store';
@@ -39,8 +39,9 @@ export interface WorkerHandle {
   close(drainMs?: number): Promise<void>;
 }
 
-export function createWorkerLogger(config: Pick<Config, 'logLevel'>): Logger {
-  return pino({ name: 'holdfast-worker', level: config.logLevel });
+export function createWorkerLogger(config: Pick<Config, 'logLevel' | 'logFormat' | 'nodeEnv'>): Logger {
+  const options = { name: 'holdfast-worker', level: config.logLevel };
+  return prettyLogs(config, process.stdout.isTTY === true) ? pino({ ...options, transport: PRETTY_TRANSPORT }) : pino(options);
 }
 
 /**

@@ -25,6 +25,7 @@ const envSchema = z.object({
   DEMO_MODE: boolish.optional(),
   HOLD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100000).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   CORS_ORIGINS: z.string().optional(),
   RECONCILE_EVERY_SECONDS: z.coerce.number().int().min(1).max(86400).default(30),
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
@@ -40,6 +41,8 @@ export interface Config {
   demoMode: boolean;
   holdRateLimitPerMinute: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `auto`: human-readable lines on a terminal outside production, JSON lines otherwise. */
+  logFormat: 'auto' | 'json' | 'pretty';
   corsOrigins: string[];
   reconcileEverySeconds: number;
   /** Port of the worker process's own /metrics (0: any free port). */
@@ -83,9 +86,25 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     demoMode,
     holdRateLimitPerMinute: e.HOLD_RATE_LIMIT_PER_MINUTE,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     corsOrigins: (e.CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     reconcileEverySeconds: e.RECONCILE_EVERY_SECONDS,
     workerMetricsPort: e.WORKER_METRICS_PORT,
     warnings,
   };
 }
+
+/**
+ * Whether logs are written as human-readable lines (pino's pretty transport)
+ * rather than JSON lines: asked for, or `auto` on a terminal outside production.
+ */
+export function prettyLogs(config: Pick<Config, 'logFormat' | 'nodeEnv'>, stdoutIsTty: boolean): boolean {
+  if (config.logFormat !== 'auto') return config.logFormat === 'pretty';
+  return stdoutIsTty && config.nodeEnv !== 'production';
+}
+
+/** pino's pretty transport as holdfast uses it: time of day, no pid or host. */
+export const PRETTY_TRANSPORT = {
+  target: 'pino-pretty',
+  options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true },
+} as const;

@@ -4,7 +4,7 @@ import type { HoldAttempt, HoldRequestBase } from '@holdfast/hold-store';
 import type { DomainContext } from './context';
 import type { Catalog } from './event-catalog';
 import { bestAvailable } from './best-available';
-import { errors } from './errors';
+import { errors, type AppError } from './errors';
 import { isUuid, newHoldId } from './ids';
 import type { Hold, HoldItem, HoldRecordJson } from './hold-view';
 import { primeEvent } from './prime-event';
@@ -33,6 +33,37 @@ export async function createHold(ctx: DomainContext, input: CreateHoldInput): Pr
   } catch (err) {
     ctx.metrics.holdOutcome((err as { code?: string }).code ?? 'ERROR');
     throw err;
+  }
+}
+
+/** Refusals decided before any hold script ran; the scripts count every other request themselves. */
+const REFUSED_BEFORE_SCRIPT = new Set(['VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE', 'SEAT_NOT_FOUND', 'TICKET_TYPE_NOT_FOUND']);
+
+/**
+ * A hold request refused before its script ran (a body that is not valid, an
+ * unknown seat, ticket type or tier) still counts against the customer's rate
+ * limit, so probing ids is slowed down like holding is. Answers RATE_LIMITED
+ * when this request is over the limit, else null: the refusal stands as it is.
+ * Requests naming no known event are not counted (there is no event to count
+ * them in), and a counter that cannot be reached leaves the refusal as it is.
+ */
+export async function countRefusedHoldRequest(
+  ctx: DomainContext,
+  input: { eventId: string; customerId: string; code: string },
+): Promise<AppError | null> {
+  const { eventId, customerId, code } = input;
+  if (!REFUSED_BEFORE_SCRIPT.has(code) || !isUuid(eventId)) return null;
+  try {
+    if (!(await ctx.catalog.get(eventId))) return null;
+    const over = await ctx.store.countHoldRequest({
+      eventId, customerId, rateLimit: ctx.settings.holdRateLimitPerMinute, rateWindowMs: RATE_WINDOW_MS,
+    });
+    if (!over) return null;
+    ctx.metrics.holdOutcome('RATE_LIMITED');
+    return errors.rateLimited(Math.max(1, Math.ceil(over.retryAfterMs / 1000)));
+  } catch (err) {
+    ctx.log.debug({ err: (err as Error).message }, 'a refused hold request could not be counted');
+    return null;
   }
 }
 

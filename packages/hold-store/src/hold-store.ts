@@ -147,6 +147,15 @@ export class HoldStore {
     return parse(await this.run.holdTickets(keys, args));
   }
 
+  /**
+   * Counts a refused hold request in the customer's rate-limit window (one round
+   * trip, on the refusal path only); answers how long to wait when over the limit.
+   */
+  async countHoldRequest(req: Pick<HoldRequestBase, 'eventId' | 'customerId' | 'rateLimit' | 'rateWindowMs'>): Promise<{ retryAfterMs: number } | null> {
+    const reply = await this.run.countHoldRequest([eventKeys(req.eventId).rateLimit(req.customerId)], [req.rateLimit, req.rateWindowMs]);
+    return reply[0] === 'RATE_LIMITED' ? { retryAfterMs: Number(reply[1]) } : null;
+  }
+
   /** Ends a hold in Redis (compare-and-delete); idempotent. */
   async endHold(input: EndHoldInput): Promise<{ applied: boolean; freed: number }> {
     const k = eventKeys(input.eventId);

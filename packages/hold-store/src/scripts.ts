@@ -15,6 +15,7 @@ const SCRIPT_FILES = {
   idempotencyEnd: 'idempotency-end-1.lua',
   fixSeatKey: 'fix-seat-key-2.lua',
   setTicketCounters: 'set-ticket-counters-1.lua',
+  countHoldRequest: 'count-hold-request-1.lua',
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_FILES;

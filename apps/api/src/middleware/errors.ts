@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { AppError, appErrorOf, errors } from '@holdfast/domain';
 
 /** Express's body parser errors, as the contract words them. */
-function bodyParserError(err: { type?: string; status?: number }): AppError | null {
+export function bodyParserError(err: { type?: string; status?: number }): AppError | null {
   if (err.type === 'entity.too.large') {
     return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than 100 KiB.', 413, { limitBytes: 102400 });
   }

@@ -1,13 +1,29 @@
-import { Router, type RequestHandler } from 'express';
+import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import { createEventBody, createHoldBody, emptyQuery, listQuery, updateEventBody } from '@holdfast/contracts';
 import {
-  createEvent, createHold, getEvent, listEvents, listSeats, updateEvent, type DomainContext, type HoldSelector,
+  appErrorOf, countRefusedHoldRequest, createEvent, createHold, getEvent, listEvents, listSeats, updateEvent,
+  type DomainContext, type HoldSelector,
 } from '@holdfast/domain';
 import { requireRole } from '../middleware/auth';
+import { bodyParserError } from '../middleware/errors';
 import { parse } from '../middleware/validate';
 
 const passThrough: RequestHandler = (_req, _res, next) => next();
 const dateOrNull = (iso: string | null | undefined): Date | null => (iso ? new Date(iso) : null);
+
+/**
+ * Every hold request counts against the customer's rate limit, also one refused
+ * before its script ran (its body, an unknown seat or ticket type): the domain
+ * counts it and may answer RATE_LIMITED instead.
+ */
+function countRefusal(ctx: DomainContext): ErrorRequestHandler {
+  return (err, req, _res, next) => {
+    const code = (appErrorOf(err) ?? bodyParserError(err as { type?: string }))?.code;
+    if (!code || !req.principal) return next(err);
+    countRefusedHoldRequest(ctx, { eventId: String(req.params.eventId), customerId: req.principal.id, code })
+      .then((limited) => next(limited ?? err), () => next(err));
+  };
+}
 
 /** `idempotency` is the Idempotency-Key middleware (middleware/idempotency.ts) for hold creation. */
 export function eventRoutes(ctx: DomainContext, jwtSecret: string, idempotency: RequestHandler = passThrough): Router {
@@ -52,7 +68,7 @@ export function eventRoutes(ctx: DomainContext, jwtSecret: string, idempotency: 
     res.json({ seats: await listSeats(ctx, String(req.params.eventId)) });
   });
 
-  r.post('/v1/events/:eventId/holds', requireRole(jwtSecret, 'customer'), idempotency, async (req, res) => {
+  const holdHandler: RequestHandler = async (req, res) => {
     const body = parse(createHoldBody, req.body);
     const selector: HoldSelector = body.seatIds
       ? { kind: 'seats', seatIds: body.seatIds }
@@ -61,7 +77,8 @@ export function eventRoutes(ctx: DomainContext, jwtSecret: string, idempotency: 
         : { kind: 'tickets', ticketTypeId: body.ticketTypeId!, quantity: body.quantity! };
     const hold = await createHold(ctx, { eventId: String(req.params.eventId), customerId: req.principal!.id, selector });
     res.status(201).json({ hold });
-  });
+  };
+  r.post('/v1/events/:eventId/holds', requireRole(jwtSecret, 'customer'), idempotency, holdHandler, countRefusal(ctx));
 
   return r;
 }
