@@ -28,9 +28,11 @@ export async function expireHold(
       ctx.log.info({ holdId, eventId: row.eventId }, 'hold expired');
       return { kind: 'expired' };
     }
-    // Someone else ended it in between (a confirm, a release, another run).
+    // Someone else ended it in between (a confirm, a release, another run), or
+    // extended it: then the job waits for the new time.
     const now2 = await findHold(ctx.db, holdId);
     if (!now2) return { kind: 'missing' };
+    if (now2.status === 'ACTIVE') return { kind: 'not_due', expiresAt: now2.expiresAt };
     if (now2.status === 'EXPIRED') await endAfterSettling(ctx, now2, settleMs);
     return { kind: 'already_ended', status: now2.status };
   }
