@@ -58,7 +58,7 @@ test('when an admin lists holds by status, then an active hold past its time rea
     expect(await ids()).toEqual([`${a.hold.id}:active`, `${b.hold.id}:expired`, `${c.hold.id}:released`].sort());
     const full = await api.call('GET', `/v1/admin/holds?eventId=${event.id}&status=active`, { token: adminToken });
     expect(Object.keys(full.body.holds[0]).sort()).toEqual(
-      ['id', 'eventId', 'customerId', 'status', 'createdAt', 'expiresAt', 'items', 'totalCents', 'currency', 'orderId', 'releasedBy'].sort(),
+      ['id', 'eventId', 'customerId', 'status', 'createdAt', 'expiresAt', 'items', 'totalCents', 'currency', 'orderId', 'releasedBy', 'extensions'].sort(),
     );
   } finally {
     await dropTestEvent(api, event.id);
@@ -220,7 +220,7 @@ test('when an admin lists payments, then refund-required ones come first, the st
     const refund = ours.find((p) => p.status === 'refund_required');
     expect(refund).toEqual({
       id: refund.id, provider: 'stripe', reference: refund.reference, holdId: null, amountCents: 5000, currency: 'usd',
-      status: 'refund_required', reason: 'hold expired and its seats are gone', orderId: null, receivedAt: expect.any(String),
+      status: 'refund_required', reason: 'hold expired and its seats are gone', orderId: null, receivedAt: expect.any(String), refund: null,
     });
     const onlyRefunds = await allPages('/v1/admin/payments?status=refund_required', 'payments', 1);
     expect(onlyRefunds.every((p) => p.status === 'refund_required')).toBe(true);
