@@ -4,11 +4,33 @@ import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { emptyBody, emptyQuery } from '@holdfast/contracts';
-import { errors } from '@holdfast/domain';
+import { AppError, errors } from '@holdfast/domain';
 import { requireRole, verifyToken } from '../middleware/auth';
 import { parse } from '../middleware/validate';
 
 export const QUEUES_PATH = '/admin/queues';
+
+/** The refusal as a small page (no scripts) for a browser that opened the dashboard without the admin role. */
+class HtmlRefusal extends Error {
+  constructor(readonly refusal: AppError) {
+    super(refusal.message);
+  }
+}
+
+function refusalPage(err: HtmlRefusal, res: Response): void {
+  res
+    .status(err.refusal.status)
+    .type('html')
+    .send(
+      '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Queue dashboard: admins only</title>' +
+        '<style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#1f2330}' +
+        'code{background:#f2f4f7;padding:0 .25rem}</style></head><body>' +
+        `<h1>Queue dashboard: admins only</h1><p>${err.refusal.status === 401 ? 'You are not signed in as an admin.' : 'Your role may not open this dashboard.'}</p>` +
+        '<p>Open it from the <a href="/admin">admin console</a> (the <em>Queue dashboard</em> button), ' +
+        'or send an admin bearer token.</p>' +
+        `<p><code>${err.refusal.code}</code></p></body></html>`,
+    );
+}
 const COOKIE = 'hf_queues';
 /** The queue dashboard's cookie lasts at most this long (and never past the token's own expiry). */
 const COOKIE_MAX_AGE_SECONDS = 3600;
@@ -50,8 +72,14 @@ export function queueRoutes(queues: Queue[], jwtSecret: string): Router {
   const board = adapter.getRouter() as RequestHandler;
   const authorize = (req: Request) => {
     const header = req.headers.authorization ?? (cookieToken(req) ? `Bearer ${cookieToken(req)}` : undefined);
-    const principal = verifyToken(header, jwtSecret);
-    if (principal.role !== 'admin') throw errors.forbidden();
+    try {
+      const principal = verifyToken(header, jwtSecret);
+      if (principal.role !== 'admin') throw errors.forbidden();
+    } catch (err) {
+      // A person who opened the address gets a page saying where to start; API calls get the error body.
+      if (req.accepts(['json', 'html']) === 'html' && err instanceof AppError) throw new HtmlRefusal(err);
+      throw err;
+    }
   };
   const guard = (req: Request, res: Response, next: NextFunction) => {
     authorize(req);
@@ -68,5 +96,9 @@ export function queueRoutes(queues: Queue[], jwtSecret: string): Router {
     res.redirect(302, `${QUEUES_PATH}/`);
   });
   r.use(QUEUES_PATH, guard);
+  r.use(QUEUES_PATH, (err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (err instanceof HtmlRefusal) refusalPage(err, res);
+    else next(err);
+  });
   return r;
 }

@@ -1,17 +1,51 @@
 /** One event: the live seat map, ways to hold, and the buyer's hold → pay → order. */
-import { useCallback, useMemo, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { formatMmSs } from '../shared/clock';
+import { useServerNow } from '../shared/hooks';
 import type { Api } from '../shared/api';
 import { ErrorMessage } from '../shared/components';
 import { formatDateTime, formatDuration, formatMoney } from '../shared/format';
 import { describeError, takenSeatIds, type MessageContext } from '../shared/messages';
 import { useEventStream } from '../shared/stream';
-import { isSeatItem, type HoldRequest, type Seat } from '../shared/types';
+import { isSeatItem, type Event, type HoldRequest, type Seat } from '../shared/types';
 import { HoldPanel } from './HoldPanel';
 import { heldSeatIds } from './purchase';
 import { QuickPick } from './QuickPick';
 import { SeatMap } from './SeatMap';
 import { useEventData } from './useEventData';
 import { usePurchase } from './usePurchase';
+
+type SaleGate = { kind: 'open' } | { kind: 'draft' } | { kind: 'closed' } | { kind: 'ended' } | { kind: 'opens'; inMs: number };
+
+/** Where the sale stands on the server's clock: the start is inside the window, the end is not. */
+function saleGate(event: Event, now: number): SaleGate {
+  if (event.salesStatus === 'draft') return { kind: 'draft' };
+  if (event.salesStatus === 'closed') return { kind: 'closed' };
+  if (event.salesStartAt && now < Date.parse(event.salesStartAt)) return { kind: 'opens', inMs: Date.parse(event.salesStartAt) - now };
+  if (event.salesEndAt && now >= Date.parse(event.salesEndAt)) return { kind: 'ended' };
+  return { kind: 'open' };
+}
+
+function SaleNotice({ gate }: { gate: SaleGate }) {
+  if (gate.kind === 'open') return null;
+  const text =
+    gate.kind === 'draft' ? 'This event is not on sale yet.' : gate.kind === 'opens' ? null : 'Sales for this event are closed.';
+  return (
+    <div class="notice sale-notice" data-testid="sale-notice" data-gate={gate.kind} role="status">
+      {gate.kind === 'opens' ? (
+        <span>
+          Sales open in{' '}
+          <time data-testid="sale-countdown" role="timer" aria-live="off">
+            {formatMmSs(gate.inMs)}
+          </time>
+          . Buying is enabled the second they do.
+        </span>
+      ) : (
+        <span>{text}</span>
+      )}
+    </div>
+  );
+}
 
 const LIVE_TEXT = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting… the map may be out of date' } as const;
 
@@ -23,7 +57,7 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
   const context = useRef<MessageContext>({});
   const explain = useCallback((e: unknown) => setError(describeError(e, context.current)), []);
   const { event, seats, refresh, markSeats, setAvailable } = useEventData(api, eventId, explain);
-  const { purchase, current, hold, pay, release, expire, recheck, dismiss } = usePurchase(api, eventId, {
+  const { purchase, current, hold, pay, release, extend, expire, recheck, dismiss } = usePurchase(api, eventId, {
     markSeats,
     refresh,
     onError: explain,
@@ -77,6 +111,16 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
       return next;
     });
 
+  const now = useServerNow(Boolean(event) && event?.salesStatus !== 'draft', 200);
+  const gate = event ? saleGate(event, now) : ({ kind: 'open' } as SaleGate);
+  // A sale that is not open may be opened (or moved) by the box office: look again now and
+  // then; each answer's Date header also narrows the estimate of the server's clock.
+  useEffect(() => {
+    if (gate.kind === 'open') return;
+    const timer = setInterval(() => void refresh(), 3000);
+    return () => clearInterval(timer);
+  }, [gate.kind, refresh]);
+
   if (!event) {
     return (
       <main class="page">
@@ -86,7 +130,7 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
     );
   }
 
-  const picking = purchase.stage !== 'held' && purchase.stage !== 'paying';
+  const picking = purchase.stage !== 'held' && purchase.stage !== 'paying' && gate.kind === 'open';
   const chosen = [...selected].flatMap((id) => seatById.get(id) ?? []);
   const gone = chosen.filter((s) => s.status !== 'available');
   const tiers = [...new Set(seats.map((s) => s.tier))];
@@ -105,11 +149,17 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
           {LIVE_TEXT[live]}
         </span>
       </header>
+      <SaleNotice gate={gate} />
       <ErrorMessage message={error} onDismiss={() => setError(null)} />
       <div class="event-layout">
         <div class="hold-area">
           <HoldPanel
             purchase={purchase}
+            limits={event}
+            onExtend={async () => {
+              setError(null);
+              await extend();
+            }}
             onPay={() => {
               setError(null);
               void pay();
@@ -136,7 +186,11 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
               <div class="selection card" data-testid="selection">
                 {chosen.length === 0 ? (
                   <p class="muted">
-                    {picking ? 'Choose seats on the map, or let us find the best ones.' : 'Pay for or release your hold to choose again.'}
+                    {picking
+                      ? 'Choose seats on the map, or let us find the best ones.'
+                      : gate.kind !== 'open'
+                        ? 'Seats can be held once sales are open.'
+                        : 'Pay for or release your hold to choose again.'}
                   </p>
                 ) : (
                   <p>

@@ -1,5 +1,5 @@
 /** The buyer's hold: what is held, the countdown, Pay, and the order number once paid. */
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatMmSs } from '../shared/clock';
 import { formatMoney } from '../shared/format';
 import { useServerNow } from '../shared/hooks';
@@ -35,15 +35,22 @@ function describeReturned(hold: Hold): string {
   return `${labels.length === 1 ? 'Seat' : 'Seats'} ${labels.join(', ')} ${labels.length === 1 ? 'is' : 'are'} back on sale and shown on the map again.`;
 }
 
+/** "More time" shows in the last two minutes of the countdown. */
+export const EXTEND_WINDOW_MS = 120_000;
+
 interface Props {
   purchase: Purchase;
+  /** The event's extension rules: how many, and the longest a hold may last. */
+  limits: { maxHoldExtensions: number; maxHoldSeconds: number };
   onPay: () => void;
+  onExtend: () => Promise<void>;
   onRelease: () => void;
   onExpired: () => void;
   onDismiss: () => void;
 }
 
-export function HoldPanel({ purchase, onPay, onRelease, onExpired, onDismiss }: Props) {
+export function HoldPanel({ purchase, limits, onPay, onExtend, onRelease, onExpired, onDismiss }: Props) {
+  const [extending, setExtending] = useState(false);
   const counting = purchase.stage === 'held' || purchase.stage === 'paying';
   const now = useServerNow(counting);
   const remaining = counting ? Math.max(0, Date.parse(purchase.hold.expiresAt) - now) : 0;
@@ -99,6 +106,11 @@ export function HoldPanel({ purchase, onPay, onRelease, onExpired, onDismiss }: 
   }
 
   const urgent = remaining < 60_000;
+  const { hold } = purchase;
+  const capAt = Date.parse(hold.createdAt) + limits.maxHoldSeconds * 1000;
+  const canExtend =
+    purchase.stage === 'held' && remaining > 0 && remaining <= EXTEND_WINDOW_MS &&
+    hold.extensions < limits.maxHoldExtensions && capAt > Date.parse(hold.expiresAt);
   return (
     <section class="card hold-panel" aria-labelledby="hold-heading" data-testid="hold-panel" data-hold-id={purchase.hold.id}>
       <h2 id="hold-heading" tabIndex={-1} ref={heading}>
@@ -110,6 +122,11 @@ export function HoldPanel({ purchase, onPay, onRelease, onExpired, onDismiss }: 
           {formatMmSs(remaining)}
         </time>
       </p>
+      {hold.extensions > 0 && (
+        <p class="muted" data-testid="extended-note">
+          Extended {hold.extensions === 1 ? 'once' : `${hold.extensions} times`}.
+        </p>
+      )}
       <Items hold={purchase.hold} />
       <div class="actions">
         <button
@@ -121,6 +138,19 @@ export function HoldPanel({ purchase, onPay, onRelease, onExpired, onDismiss }: 
         >
           {purchase.stage === 'paying' ? 'Paying…' : `Pay ${formatMoney(purchase.hold.totalCents, purchase.hold.currency)}`}
         </button>
+        {canExtend && (
+          <button
+            type="button"
+            data-testid="extend-button"
+            disabled={extending}
+            onClick={() => {
+              setExtending(true);
+              void onExtend().finally(() => setExtending(false));
+            }}
+          >
+            {extending ? 'Asking for more time…' : 'More time'}
+          </button>
+        )}
         <button type="button" data-testid="release-button" disabled={purchase.stage === 'paying'} onClick={onRelease}>
           Release
         </button>

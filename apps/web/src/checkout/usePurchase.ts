@@ -103,11 +103,26 @@ export function usePurchase(api: Api, eventId: string, { markSeats, refresh, onE
     }
   };
 
+  /** More time: the server moves expiresAt; the countdown follows the hold it answers. */
+  const extend = async () => {
+    if (purchase.stage !== 'held') return;
+    const held = purchase.hold;
+    try {
+      const extended = await api.extendHold(held.id);
+      if (current.current.stage === 'held' && current.current.hold.id === held.id) setPurchase({ stage: 'held', hold: extended });
+    } catch (e) {
+      const code = e instanceof ApiError ? e.code : '';
+      if (code === 'HOLD_EXPIRED') end(held, 'expired');
+      else if (code === 'HOLD_NOT_ACTIVE') end(held, 'released');
+      onError(e);
+    }
+  };
+
   const expire = useCallback(() => {
     if (current.current.stage === 'held') end(current.current.hold, 'expired');
   }, [end]);
 
   const dismiss = () => setPurchase({ stage: 'none' });
 
-  return { purchase, current, hold, pay, release, expire, recheck, dismiss };
+  return { purchase, current, hold, pay, release, extend, expire, recheck, dismiss };
 }

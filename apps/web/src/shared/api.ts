@@ -1,7 +1,7 @@
 /** The v1 API client: same-origin fetch, bearer token, contract error bodies. */
 import { observeServerTime } from './clock';
 import { randomId } from './format';
-import type { AuditEntry, ErrorBody, Event, Hold, HoldRequest, Order, Payment, Seat } from './types';
+import type { AuditEntry, ErrorBody, Event, EventInput, EventPatch, Hold, HoldRequest, Order, Payment, Sales, Seat } from './types';
 
 /** A failed call: the contract's error code, or NETWORK_ERROR / HTTP_<status> when the body is not one. */
 export class ApiError extends Error {
@@ -114,6 +114,11 @@ export function createApi(tokens: TokenProvider) {
       const sentAt = Date.now();
       const { hold } = await call<{ hold: Hold }>('POST', `/v1/events/${encodeURIComponent(eventId)}/holds`, request, {
         'Idempotency-Key': randomId(),
+      }).catch((e: unknown) => {
+        // SALES_CLOSED carries the server's time of the refusal, to the millisecond.
+        const serverTime = e instanceof ApiError ? (e.details as { serverTime?: unknown } | undefined)?.serverTime : undefined;
+        if (typeof serverTime === 'string') observeServerTime(Date.parse(serverTime), 1, sentAt, Date.now());
+        throw e;
       });
       // The hold was created while this request was under way: a precise reading of the server's clock.
       observeServerTime(Date.parse(hold.createdAt), 1, sentAt, Date.now());
@@ -121,6 +126,8 @@ export function createApi(tokens: TokenProvider) {
     },
     getHold: async (holdId: string) =>
       (await call<{ hold: Hold }>('GET', `/v1/holds/${encodeURIComponent(holdId)}`)).hold,
+    extendHold: async (holdId: string) =>
+      (await call<{ hold: Hold }>('POST', `/v1/holds/${encodeURIComponent(holdId)}/extend`)).hold,
     releaseHold: async (holdId: string) =>
       (await call<{ hold: Hold }>('DELETE', `/v1/holds/${encodeURIComponent(holdId)}`)).hold,
     /** Demo mode only: the API signs a payment_intent.succeeded event and delivers it to its own webhook. */
@@ -135,6 +142,17 @@ export function createApi(tokens: TokenProvider) {
       (await call<{ hold: Hold }>('DELETE', `/v1/admin/holds/${encodeURIComponent(holdId)}`, { reason })).hold,
     adminPayments: (query: { status?: string; cursor?: string }) =>
       page<'payments', Payment>('payments', '/v1/admin/payments', query),
+    adminCreateEvent: async (input: EventInput) => (await call<{ event: Event }>('POST', '/v1/admin/events', input)).event,
+    adminUpdateEvent: async (eventId: string, patch: EventPatch) =>
+      (await call<{ event: Event }>('PATCH', `/v1/admin/events/${encodeURIComponent(eventId)}`, patch)).event,
+    adminSales: async (eventId: string) =>
+      (await call<{ sales: Sales }>('GET', `/v1/admin/events/${encodeURIComponent(eventId)}/sales`)).sales,
+    adminOrders: (query: { eventId?: string; q?: string; cursor?: string }) =>
+      page<'orders', Order>('orders', '/v1/admin/orders', query),
+    adminMarkRefunded: async (paymentId: string, note: string) =>
+      (await call<{ payment: Payment }>('POST', `/v1/admin/payments/${encodeURIComponent(paymentId)}/refund`, { note })).payment,
+    /** Trades the token for the queue dashboard's cookie; answers the dashboard's address. */
+    adminQueuesSession: async () => (await call<{ url: string }>('POST', '/v1/admin/queues/session')).url,
     adminAudit: (query: { eventId?: string; cursor?: string }) =>
       page<'entries', AuditEntry>('entries', '/v1/admin/audit', query),
   };

@@ -61,6 +61,20 @@ export function describeError(error: unknown, context: MessageContext = {}): str
       return 'Your hold expired and its seats have gone to someone else, so it can no longer be paid for. Nothing was charged.';
     case 'HOLD_NOT_ACTIVE':
       return 'This hold was released, so it can no longer be paid for.';
+    case 'SALES_CLOSED': {
+      const d = (error.details ?? {}) as { salesStatus?: string; salesStartAt?: string | null; serverTime?: string };
+      if (d.salesStatus === 'on_sale' && d.salesStartAt && d.serverTime && d.serverTime < d.salesStartAt)
+        return 'Sales have not opened yet. The page enables buying the second they do.';
+      return 'Sales for this event are closed, so nothing was held.';
+    }
+    case 'HOLD_EXTENSION_LIMIT':
+      return 'This hold has already had all the extra time it can get.';
+    case 'HOLD_TIME_CAP':
+      return 'This hold has reached the longest time a hold may last.';
+    case 'PAYMENT_NOT_REFUNDABLE':
+      return 'That payment is not owed a refund (it paid for an order, or was already marked refunded).';
+    case 'PAYMENT_NOT_FOUND':
+      return 'That payment could not be found.';
     case 'HOLD_ALREADY_CONFIRMED':
       return 'This hold has already been paid for.';
     case 'HOLD_NOT_FOUND':

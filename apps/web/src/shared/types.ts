@@ -4,7 +4,8 @@
  * Type-only imports: nothing of zod reaches the bundle.
  */
 import type {
-  auditEntryObject, errorBody, eventObject, holdItem, holdObject, orderObject, paymentObject, seatObject, z,
+  auditEntryObject, createEventBody, errorBody, eventObject, holdItem, holdObject, orderObject, paymentObject, salesObject,
+  seatObject, updateEventBody, z,
 } from '@holdfast/contracts';
 
 export type Event = z.infer<typeof eventObject>;
@@ -17,6 +18,9 @@ export type HoldStatus = Hold['status'];
 export type Order = z.infer<typeof orderObject>;
 export type Payment = z.infer<typeof paymentObject>;
 export type AuditEntry = z.infer<typeof auditEntryObject>;
+export type Sales = z.infer<typeof salesObject>;
+export type EventInput = z.input<typeof createEventBody>;
+export type EventPatch = z.input<typeof updateEventBody>;
 /** The body of every non-2xx response. */
 export type ErrorBody = z.infer<typeof errorBody>;
 

@@ -1,0 +1,72 @@
+/** Orders, searched by order number, customer or seat label. */
+import { useCallback, useState } from 'preact/hooks';
+import type { Api } from '../shared/api';
+import { ErrorMessage } from '../shared/components';
+import { formatDateTime, formatMoney } from '../shared/format';
+import { isSeatItem } from '../shared/types';
+import { LoadMore } from './LoadMore';
+import { usePaged } from './usePaged';
+
+export function OrdersTable({ api, eventId }: { api: Api; eventId: string }) {
+  const [typed, setTyped] = useState('');
+  const [q, setQ] = useState('');
+  const load = useCallback((cursor?: string) => api.adminOrders({ eventId: eventId || undefined, q: q || undefined, cursor }), [api, eventId, q]);
+  const { items, nextCursor, error, loadMore } = usePaged(load, 10_000);
+  return (
+    <section class="card" aria-labelledby="orders-heading">
+      <h2 id="orders-heading">Orders</h2>
+      <form
+        class="field-row"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setQ(typed.trim());
+        }}
+      >
+        <label for="order-search">Search</label>
+        <input
+          id="order-search"
+          data-testid="order-search"
+          placeholder="Order number, customer or seat (A-1-4)"
+          value={typed}
+          onInput={(e) => setTyped(e.currentTarget.value)}
+        />
+        <button type="submit">Search</button>
+        {q && (
+          <button type="button" class="link" onClick={() => { setTyped(''); setQ(''); }}>
+            Clear
+          </button>
+        )}
+      </form>
+      <ErrorMessage message={error} />
+      {items?.length === 0 && <p class="muted">{q ? `No orders match “${q}”.` : 'No orders yet.'}</p>}
+      {items && items.length > 0 && (
+        <div class="table-scroll">
+          <table data-testid="admin-orders">
+            <thead>
+              <tr>
+                <th scope="col">Number</th>
+                <th scope="col">Customer</th>
+                <th scope="col">Items</th>
+                <th scope="col">Total</th>
+                <th scope="col">Paid</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((o) => (
+                <tr key={o.id} data-testid={`admin-order-${o.number}`}>
+                  <td><strong>{o.number}</strong></td>
+                  <td>{o.customerId}</td>
+                  <td>{o.items.map((i) => (isSeatItem(i) ? i.label : `${i.quantity} × ${i.name}`)).join(', ')}</td>
+                  <td>{formatMoney(o.totalCents, o.currency)}</td>
+                  <td>{formatDateTime(o.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <LoadMore nextCursor={nextCursor} onLoadMore={loadMore} />
+    </section>
+  );
+}
