@@ -41,6 +41,14 @@ const EXPECTED: Record<string, [number, number, number, number, number, number, 
   'GET /v1/admin/orders': [401, 401, 401, 403, 403, 403, 200],
   'GET /v1/admin/payments': [401, 401, 401, 403, 403, 403, 200],
   'GET /v1/admin/audit': [401, 401, 401, 403, 403, 403, 200],
+  'POST /v1/holds/{holdId}/extend': [401, 401, 401, 404, 403, 200, 200],
+  'PATCH /v1/admin/events/{eventId}': [401, 401, 401, 403, 403, 403, 200],
+  'GET /v1/admin/events/{eventId}/sales': [401, 401, 401, 403, 403, 403, 200],
+  // No payment has this id: the admin gets past authorization to the 404.
+  'POST /v1/admin/payments/{paymentId}/refund': [401, 401, 401, 403, 403, 403, 404],
+  'POST /v1/admin/queues/session': [401, 401, 401, 403, 403, 403, 200],
+  // The dashboard (its redirect to /admin/queues/ followed).
+  'GET /admin/queues': [401, 401, 401, 403, 403, 403, 200],
 };
 
 let api: TestApi;
@@ -53,7 +61,7 @@ test('when the router is compared with the matrix, then every served endpoint ha
 
 test('when every endpoint is called as each kind of caller, then each answers the status the contract gives', async () => {
   const { event } = await createTestEvent(api, {
-    seats: seatGrid(['A'], 1, 4), ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 100 }],
+    maxHoldExtensions: 3, seats: seatGrid(['A'], 1, 4), ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 100 }],
   });
   const created: string[] = [];
   const owner = `owner-${Date.now()}`;
@@ -101,8 +109,17 @@ test('when every endpoint is called as each kind of caller, then each answers th
     'GET /v1/admin/orders': async () => ({ method: 'GET', path: `/v1/admin/orders?eventId=${event.id}` }),
     'GET /v1/admin/payments': async () => ({ method: 'GET', path: '/v1/admin/payments?limit=1' }),
     'GET /v1/admin/audit': async () => ({ method: 'GET', path: `/v1/admin/audit?eventId=${event.id}` }),
+    'PATCH /v1/admin/events/{eventId}': async () => ({ method: 'PATCH', path: `/v1/admin/events/${event.id}`, body: { name: 'Matrix renamed' } }),
+    'GET /v1/admin/events/{eventId}/sales': async () => ({ method: 'GET', path: `/v1/admin/events/${event.id}/sales` }),
+    'POST /v1/admin/payments/{paymentId}/refund': async () => ({
+      method: 'POST', path: '/v1/admin/payments/00000000-0000-4000-8000-000000000000/refund', body: { note: 'matrix' },
+    }),
+    'POST /v1/admin/queues/session': async () => ({ method: 'POST', path: '/v1/admin/queues/session' }),
+    'GET /admin/queues': async () => ({ method: 'GET', path: '/admin/queues' }),
   };
   // The releasing endpoints get a fresh hold per row; the successful caller comes last in PRINCIPALS order.
+  const extended = await newHold();
+  requests['POST /v1/holds/{holdId}/extend'] = async () => ({ method: 'POST', path: `/v1/holds/${extended}/extend` });
   const ownRelease = await newHold();
   const adminRelease = await newHold();
   const confirmHold = await newHold();

@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import type { Api } from '../shared/api';
 import { ErrorMessage } from '../shared/components';
-import { formatDateTime } from '../shared/format';
+import { formatDateTime, formatDuration } from '../shared/format';
 import { describeError } from '../shared/messages';
 import type { Event, Seat } from '../shared/types';
 import { EventForm } from './EventForm';
@@ -73,7 +73,7 @@ export function EventsPanel({ api, events, onChanged, onShowSales }: Props) {
               <th scope="col">Starts</th>
               <th scope="col">Sale</th>
               <th scope="col">Window</th>
-              <th scope="col">Holds</th>
+              <th scope="col">Hold time</th>
               <th scope="col" />
             </tr>
           </thead>
@@ -89,7 +89,7 @@ export function EventsPanel({ api, events, onChanged, onShowSales }: Props) {
                 </td>
                 <td>{windowText(e)}</td>
                 <td class="muted">
-                  {Math.round(e.holdTtlSeconds / 60)} min, {e.maxHoldExtensions}× more, ≤ {Math.round(e.maxHoldSeconds / 60)} min
+                  {formatDuration(e.holdTtlSeconds)}, {e.maxHoldExtensions === 0 ? 'no extensions' : `${e.maxHoldExtensions} extension${e.maxHoldExtensions === 1 ? '' : 's'}`}, at most {formatDuration(e.maxHoldSeconds)}
                 </td>
                 <td class="row-actions">
                   {e.salesStatus !== 'on_sale' ? (

@@ -1,5 +1,5 @@
 /** Orders, searched by order number, customer or seat label. */
-import { useCallback, useState } from 'preact/hooks';
+import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { Api } from '../shared/api';
 import { ErrorMessage } from '../shared/components';
 import { formatDateTime, formatMoney } from '../shared/format';
@@ -7,11 +7,15 @@ import { isSeatItem } from '../shared/types';
 import { LoadMore } from './LoadMore';
 import { usePaged } from './usePaged';
 
-export function OrdersTable({ api, eventId }: { api: Api; eventId: string }) {
+/** `version` changes when the event's sales moved (the dashboard heard it on the stream): read again. */
+export function OrdersTable({ api, eventId, version = 0 }: { api: Api; eventId: string; version?: number }) {
   const [typed, setTyped] = useState('');
   const [q, setQ] = useState('');
   const load = useCallback((cursor?: string) => api.adminOrders({ eventId: eventId || undefined, q: q || undefined, cursor }), [api, eventId, q]);
-  const { items, nextCursor, error, loadMore } = usePaged(load, 10_000);
+  const { items, nextCursor, error, reload, loadMore } = usePaged(load, 10_000);
+  useEffect(() => {
+    if (version) void reload();
+  }, [version, reload]);
   return (
     <section class="card" aria-labelledby="orders-heading">
       <h2 id="orders-heading">Orders</h2>

@@ -13,11 +13,30 @@ import type { Sales } from '../shared/types';
 
 const THROTTLE_MS = 300;
 
-function Bar({ value, max }: { value: number; max: number }) {
-  return <span class="bar" style={{ width: `${max ? Math.max(2, (value / max) * 100) : 0}%` }} />;
+/** A bar on a fixed track, so the count beside it never leaves the card. */
+function Bar({ value, max, label }: { value: number; max: number; label: string }) {
+  return (
+    <span class="bar-line">
+      <span class="bar-track">
+        <span class="bar" style={{ width: `${max && value ? Math.max(3, (value / max) * 100) : 0}%` }} />
+      </span>
+      <span>
+        {value} {label}
+        {value === 1 ? '' : 's'}
+      </span>
+    </span>
+  );
 }
 
-export function SalesDashboard({ api, eventId, eventName }: { api: Api; eventId: string; eventName: string }) {
+interface Props {
+  api: Api;
+  eventId: string;
+  eventName: string;
+  /** Called after each change the stream brought, so other panels can read again. */
+  onChange?: () => void;
+}
+
+export function SalesDashboard({ api, eventId, eventName, onChange }: Props) {
   const [sales, setSales] = useState<Sales | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [updates, setUpdates] = useState(0);
@@ -37,8 +56,9 @@ export function SalesDashboard({ api, eventId, eventName }: { api: Api; eventId:
     timer.current = setTimeout(() => {
       timer.current = undefined;
       void load();
+      onChange?.();
     }, THROTTLE_MS);
-  }, [load]);
+  }, [load, onChange]);
 
   useEffect(() => {
     setSales(null);
@@ -128,10 +148,10 @@ export function SalesDashboard({ api, eventId, eventName }: { api: Api; eventId:
                   <tr key={m.minute}>
                     <td>{new Date(m.minute).toLocaleTimeString('en-US', { hour: '2-digit', minute: '2-digit' })}</td>
                     <td class="bar-cell">
-                      <Bar value={m.holds} max={peak} /> {m.holds} holds
+                      <Bar value={m.holds} max={peak} label="hold" />
                     </td>
                     <td class="bar-cell orders">
-                      <Bar value={m.orders} max={peak} /> {m.orders} orders
+                      <Bar value={m.orders} max={peak} label="order" />
                     </td>
                   </tr>
                 ))}

@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import '../shared/styles.css';
 import type { Api } from '../shared/api';
 import { Session } from '../shared/session';
@@ -17,6 +17,8 @@ function AdminPage({ api }: { api: Api }) {
   const [events, setEvents] = useState<Event[]>([]);
   const [eventId, setEventId] = useState('');
   const [releases, setReleases] = useState(0);
+  const [salesVersion, setSalesVersion] = useState(0);
+  const salesMoved = useCallback(() => setSalesVersion((n) => n + 1), []);
   const [queuesError, setQueuesError] = useState<string | null>(null);
   const eventNames = useMemo(() => new Map(events.map((e) => [e.id, e.name])), [events]);
 
@@ -57,12 +59,12 @@ function AdminPage({ api }: { api: Api }) {
         </select>
       </div>
       {eventId ? (
-        <SalesDashboard key={eventId} api={api} eventId={eventId} eventName={eventNames.get(eventId) ?? eventId} />
+        <SalesDashboard key={eventId} api={api} eventId={eventId} eventName={eventNames.get(eventId) ?? eventId} onChange={salesMoved} />
       ) : (
         <p class="muted card">Choose an event above to see its sales live.</p>
       )}
       <HoldsTable api={api} eventId={eventId} eventNames={eventNames} onReleased={() => setReleases((n) => n + 1)} />
-      <OrdersTable api={api} eventId={eventId} />
+      <OrdersTable api={api} eventId={eventId} version={salesVersion} />
       <PaymentsTable api={api} />
       <AuditTable key={releases} api={api} eventId={eventId} />
     </main>

@@ -229,7 +229,12 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
             disabled={!picking || busy}
             onHold={(request) => void holdAndClear(request)}
           />
-          <p class="muted">Up to {event.maxTicketsPerCustomer} tickets per customer. Holds last {formatDuration(event.holdTtlSeconds)}.</p>
+          <p class="muted">
+            Up to {event.maxTicketsPerCustomer} tickets per customer. Holds last {formatDuration(event.holdTtlSeconds)}
+            {event.maxHoldExtensions > 0
+              ? `; in the last two minutes you can ask for more time (${event.maxHoldExtensions === 1 ? 'once' : `${event.maxHoldExtensions} times`}).`
+              : '.'}
+          </p>
         </aside>
       </div>
     </main>
