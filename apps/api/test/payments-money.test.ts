@@ -83,9 +83,9 @@ test('when a paid event carries no holdId (another product on the account), then
 });
 
 test('when the payment intent\'s and the session\'s events for one payment of an expired hold arrive together, then one order and no refund_required', async () => {
-  const { event, seats } = await newEvent({ holdTtlSeconds: 1, seats: seatGrid(['A'], 1, 12, 'standard', 2500) });
+  const { event, seats } = await newEvent({ holdTtlSeconds: 1, seats: seatGrid(['A'], 2, 15, 'standard', 2500) });
   const holds = [];
-  for (let i = 0; i < 12; i++) holds.push(await holdSeats(suite.api, event.id, `buyer-${i}`, [seats[i]!.id]));
+  for (let i = 0; i < 30; i++) holds.push(await holdSeats(suite.api, event.id, `buyer-${i}`, [seats[i]!.id]));
   await waitUntilExpired(holds[holds.length - 1]!);
   const results = await Promise.all(holds.map(async (hold, i) => {
     const intentId = rid('pi');
@@ -106,6 +106,6 @@ test('when the payment intent\'s and the session\'s events for one payment of an
   }
   // Every seat reads sold: no give-up freed a winner's leases.
   const map = await suite.api.call('GET', `/v1/events/${event.id}/seats`);
-  expect(map.body.seats.map((s: { status: string }) => s.status)).toEqual(Array(12).fill('sold'));
+  expect(map.body.seats.map((s: { status: string }) => s.status)).toEqual(Array(30).fill('sold'));
   await expectInvariants(suite.api.rt.db, event.id);
 });

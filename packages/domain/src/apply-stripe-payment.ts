@@ -2,14 +2,14 @@
 // payment that cannot become an order is recorded refund_required with a reason and an audit entry.
 // A payment without a holdId is not holdfast's (another product on the account): recorded ignored.
 import {
-  findPaymentByProviderEvent, insertPayment, recordAudit, runTransaction, UniqueViolation,
+  findOrderByHold, findPaymentByProviderEvent, insertPayment, lockHold, recordAudit, runTransaction, UniqueViolation,
 } from '@holdfast/db';
 import { confirmHold, type ConfirmOptions } from './confirm-hold';
 import type { DomainContext } from './context';
 import { AppError, errors } from './errors';
 import { findAnyHold } from './holds';
 import { eventOfHoldId } from './ids';
-import type { Order } from './orders';
+import { orderFromRow, type Order } from './orders';
 
 /** What a handled Stripe event says was paid, mapped as the contract says. */
 export interface StripePayment {
@@ -88,8 +88,16 @@ async function recordRefundRequired(
   ctx: DomainContext, payment: StripePayment, error: AppError, reason: string,
 ): Promise<StripeOutcome> {
   const eventId = payment.holdId ? eventOfHoldId(payment.holdId) : null;
+  let applied: Order | null = null;
   try {
-    await runTransaction(ctx.db, async (tx) => {
+    applied = await runTransaction(ctx.db, async (tx) => {
+      // A payment already applied to the hold's order (the same payment reference, e.g. the session's
+      // event and the payment intent's) is never owed a refund. The hold's row lock orders this check
+      // after any confirm of the hold in flight.
+      if (payment.holdId && eventId && (await lockHold(tx, payment.holdId))) {
+        const order = await findOrderByHold(tx, payment.holdId);
+        if (order && order.paymentReference === payment.reference) return orderFromRow(order);
+      }
       await insertPayment(tx, {
         provider: 'stripe',
         providerEventId: payment.providerEventId,
@@ -105,12 +113,14 @@ async function recordRefundRequired(
         actor: 'stripe', action: 'payment.refund_required', eventId, holdId: payment.holdId, reason,
         details: { providerEventId: payment.providerEventId, reference: payment.reference, amountCents: payment.amountCents },
       });
+      return null;
     });
   } catch (err) {
     // A concurrent delivery of the same event recorded it first.
     if (err instanceof UniqueViolation) return { kind: 'duplicate' };
     throw err;
   }
+  if (applied) return { kind: 'confirmed', order: applied, created: false };
   ctx.log.warn({ providerEventId: payment.providerEventId, holdId: payment.holdId, reason }, 'payment recorded as refund_required');
   return { kind: 'refund_required', reason, error };
 }

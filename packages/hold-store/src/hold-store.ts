@@ -48,7 +48,27 @@ export interface EndHoldInput {
   seatIds: string[];
   ticketTypeId: string | null;
   quantity: number;
+  /** The claim token of the confirm that gives up (claimHold); its claim goes, others still block. */
+  claimToken?: string;
 }
+
+export interface ClaimHoldInput {
+  eventId: string;
+  holdId: string;
+  customerId: string;
+  token: string;
+  leaseMs: number;
+  seatIds: string[];
+  ticketTypeId: string | null;
+  quantity: number;
+}
+
+export type ClaimResult =
+  | { kind: 'live' | 'retaken' }
+  | { kind: 'ended'; status: 'released' | 'confirmed' }
+  | { kind: 'not_ready' }
+  | { kind: 'unavailable'; seatIds: string[] }
+  | { kind: 'sold_out'; available: number };
 
 export interface PrimeInput {
   eventId: string;
@@ -126,20 +146,53 @@ export class HoldStore {
     return parse(await this.run.holdTickets(keys, args));
   }
 
-  /** Ends a hold in Redis (compare-and-delete); idempotent. */
-  async endHold(input: EndHoldInput): Promise<{ applied: boolean; freed: number }> {
+  /** Ends a hold in Redis (compare-and-delete); idempotent. `claimed`: a confirm in flight holds it, nothing done. */
+  async endHold(input: EndHoldInput): Promise<{ applied: boolean; freed: number; claimed?: boolean }> {
     const k = eventKeys(input.eventId);
     const tt = input.ticketTypeId ?? '';
     const keys = [
       k.ready, k.sold, k.held, k.customer(input.customerId), k.bought,
       tt ? k.ticketType(tt) : k.ready, tt ? k.ticketTypeExpiry(tt) : k.ready, tt ? k.ticketTypeHolds(tt) : k.ready,
-      k.hold(input.holdId), ...input.seatIds.map(k.seat),
+      k.hold(input.holdId), k.claim(input.holdId), ...input.seatIds.map(k.seat),
     ];
     const args = [
-      input.holdId, input.customerId, input.mode, k.channel, tt, input.quantity, RECORD_TTL_MS, ...input.seatIds,
+      input.holdId, input.customerId, input.mode, k.channel, tt, input.quantity, RECORD_TTL_MS, input.claimToken ?? '',
+      ...input.seatIds,
     ];
     const reply = await this.run.endHold(keys, args);
+    if (reply[0] === 'CLAIMED') return { applied: false, freed: 0, claimed: true };
     return reply[0] === 'ALREADY' ? { applied: false, freed: 0 } : { applied: true, freed: Number(reply[1]) };
+  }
+
+  /**
+   * A confirm takes the hold's lease first, on Redis's clock: extended (or taken
+   * again where it lapsed and the item is free) to at least now + leaseMs, all
+   * or nothing, under the confirm's token. See claim-hold-9.lua.
+   */
+  async claimHold(input: ClaimHoldInput): Promise<ClaimResult> {
+    const k = eventKeys(input.eventId);
+    const tt = input.ticketTypeId ?? '';
+    const keys = [
+      k.ready, k.sold, k.held,
+      tt ? k.ticketType(tt) : k.ready, tt ? k.ticketTypeExpiry(tt) : k.ready, tt ? k.ticketTypeHolds(tt) : k.ready,
+      k.hold(input.holdId), k.customer(input.customerId), k.claim(input.holdId), ...input.seatIds.map(k.seat),
+    ];
+    const args = [input.holdId, input.token, input.leaseMs, tt, input.quantity, k.channel, ...input.seatIds];
+    const reply = await this.run.claimHold(keys, args);
+    switch (reply[0]) {
+      case 'OK':
+        return { kind: reply[1] === 'retaken' ? 'retaken' : 'live' };
+      case 'ENDED':
+        return { kind: 'ended', status: reply[1] === 'confirmed' ? 'confirmed' : 'released' };
+      case 'NOT_READY':
+        return { kind: 'not_ready' };
+      case 'UNAVAILABLE':
+        return { kind: 'unavailable', seatIds: reply.slice(1).map(String) };
+      case 'SOLD_OUT':
+        return { kind: 'sold_out', available: Number(reply[1]) };
+      default:
+        throw new Error(`unexpected claim script reply ${String(reply[0])}`);
+    }
   }
 
   /** Takes an expired hold's items again for a late payment, all or nothing. */
