@@ -75,6 +75,8 @@ export interface PrimeInput {
   ticketTypes: { id: string; capacity: number; sold: number }[];
   bought: { customerId: string; quantity: number }[];
   soldSeatIds: string[];
+  /** Holds PostgreSQL has ACTIVE and not due: their leases are restored for their remaining time. */
+  liveHolds?: { holdId: string; customerId: string; expiresAtMs: number; seatIds: string[]; ticketTypeId: string | null; quantity: number }[];
 }
 
 /** How long an ended hold's record stays readable in Redis. */
@@ -215,16 +217,25 @@ export class HoldStore {
   /** Loads an event's sale state from PostgreSQL's numbers, unless already primed. */
   async primeEvent(input: PrimeInput): Promise<boolean> {
     const k = eventKeys(input.eventId);
+    const ttIndex = new Map(input.ticketTypes.map((t, i) => [t.id, i + 1]));
+    // A hold of a ticket type no longer there has nothing to restore.
+    const live = (input.liveHolds ?? []).filter((h) => !h.ticketTypeId || ttIndex.has(h.ticketTypeId));
     const keys = [
-      k.ready, k.sold, k.bought,
+      k.ready, k.sold, k.bought, k.held,
       ...input.ticketTypes.map((t) => k.ticketType(t.id)),
       ...input.ticketTypes.map((t) => k.ticketTypeHolds(t.id)),
+      ...input.ticketTypes.map((t) => k.ticketTypeExpiry(t.id)),
+      ...live.flatMap((h) => (h.ticketTypeId ? [] : h.seatIds.map(k.seat))),
+      ...live.map((h) => k.customer(h.customerId)),
     ];
     const args = [
-      input.ticketTypes.length, input.bought.length,
+      input.ticketTypes.length, input.bought.length, live.length, input.soldSeatIds.length,
       ...input.ticketTypes.flatMap((t) => [t.capacity, t.sold]),
       ...input.bought.flatMap((b) => [b.customerId, b.quantity]),
       ...input.soldSeatIds,
+      ...live.flatMap((h) => (h.ticketTypeId
+        ? [h.holdId, h.expiresAtMs, ttIndex.get(h.ticketTypeId)!, h.quantity]
+        : [h.holdId, h.expiresAtMs, 0, h.seatIds.length, ...h.seatIds])),
     ];
     const reply = await this.run.primeEvent(keys, args);
     return Number(reply) === 1;

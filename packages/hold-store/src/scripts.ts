@@ -9,7 +9,7 @@ const SCRIPT_FILES = {
   endHold: 'end-hold-10.lua',
   claimHold: 'claim-hold-9.lua',
   retakeHold: 'retake-hold-8.lua',
-  primeEvent: 'prime-event-3.lua',
+  primeEvent: 'prime-event-4.lua',
   readAvailability: 'read-availability-1.lua',
   idempotencyBegin: 'idempotency-begin-1.lua',
   idempotencyEnd: 'idempotency-end-1.lua',
