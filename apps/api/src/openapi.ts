@@ -116,7 +116,7 @@ export const ROUTES: RouteDoc[] = [
   {
     method: 'post', path: '/v1/webhooks/stripe', operationId: 'stripeWebhook', tag: 'Confirming', query: emptyQuery, body: stripeEventEnvelope,
     headers: [{ name: 'Stripe-Signature', required: true, description: '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with STRIPE_WEBHOOK_SECRET; 300 s tolerance.' }],
-    summary: 'Stripe events (`payment_intent.succeeded`, `checkout.session.completed`); a paid event that cannot become an order is recorded as refund_required.',
+    summary: 'Stripe events (`payment_intent.succeeded`, `checkout.session.completed` when paid, `checkout.session.async_payment_succeeded`); a paid event that cannot become an order is recorded as refund_required, one without a holdId as ignored; `async_payment_failed` makes no order.',
     responses: { 200: { description: 'received (also duplicates and unhandled types)', schema: responses.received }, 400: err('INVALID_SIGNATURE, or VALIDATION_FAILED'), 503: unavailable },
   },
   {
