@@ -51,6 +51,20 @@ const CHECKS: Check[] = [
             AND ((p.status = 'APPLIED' AND o.id IS NULL) OR (p.status = 'REFUND_REQUIRED' AND p.order_id IS NOT NULL))`,
   },
   {
+    name: 'every payment is an order (APPLIED), an ignored record or refund_required; an ignored one has no order',
+    sql: `SELECT p.id::text AS payment_id, p.status::text AS status, p.order_id::text AS order_id
+          FROM payments p
+          WHERE (p.event_id = $1::uuid OR p.hold_id IN (SELECT id FROM holds WHERE event_id = $1::uuid))
+            AND (p.status NOT IN ('APPLIED', 'IGNORED', 'REFUND_REQUIRED') OR (p.status = 'IGNORED' AND p.order_id IS NOT NULL))`,
+  },
+  {
+    name: 'no refund_required for a payment that has an order (same payment reference)',
+    sql: `SELECT p.id::text AS payment_id, p.reference, o.id::text AS order_id
+          FROM payments p JOIN orders o ON o.payment_reference = p.reference AND o.event_id = $1::uuid
+          WHERE p.status = 'REFUND_REQUIRED'
+            AND (p.event_id = $1::uuid OR p.hold_id IN (SELECT id FROM holds WHERE event_id = $1::uuid))`,
+  },
+  {
     name: 'a hold is CONFIRMED iff it has an order, and holds.order_id names it',
     sql: `SELECT h.id AS hold_id, h.status::text AS status, h.order_id::text AS hold_order, o.id::text AS order_id
           FROM holds h LEFT JOIN orders o ON o.hold_id = h.id

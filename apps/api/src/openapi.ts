@@ -136,7 +136,7 @@ export const ROUTES: RouteDoc[] = [
   {
     method: 'post', path: '/v1/webhooks/stripe', operationId: 'stripeWebhook', tag: 'Confirming', query: emptyQuery, body: stripeEventEnvelope,
     headers: [{ name: 'Stripe-Signature', required: true, description: '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with STRIPE_WEBHOOK_SECRET; 300 s tolerance.' }],
-    summary: 'Stripe events (`payment_intent.succeeded`, `checkout.session.completed`); a paid event that cannot become an order is recorded as refund_required.',
+    summary: 'Stripe events (`payment_intent.succeeded`, `checkout.session.completed` when paid, `checkout.session.async_payment_succeeded`); a paid event that cannot become an order is recorded as refund_required, one without a holdId as ignored; `async_payment_failed` makes no order.',
     responses: { 200: { description: 'received (also duplicates and unhandled types)', schema: responses.received }, 400: err('INVALID_SIGNATURE, or VALIDATION_FAILED'), 503: unavailable },
   },
   {
@@ -199,7 +199,7 @@ export const ROUTES: RouteDoc[] = [
     summary: 'Record that a refund_required payment was refunded at the provider (who, when, a note); audited as payment.refunded.',
     responses: {
       200: { description: 'the payment with its refund', schema: responses.payment }, 400: invalid, 401: unauthorized, 403: forbidden,
-      404: err('PAYMENT_NOT_FOUND'), 409: err('PAYMENT_NOT_REFUNDABLE (details.reason: applied or already_refunded)'), 503: unavailable,
+      404: err('PAYMENT_NOT_FOUND'), 409: err('PAYMENT_NOT_REFUNDABLE (details.reason: not_owed or already_refunded)'), 503: unavailable,
     },
   },
   {

@@ -91,7 +91,7 @@ test('when an admin marks a refund-required payment refunded, then who, when and
   const again = await mark(payment!.id, { note: 'twice' });
   expect([again.status, again.body.error?.code, again.body.error?.details]).toEqual([409, 'PAYMENT_NOT_REFUNDABLE', { reason: 'already_refunded' }]);
   const appliedRow = (await paymentsOfHold(suite.api, paid.id)).find((p) => p.status === 'APPLIED');
-  if (appliedRow) expect((await mark(appliedRow.id, { note: 'no' })).body.error?.details).toEqual({ reason: 'applied' });
+  if (appliedRow) expect((await mark(appliedRow.id, { note: 'no' })).body.error?.details).toEqual({ reason: 'not_owed' });
   expect((await mark('00000000-0000-4000-8000-000000000000', { note: 'x' })).body.error?.code).toBe('PAYMENT_NOT_FOUND');
   expect((await mark('not-a-uuid', { note: 'x' })).body.error?.code).toBe('PAYMENT_NOT_FOUND');
 

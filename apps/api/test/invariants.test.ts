@@ -32,6 +32,7 @@ test('when committed rows break a rule, then the invariant checker names it, and
     expect(await rules(event.id)).toEqual([
       'every order is backed by exactly one applied payment (Stripe or a service confirmation)',
       'no applied payment without its order, no refund-required payment with one',
+      'no refund_required for a payment that has an order (same payment reference)',
     ]);
     await db.$executeRaw`UPDATE payments SET status = 'APPLIED' WHERE order_id = ${order.id}::uuid`;
 

@@ -47,16 +47,21 @@ export function paymentIntentEvent(opts: { holdId?: string; amount: number; curr
   };
 }
 
-export function checkoutSessionEvent(opts: { holdId: string; amount: number; currency: string; paymentIntent: string | null; sessionId?: string }) {
+export function checkoutSessionEvent(opts: {
+  holdId: string; amount: number; currency: string; paymentIntent: string | null; sessionId?: string;
+  /** Stripe's `payment_status`: 'paid' unless told ('unpaid' for a delayed method such as SEPA). */
+  paymentStatus?: 'paid' | 'unpaid' | 'no_payment_required';
+  type?: 'checkout.session.completed' | 'checkout.session.async_payment_succeeded' | 'checkout.session.async_payment_failed';
+}) {
   return {
     id: rid('evt'),
     object: 'event',
-    type: 'checkout.session.completed',
+    type: opts.type ?? 'checkout.session.completed',
     created: Math.floor(Date.now() / 1000),
     livemode: false,
     data: {
       object: {
-        id: opts.sessionId ?? rid('cs'), object: 'checkout.session', payment_status: 'paid',
+        id: opts.sessionId ?? rid('cs'), object: 'checkout.session', payment_status: opts.paymentStatus ?? 'paid',
         payment_intent: opts.paymentIntent, amount_total: opts.amount, currency: opts.currency,
         metadata: { holdId: opts.holdId },
       },

@@ -136,6 +136,8 @@ export const stripePaymentIntent = z.object({
 /** `checkout.session.completed`: data.object is a Checkout Session. */
 export const stripeCheckoutSession = z.object({
   id: z.string().min(1).max(255),
+  /** 'paid' once the money is there; 'unpaid' for a delayed method (SEPA, ACH) until async_payment_succeeded. */
+  payment_status: z.string().min(1).max(64),
   payment_intent: z.string().min(1).max(255).nullish(),
   amount_total: z.number().int().min(0),
   currency: stripeCurrency,
@@ -165,7 +167,7 @@ export const adminOrdersQuery = listQuery.extend({
 export const adminRefundBody = z.strictObject({
   note: z.string().trim().min(1).max(1000).refine(noNul, 'no NUL characters or lone surrogates'),
 });
-export const adminPaymentsQuery = listQuery.extend({ status: z.enum(['applied', 'refund_required']).optional() });
+export const adminPaymentsQuery = listQuery.extend({ status: z.enum(['applied', 'refund_required', 'ignored']).optional() });
 export const adminAuditQuery = listQuery.extend({ eventId: uuid.optional() });
 
 /** Turns zod issues into the contract's `details`: which field, and why. */

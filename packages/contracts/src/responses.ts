@@ -81,7 +81,7 @@ export const paymentObject = z
     holdId: z.string().nullable(),
     amountCents: z.number().int().nullable(),
     currency: z.string().nullable(),
-    status: z.enum(['applied', 'refund_required']),
+    status: z.enum(['applied', 'refund_required', 'ignored']),
     reason: z.string().nullable(),
     orderId: z.string().nullable(),
     receivedAt: time,

@@ -55,7 +55,7 @@ export function listOrderRows(
 /**
  * Payments, refund-required ones first, then by (receivedAt, id). The key
  * carries the status too: PostgreSQL sorts the enum in declaration order
- * (APPLIED < REFUND_REQUIRED), so `status desc` puts refunds first.
+ * (IGNORED < APPLIED < REFUND_REQUIRED), so `status desc` puts refunds first, ignored ones last.
  */
 export function listPaymentRows(
   db: DbClient,
@@ -67,7 +67,8 @@ export function listPaymentRows(
   let page: Prisma.PaymentWhereInput | undefined;
   if (key) {
     const sameStatus = { AND: [{ status: key.status }, after('receivedAt', key) as Prisma.PaymentWhereInput] };
-    page = key.status === 'REFUND_REQUIRED' ? { OR: [sameStatus, { status: 'APPLIED' }] } : sameStatus;
+    const later: PaymentStatusDb[] = key.status === 'REFUND_REQUIRED' ? ['APPLIED', 'IGNORED'] : key.status === 'APPLIED' ? ['IGNORED'] : [];
+    page = later.length ? { OR: [sameStatus, { status: { in: later } }] } : sameStatus;
   }
   return translated(() =>
     db.payment.findMany({

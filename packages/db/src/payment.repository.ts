@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DbClient } from './event.repository';
 import { translated } from './errors';
 
-export type PaymentStatusDb = 'APPLIED' | 'REFUND_REQUIRED';
+export type PaymentStatusDb = 'IGNORED' | 'APPLIED' | 'REFUND_REQUIRED';
 
 export interface NewPayment {
   provider: string;

@@ -9,7 +9,7 @@ import { isUuid } from './ids';
 import { decodeAdminCursor } from './admin-cursor';
 import { encodeCursor, type Page } from './paging';
 
-export type PaymentStatus = 'applied' | 'refund_required';
+export type PaymentStatus = 'applied' | 'refund_required' | 'ignored';
 
 export interface PaymentView {
   id: string;
@@ -26,7 +26,9 @@ export interface PaymentView {
   refund: { by: string; at: string; note: string } | null;
 }
 
-const toDb = (s: PaymentStatus): PaymentStatusDb => (s === 'applied' ? 'APPLIED' : 'REFUND_REQUIRED');
+const toDb = (s: PaymentStatus): PaymentStatusDb => s.toUpperCase() as PaymentStatusDb;
+const CURSOR_TAG: Record<PaymentStatusDb, string> = { APPLIED: 'A', REFUND_REQUIRED: 'R', IGNORED: 'I' };
+const STATUS_OF_TAG: Record<string, PaymentStatusDb> = { A: 'APPLIED', R: 'REFUND_REQUIRED', I: 'IGNORED' };
 
 export function paymentFromRow(row: PaymentRow): PaymentView {
   return {
@@ -36,7 +38,7 @@ export function paymentFromRow(row: PaymentRow): PaymentView {
     holdId: row.holdId,
     amountCents: row.amountCents,
     currency: row.currency,
-    status: row.status === 'APPLIED' ? 'applied' : 'refund_required',
+    status: row.status.toLowerCase() as PaymentStatus,
     reason: row.reason,
     orderId: row.orderId,
     receivedAt: row.receivedAt.toISOString(),
@@ -49,9 +51,9 @@ export function paymentFromRow(row: PaymentRow): PaymentView {
 /** The cursor's id part carries the status: `<A|R>:<payment id>`. */
 function decodePaymentCursor(cursor: string): { status: PaymentStatusDb; at: Date; id: string } {
   const { createdAt, id } = decodeAdminCursor(cursor, 'uuid', (raw) => raw.slice(2));
-  const m = /^([AR]):(.+)$/.exec(id);
+  const m = /^([ARI]):(.+)$/.exec(id);
   if (!m) throw errors.validation({ fields: [{ path: 'cursor', message: 'not a cursor this API returned' }] });
-  return { status: m[1] === 'A' ? 'APPLIED' : 'REFUND_REQUIRED', at: createdAt, id: m[2]! };
+  return { status: STATUS_OF_TAG[m[1]!]!, at: createdAt, id: m[2]! };
 }
 
 export async function adminListPayments(
@@ -66,7 +68,7 @@ export async function adminListPayments(
     items: page.map(paymentFromRow),
     nextCursor:
       rows.length > q.limit && last
-        ? encodeCursor(last.receivedAt, `${last.status === 'APPLIED' ? 'A' : 'R'}:${last.id}`)
+        ? encodeCursor(last.receivedAt, `${CURSOR_TAG[last.status]}:${last.id}`)
         : null,
   };
 }
@@ -83,7 +85,7 @@ export async function adminMarkRefunded(ctx: DomainContext, adminId: string, pay
     if (!marked) {
       const found = await findPayment(tx, paymentId);
       if (!found) throw errors.paymentNotFound();
-      throw errors.paymentNotRefundable(found.status === 'APPLIED' ? 'applied' : 'already_refunded');
+      throw errors.paymentNotRefundable(found.status === 'REFUND_REQUIRED' ? 'already_refunded' : 'not_owed');
     }
     await recordAudit(tx, {
       actor: `admin:${adminId}`, action: 'payment.refunded', eventId: marked.eventId, holdId: marked.holdId,

@@ -1,14 +1,15 @@
 // A paid Stripe event becomes an order through the one confirm use-case, once per event id; a
 // payment that cannot become an order is recorded refund_required with a reason and an audit entry.
+// A payment without a holdId is not holdfast's (another product on the account): recorded ignored.
 import {
-  findPaymentByProviderEvent, insertPayment, recordAudit, runTransaction, UniqueViolation,
+  findOrderByHold, findPaymentByProviderEvent, insertPayment, lockHold, recordAudit, runTransaction, UniqueViolation,
 } from '@holdfast/db';
 import { confirmHold, type ConfirmOptions } from './confirm-hold';
 import type { DomainContext } from './context';
 import { AppError, errors } from './errors';
 import { findAnyHold } from './holds';
 import { eventOfHoldId } from './ids';
-import type { Order } from './orders';
+import { orderFromRow, type Order } from './orders';
 
 /** What a handled Stripe event says was paid, mapped as the contract says. */
 export interface StripePayment {
@@ -25,7 +26,9 @@ export interface StripePayment {
 export type StripeOutcome =
   | { kind: 'confirmed'; order: Order; created: boolean }
   | { kind: 'duplicate' }
-  | { kind: 'refund_required'; reason: string; error: AppError };
+  | { kind: 'refund_required'; reason: string; error: AppError }
+  /** No holdId: not a holdfast payment. Recorded IGNORED (admins see it), never as owed a refund. */
+  | { kind: 'not_ours'; reason: string; error: AppError };
 
 /** Refusals of the confirm use-case that mean "this payment cannot become an order". */
 const NOT_CONFIRMABLE: Record<string, string> = {
@@ -48,8 +51,9 @@ export async function applyStripePayment(
   if (await findPaymentByProviderEvent(ctx.db, payment.providerEventId)) return { kind: 'duplicate' };
   const refuse = (error: AppError, reason: string) => recordRefundRequired(ctx, payment, error, reason);
 
-  const hold = payment.holdId ? await findAnyHold(ctx, payment.holdId) : null;
-  if (!hold) return refuse(errors.holdNotFound(), payment.holdId ? NOT_CONFIRMABLE.HOLD_NOT_FOUND! : 'no holdId in the payment metadata');
+  if (!payment.holdId) return recordIgnored(ctx, payment, 'no holdId in the payment metadata: not a holdfast payment');
+  const hold = await findAnyHold(ctx, payment.holdId);
+  if (!hold) return refuse(errors.holdNotFound(), NOT_CONFIRMABLE.HOLD_NOT_FOUND!);
   const currency = payment.currency.toUpperCase();
   if (currency !== hold.currency) {
     const reason = `currency ${currency} does not match the hold's ${hold.currency}`;
@@ -84,8 +88,16 @@ async function recordRefundRequired(
   ctx: DomainContext, payment: StripePayment, error: AppError, reason: string,
 ): Promise<StripeOutcome> {
   const eventId = payment.holdId ? eventOfHoldId(payment.holdId) : null;
+  let applied: Order | null = null;
   try {
-    await runTransaction(ctx.db, async (tx) => {
+    applied = await runTransaction(ctx.db, async (tx) => {
+      // A payment already applied to the hold's order (the same payment reference, e.g. the session's
+      // event and the payment intent's) is never owed a refund. The hold's row lock orders this check
+      // after any confirm of the hold in flight.
+      if (payment.holdId && eventId && (await lockHold(tx, payment.holdId))) {
+        const order = await findOrderByHold(tx, payment.holdId);
+        if (order && order.paymentReference === payment.reference) return orderFromRow(order);
+      }
       await insertPayment(tx, {
         provider: 'stripe',
         providerEventId: payment.providerEventId,
@@ -101,12 +113,29 @@ async function recordRefundRequired(
         actor: 'stripe', action: 'payment.refund_required', eventId, holdId: payment.holdId, reason,
         details: { providerEventId: payment.providerEventId, reference: payment.reference, amountCents: payment.amountCents },
       });
+      return null;
     });
   } catch (err) {
     // A concurrent delivery of the same event recorded it first.
     if (err instanceof UniqueViolation) return { kind: 'duplicate' };
     throw err;
   }
+  if (applied) return { kind: 'confirmed', order: applied, created: false };
   ctx.log.warn({ providerEventId: payment.providerEventId, holdId: payment.holdId, reason }, 'payment recorded as refund_required');
   return { kind: 'refund_required', reason, error };
+}
+
+/** A payment that is not holdfast's: kept (IGNORED, with its reason) for an admin to see, once per event id. */
+async function recordIgnored(ctx: DomainContext, payment: StripePayment, reason: string): Promise<StripeOutcome> {
+  try {
+    await runTransaction(ctx.db, (tx) => insertPayment(tx, {
+      provider: 'stripe', providerEventId: payment.providerEventId, reference: payment.reference, holdId: null,
+      amountCents: payment.amountCents, currency: payment.currency.toUpperCase(), status: 'IGNORED', reason, eventId: null,
+    }));
+  } catch (err) {
+    if (err instanceof UniqueViolation) return { kind: 'duplicate' };
+    throw err;
+  }
+  ctx.log.info({ providerEventId: payment.providerEventId, reason }, 'payment recorded as ignored');
+  return { kind: 'not_ours', reason, error: errors.holdNotFound() };
 }

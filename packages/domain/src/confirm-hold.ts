@@ -2,13 +2,13 @@
 // READ COMMITTED transaction whose conditional writes are the fence, the order number taken last.
 import { randomUUID } from 'node:crypto';
 import {
-  assignOrderNumber, findOrderByHold, insertOrder, insertPayment, recordAudit, runTransaction, sellSeats, sellTickets,
+  assignOrderNumber, findHold, findOrderByHold, insertOrder, insertPayment, recordAudit, runTransaction, sellSeats, sellTickets,
   TransactionConflict, UniqueViolation, updateHold, type HoldRow, type Tx,
 } from '@holdfast/db';
 import type { DomainContext } from './context';
-import { errors } from './errors';
+import { AppError, errors } from './errors';
 import { endHoldInRedis, lockHoldRow } from './holds';
-import { holdContents, type HoldItem } from './hold-view';
+import { holdContents, rowFromRecord, type HoldItem } from './hold-view';
 import { eventOfHoldId } from './ids';
 import { orderFromRow, rowFromItem, type Order } from './orders';
 import { primeEvent } from './prime-event';
@@ -45,8 +45,13 @@ export interface ConfirmResult {
 
 /** Attempts per confirm when PostgreSQL reports a serialization failure, deadlock or unique race. */
 const MAX_ATTEMPTS = 6;
-/** How long a late payment's re-taken seats and tickets stay leased to it while its transaction runs. */
-const RETAKE_LEASE_MS = 60_000;
+/**
+ * How long a confirm's claim keeps the hold's seats and tickets leased to it,
+ * on Redis's clock: far longer than a confirm transaction may run (its
+ * statements time out long before), so the lease never lapses under a
+ * confirm that can still commit.
+ */
+const CLAIM_LEASE_MS = 60_000;
 
 /** The fence refused: some seat or ticket of the hold is no longer there to sell. Rolls everything back. */
 class FenceBreach extends Error {
@@ -56,19 +61,32 @@ class FenceBreach extends Error {
   }
 }
 
-type TxOutcome =
+/** A confirm's claim on its hold's lease (claimHoldLease), taken before its transaction. */
+export interface HoldClaim {
+  hold: Pick<HoldRow, 'id' | 'eventId' | 'customerId' | 'items'>;
+  /** This confirm's own claim token: its give-up frees nothing another confirm of the hold still claims. */
+  token: string;
+  /** Whether the hold's items are leased to this confirm in Redis; only then may its transaction sell them. */
+  held: boolean;
+}
+
+export type ConfirmTxOutcome =
   | { kind: 'created'; order: Order; row: HoldRow }
   | { kind: 'existing'; order: Order; row: HoldRow }
-  | { kind: 'needs_retake'; row: HoldRow };
+  | { kind: 'refused'; row: HoldRow; error: AppError; mode: 'expired' | 'released' };
 
 /**
  * Confirms a hold. Rules (the contract's "Confirming"):
+ * - the confirm first takes the hold's lease in Redis, on Redis's clock
+ *   (claimHoldLease): extended while it runs, or taken again when it lapsed
+ *   and nobody else holds or bought the items. So whether a payment is in time
+ *   is decided by the same clock that hands seats to other buyers, and a seat
+ *   is never given to another buyer while this confirm can still commit;
  * - a hold becomes at most one order: the hold row is locked FOR UPDATE and
  *   orders.hold_id is unique; a confirmed hold answers with its order (created: false);
  * - a released hold is never confirmed (HOLD_NOT_ACTIVE);
- * - a hold whose time has passed is first marked EXPIRED, then its items are
- *   re-taken in Redis atomically (only where nobody else holds or bought them);
- *   when that fails it is not confirmed (HOLD_EXPIRED);
+ * - a hold whose lease could not be taken is not confirmed (HOLD_EXPIRED) and
+ *   is marked EXPIRED;
  * - whatever Redis says, the conditional writes in PostgreSQL decide: all of
  *   the hold's seats AVAILABLE → SOLD and sold + q <= capacity, or nothing.
  *   An ACTIVE hold whose items were sold behind Redis's back (Redis lost its
@@ -90,17 +108,16 @@ export async function confirmHold(ctx: DomainContext, input: ConfirmInput, optio
 }
 
 async function confirm(ctx: DomainContext, input: ConfirmInput, options: ConfirmOptions): Promise<ConfirmResult> {
-  if (!eventOfHoldId(input.holdId)) throw errors.holdNotFound();
   const year = options.orderYear ?? new Date().getUTCFullYear();
-  let retaken = false;
+  const claim = await claimHoldLease(ctx, input.holdId);
   for (let attempt = 1; ; attempt++) {
-    let outcome: TxOutcome;
+    let outcome: ConfirmTxOutcome;
     try {
-      outcome = await runTransaction(ctx.db, (tx) => confirmInTransaction(ctx, tx, input, retaken, year));
+      outcome = await runTransaction(ctx.db, (tx) => confirmInTransaction(ctx, tx, input, claim, year));
     } catch (err) {
       if (err instanceof FenceBreach) {
-        await giveUp(ctx, err.row);
-        throw errors.holdExpired();
+        await markExpired(ctx, err.row.id);
+        return finishConfirm(ctx, claim, { kind: 'refused', row: err.row, error: errors.holdExpired(), mode: 'expired' });
       }
       // Concurrent confirms of one hold, or of holds sharing rows: retry; a
       // duplicate finds the hold CONFIRMED on its next attempt and answers with that order.
@@ -108,28 +125,66 @@ async function confirm(ctx: DomainContext, input: ConfirmInput, options: Confirm
         await backoff(attempt);
         continue;
       }
+      // Anything else (PostgreSQL unreachable, a timeout): the claim lapses with its lease.
       throw err;
     }
-    if (outcome.kind === 'needs_retake') {
-      if (!(await retake(ctx, outcome.row))) {
-        await giveUp(ctx, outcome.row);
-        throw errors.holdExpired();
-      }
-      retaken = true;
-      continue;
-    }
-    // After commit: the hold's Redis keys go by compare-and-delete and its seats read sold at once.
-    // On an existing order this heals Redis if a confirm died between commit and here (idempotent).
-    await endHoldInRedis(ctx, outcome.row, 'confirmed').catch((err: unknown) =>
-      ctx.log.warn({ err, holdId: input.holdId }, 'order committed but Redis was not updated; reconciliation will repair it'),
-    );
-    return { order: outcome.order, created: outcome.kind === 'created' };
+    return finishConfirm(ctx, claim, outcome);
   }
 }
 
-async function confirmInTransaction(
-  ctx: DomainContext, tx: Tx, input: ConfirmInput, retaken: boolean, year: number,
-): Promise<TxOutcome> {
+/**
+ * Takes the hold's lease for a confirm, before any PostgreSQL work (see
+ * confirmHold). Primes the event when Redis lost it. Throws HOLD_NOT_FOUND
+ * when neither store knows the hold.
+ */
+export async function claimHoldLease(ctx: DomainContext, holdId: string): Promise<HoldClaim> {
+  const eventId = eventOfHoldId(holdId);
+  if (!eventId) throw errors.holdNotFound();
+  const record = await ctx.store.getHoldRecord(eventId, holdId);
+  const hold = record ? rowFromRecord(record) : await findHold(ctx.db, holdId);
+  if (!hold || hold.eventId !== eventId) throw errors.holdNotFound();
+  const { seatIds, ticketTypeId, quantity } = holdContents(hold.items as HoldItem[]);
+  const input = {
+    eventId, holdId, customerId: hold.customerId, token: randomUUID(), leaseMs: CLAIM_LEASE_MS,
+    seatIds, ticketTypeId, quantity,
+  };
+  let result = await ctx.store.claimHold(input);
+  if (result.kind === 'not_ready') {
+    await primeEvent(ctx, eventId);
+    result = await ctx.store.claimHold(input);
+  }
+  if (result.kind === 'not_ready') throw errors.unavailable('Redis');
+  return { hold, token: input.token, held: result.kind === 'live' || result.kind === 'retaken' };
+}
+
+/**
+ * After the transaction: an order's hold is ended in Redis as confirmed (its
+ * seats read sold at once; on an existing order this heals Redis if a confirm
+ * died between commit and here); a refused confirm gives up its own claim and
+ * frees the hold's leases unless another confirm still claims them.
+ */
+export async function finishConfirm(ctx: DomainContext, claim: HoldClaim, outcome: ConfirmTxOutcome): Promise<ConfirmResult> {
+  if (outcome.kind === 'refused') {
+    await endHoldInRedis(ctx, outcome.row, outcome.mode, claim.token).catch((err: unknown) =>
+      ctx.log.warn({ err, holdId: outcome.row.id }, 'refused confirm could not free the hold in Redis; its lease lapses by itself'),
+    );
+    throw outcome.error;
+  }
+  await endHoldInRedis(ctx, outcome.row, 'confirmed').catch((err: unknown) =>
+    ctx.log.warn({ err, holdId: outcome.row.id }, 'order committed but Redis was not updated; reconciliation will repair it'),
+  );
+  return { order: outcome.order, created: outcome.kind === 'created' };
+}
+
+/**
+ * The confirm's work inside a transaction (the caller's): lock the hold's row,
+ * answer a confirmed hold with its order, refuse a released one or one whose
+ * lease this confirm does not hold, else run the fence and write the order.
+ * Throws FenceBreach (roll back) when the fence refuses.
+ */
+export async function confirmInTransaction(
+  ctx: DomainContext, tx: Tx, input: ConfirmInput, claim: HoldClaim, year: number,
+): Promise<ConfirmTxOutcome> {
   const row = await lockHoldRow(ctx, tx, input.holdId);
   if (!row) throw errors.holdNotFound();
   if (row.status === 'CONFIRMED') {
@@ -137,9 +192,12 @@ async function confirmInTransaction(
     if (!existing) throw new Error(`hold ${row.id} is CONFIRMED without an order`);
     return { kind: 'existing', order: orderFromRow(existing), row };
   }
-  if (row.status === 'RELEASED') throw errors.holdNotActive();
-  const expired = row.status === 'EXPIRED' || row.expiresAt.getTime() <= Date.now();
-  if (expired && !retaken) return { kind: 'needs_retake', row };
+  if (row.status === 'RELEASED') return { kind: 'refused', row, error: errors.holdNotActive(), mode: 'released' };
+  if (!claim.held) {
+    // Its lease lapsed and its items are someone else's now (Redis's clock decided): expired.
+    if (row.status === 'ACTIVE') await updateHold(tx, row.id, { status: 'EXPIRED', endedAt: new Date() });
+    return { kind: 'refused', row, error: errors.holdExpired(), mode: 'expired' };
+  }
 
   const items = row.items as HoldItem[];
   const { seatIds, ticketTypeId, quantity } = holdContents(items);
@@ -201,33 +259,6 @@ async function confirmInTransaction(
     row,
     order: orderFromRow({ ...order, number, status: 'confirmed' }),
   };
-}
-
-/**
- * A late payment: mark the hold EXPIRED (so the expiry bookkeeping leaves it
- * alone), then take its items again in Redis, all or nothing, only where
- * nobody else holds or bought them. Primes the event when Redis lost it.
- */
-async function retake(ctx: DomainContext, row: HoldRow): Promise<boolean> {
-  await markExpired(ctx, row.id);
-  const { seatIds, ticketTypeId, quantity } = holdContents(row.items as HoldItem[]);
-  const input = {
-    eventId: row.eventId, holdId: row.id, customerId: row.customerId, leaseMs: RETAKE_LEASE_MS,
-    seatIds, ticketTypeId, quantity,
-  };
-  let result = await ctx.store.retakeHold(input);
-  if (result.kind === 'not_ready') {
-    await primeEvent(ctx, row.eventId);
-    result = await ctx.store.retakeHold(input);
-  }
-  if (result.kind === 'not_ready') throw errors.unavailable('Redis');
-  return result.kind === 'ok';
-}
-
-/** The hold cannot be confirmed: record it EXPIRED (unless it moved on) and free whatever it still leases in Redis. */
-async function giveUp(ctx: DomainContext, row: HoldRow): Promise<void> {
-  await markExpired(ctx, row.id);
-  await endHoldInRedis(ctx, row, 'expired');
 }
 
 async function markExpired(ctx: DomainContext, holdId: string): Promise<void> {

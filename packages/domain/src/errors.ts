@@ -57,10 +57,10 @@ export const errors = {
       details,
     ),
   paymentNotFound: () => new AppError('PAYMENT_NOT_FOUND', 'No payment has this id.', 404),
-  paymentNotRefundable: (reason: 'applied' | 'already_refunded') =>
+  paymentNotRefundable: (reason: 'not_owed' | 'already_refunded') =>
     new AppError(
       'PAYMENT_NOT_REFUNDABLE',
-      reason === 'applied' ? 'This payment paid for an order; it is not owed a refund.' : 'This payment is already marked refunded.',
+      reason === 'not_owed' ? 'This payment is not owed a refund (it paid for an order, or was ignored).' : 'This payment is already marked refunded.',
       409,
       { reason },
     ),

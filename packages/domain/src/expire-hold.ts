@@ -15,9 +15,7 @@ export type ExpireOutcome =
  * only repeats the compare-and-delete in Redis, which changes nothing by then
  * (and completes the job of a run that died between the two steps).
  */
-export async function expireHold(
-  ctx: DomainContext, holdId: string, now = new Date(), settleMs = 1000,
-): Promise<ExpireOutcome> {
+export async function expireHold(ctx: DomainContext, holdId: string, now = new Date()): Promise<ExpireOutcome> {
   const row = await findHold(ctx.db, holdId);
   if (!row) return { kind: 'missing' };
   if (row.status === 'ACTIVE') {
@@ -33,22 +31,14 @@ export async function expireHold(
     const now2 = await findHold(ctx.db, holdId);
     if (!now2) return { kind: 'missing' };
     if (now2.status === 'ACTIVE') return { kind: 'not_due', expiresAt: now2.expiresAt };
-    if (now2.status === 'EXPIRED') await endAfterSettling(ctx, now2, settleMs);
+    if (now2.status === 'EXPIRED') await endHoldInRedisAfter(ctx, now2);
     return { kind: 'already_ended', status: now2.status };
   }
-  if (row.status === 'EXPIRED') await endAfterSettling(ctx, row, settleMs);
+  // EXPIRED but not by this run (a rerun after a crash between the two steps, or a late payment
+  // confirming it): free what it still owns. A confirm in flight claims the hold in Redis, and
+  // end-hold leaves a claimed hold alone, so no pause is needed to let it finish.
+  if (row.status === 'EXPIRED') await endHoldInRedisAfter(ctx, row);
   return { kind: 'already_ended', status: row.status };
-}
-
-/**
- * The row reads EXPIRED but not by this run: a rerun after a crash between the
- * two steps, or a late payment that marked it EXPIRED and is re-taking its
- * seats right now to confirm it. Wait a moment so that confirm can finish; if
- * the row still reads EXPIRED then, free what the hold still owns.
- */
-async function endAfterSettling(ctx: DomainContext, row: HoldRow, settleMs: number): Promise<void> {
-  if (settleMs > 0) await new Promise((r) => setTimeout(r, settleMs));
-  await endHoldInRedisAfter(ctx, row);
 }
 
 /**

@@ -68,12 +68,19 @@ export async function releaseHold(ctx: DomainContext, holdId: string, by: Releas
   return holdFromRow(outcome.row);
 }
 
-/** Frees (or, on confirm, marks sold) the hold's keys in Redis; idempotent. */
+/**
+ * Frees (or, on confirm, marks sold) the hold's keys in Redis; idempotent. A
+ * release or expiry changes nothing while a confirm claims the hold (that
+ * confirm ends it); `claimToken` is a giving-up confirm's own claim.
+ */
 export async function endHoldInRedis(
   ctx: DomainContext,
   row: Pick<HoldRow, 'id' | 'eventId' | 'customerId' | 'items'>,
   mode: 'released' | 'expired' | 'confirmed',
+  claimToken?: string,
 ): Promise<void> {
   const { seatIds, ticketTypeId, quantity } = holdContents(row.items as HoldItem[]);
-  await ctx.store.endHold({ eventId: row.eventId, holdId: row.id, customerId: row.customerId, mode, seatIds, ticketTypeId, quantity });
+  await ctx.store.endHold({
+    eventId: row.eventId, holdId: row.id, customerId: row.customerId, mode, seatIds, ticketTypeId, quantity, claimToken,
+  });
 }

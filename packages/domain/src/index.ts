@@ -24,6 +24,9 @@ export {
   reconcile, lastReconcileReport, REPAIR_KINDS, type RepairKind, type RepairEntry, type ReconcileReport, type ReconcileOptions,
 } from './reconcile';
 export type { PersistedHold } from './hold-persister';
-export { confirmHold, type ConfirmInput, type ConfirmOptions, type ConfirmResult, type PaymentInput } from './confirm-hold';
+export {
+  claimHoldLease, confirmHold, confirmInTransaction, finishConfirm, type ConfirmInput, type ConfirmOptions, type ConfirmResult,
+  type ConfirmTxOutcome, type HoldClaim, type PaymentInput,
+} from './confirm-hold';
 export { getOrder, orderFromRow, type Order } from './orders';
 export { applyStripePayment, type StripePayment, type StripeOutcome } from './apply-stripe-payment';

@@ -1,11 +1,14 @@
-import { readSaleState } from '@holdfast/db';
+import { findLiveHolds, readSaleState } from '@holdfast/db';
 import type { DomainContext } from './context';
+import { holdContents, type HoldItem } from './hold-view';
 
 const inflight = new WeakMap<DomainContext, Map<string, Promise<void>>>();
 
 /**
  * Loads an event's sale state from PostgreSQL into Redis when Redis does not
- * have it (first use, or after Redis lost its data). Concurrent callers in one
+ * have it (first use, or after Redis lost its data), with the leases of the
+ * holds PostgreSQL still has ACTIVE, so their seats, tickets and customer
+ * limits stay theirs from the first request on. Concurrent callers in one
  * process share one load; across processes the script keeps the first.
  */
 export function primeEvent(ctx: DomainContext, eventId: string): Promise<void> {
@@ -14,8 +17,11 @@ export function primeEvent(ctx: DomainContext, eventId: string): Promise<void> {
   let p = map.get(eventId);
   if (!p) {
     p = (async () => {
-      const state = await readSaleState(ctx.db, eventId);
-      const primed = await ctx.store.primeEvent({ eventId, ...state });
+      const [state, live] = await Promise.all([readSaleState(ctx.db, eventId), findLiveHolds(ctx.db, eventId, new Date())]);
+      const liveHolds = live.map((h) => ({
+        holdId: h.id, customerId: h.customerId, expiresAtMs: h.expiresAt.getTime(), ...holdContents(h.items as HoldItem[]),
+      }));
+      const primed = await ctx.store.primeEvent({ eventId, ...state, liveHolds });
       if (primed) ctx.log.info({ eventId, soldSeats: state.soldSeatIds.length }, 'primed event in Redis from PostgreSQL');
     })().finally(() => map!.delete(eventId));
     map.set(eventId, p);

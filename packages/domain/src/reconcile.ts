@@ -112,37 +112,33 @@ async function reconcileEvent(
   await restoreLostHolds(ctx, rs, eventId, liveHolds, repair);
 
   if (await ctx.store.isPrimed(eventId)) {
-    await reconcileSold(ctx, rs, eventId, settleMs, repair);
+    await reconcileSold(ctx, rs, eventId, repair);
     await reconcileTickets(ctx, rs, eventId, settleMs, repair);
   }
   if (keys) {
     await reconcileTtls(ctx, rs, eventId, keys, repair);
-    await reconcileStaleLeases(ctx, rs, eventId, keys.seatKeys, settleMs, repair);
+    await reconcileStaleLeases(ctx, rs, eventId, keys.seatKeys, repair);
   }
 }
 
 /**
  * Leases of holds PostgreSQL has ended (released or expired while Redis was
  * unreachable: the row moved on, the compare-and-delete never ran). A late
- * payment re-takes an expired hold's seats just before confirming it, so a
- * lease is only removed when its hold still reads ended after a pause.
+ * payment claims an expired hold's seats before confirming it; the removal is
+ * compare-and-set and refused while a confirm claims the hold (fix-seat-key).
  */
 async function reconcileStaleLeases(
-  ctx: DomainContext, rs: ReconcileStore, eventId: string, seatKeys: string[], settleMs: number, repair: Repair,
+  ctx: DomainContext, rs: ReconcileStore, eventId: string, seatKeys: string[], repair: Repair,
 ) {
   const prefix = `{ev:${eventId}}:seat:`;
   const leases = await rs.seatLeases(eventId, seatKeys.map((k) => k.slice(prefix.length)));
   const owned = [...leases].filter(([, l]) => l.owner !== null) as [string, { owner: string; ttlMs: number }][];
   const ended = (s: string | undefined) => s === 'RELEASED' || s === 'EXPIRED';
-  const first = await holdStatuses(ctx.db, [...new Set(owned.map(([, l]) => l.owner))]);
-  const suspects = owned.filter(([, l]) => ended(first.get(l.owner)));
-  if (!suspects.length) return;
-  await sleep(settleMs);
-  const second = await holdStatuses(ctx.db, [...new Set(suspects.map(([, l]) => l.owner))]);
-  for (const [seatId, lease] of suspects) {
-    if (!ended(second.get(lease.owner))) continue;
+  const statuses = await holdStatuses(ctx.db, [...new Set(owned.map(([, l]) => l.owner))]);
+  for (const [seatId, lease] of owned) {
+    if (!ended(statuses.get(lease.owner))) continue;
     if (await rs.fixSeatKey(eventId, seatId, lease.owner, 0)) {
-      repair('stale_lease', eventId, `lease of ${second.get(lease.owner)!.toLowerCase()} hold ${lease.owner} on seat ${seatId} removed`);
+      repair('stale_lease', eventId, `lease of ${statuses.get(lease.owner)!.toLowerCase()} hold ${lease.owner} on seat ${seatId} removed`);
     }
   }
 }
@@ -202,7 +198,7 @@ async function restoreLostHolds(ctx: DomainContext, rs: ReconcileStore, eventId:
 }
 
 /** The sold set against PostgreSQL's SOLD seats, and leases left on sold seats. */
-async function reconcileSold(ctx: DomainContext, rs: ReconcileStore, eventId: string, settleMs: number, repair: Repair) {
+async function reconcileSold(ctx: DomainContext, rs: ReconcileStore, eventId: string, repair: Repair) {
   const redisSold = await rs.soldSeats(eventId);
   const pgSold = new Set((await readSaleState(ctx.db, eventId)).soldSeatIds);
   const missing = [...pgSold].filter((id) => !redisSold.has(id));
@@ -210,12 +206,10 @@ async function reconcileSold(ctx: DomainContext, rs: ReconcileStore, eventId: st
     await rs.addSold(eventId, missing);
     for (const id of missing) repair('sold_set_missing', eventId, `seat ${id} added to the sold set`);
   }
-  let extra = [...redisSold].filter((id) => !pgSold.has(id));
+  // Redis's sold set was read before PostgreSQL, and a confirm commits in PostgreSQL before it
+  // adds to the sold set: a seat read sold in Redis and available in PostgreSQL after is a drift.
+  const extra = [...redisSold].filter((id) => !pgSold.has(id));
   if (extra.length) {
-    // A confirm writes PostgreSQL first and Redis right after; only a drift that lasts is one.
-    await sleep(settleMs);
-    const pgNow = new Set((await readSaleState(ctx.db, eventId)).soldSeatIds);
-    extra = extra.filter((id) => !pgNow.has(id));
     await rs.removeSold(eventId, extra);
     for (const id of extra) repair('sold_set_extra', eventId, `seat ${id} removed from the sold set (available in PostgreSQL)`);
   }

@@ -50,13 +50,35 @@ export interface EndHoldInput {
   seatIds: string[];
   ticketTypeId: string | null;
   quantity: number;
+  /** The claim token of the confirm that gives up (claimHold); its claim goes, others still block. */
+  claimToken?: string;
 }
+
+export interface ClaimHoldInput {
+  eventId: string;
+  holdId: string;
+  customerId: string;
+  token: string;
+  leaseMs: number;
+  seatIds: string[];
+  ticketTypeId: string | null;
+  quantity: number;
+}
+
+export type ClaimResult =
+  | { kind: 'live' | 'retaken' }
+  | { kind: 'ended'; status: 'released' | 'confirmed' }
+  | { kind: 'not_ready' }
+  | { kind: 'unavailable'; seatIds: string[] }
+  | { kind: 'sold_out'; available: number };
 
 export interface PrimeInput {
   eventId: string;
   ticketTypes: { id: string; capacity: number; sold: number }[];
   bought: { customerId: string; quantity: number }[];
   soldSeatIds: string[];
+  /** Holds PostgreSQL has ACTIVE and not due: their leases are restored for their remaining time. */
+  liveHolds?: { holdId: string; customerId: string; expiresAtMs: number; seatIds: string[]; ticketTypeId: string | null; quantity: number }[];
 }
 
 export interface ExtendHoldInput {
@@ -156,20 +178,53 @@ export class HoldStore {
     return reply[0] === 'RATE_LIMITED' ? { retryAfterMs: Number(reply[1]) } : null;
   }
 
-  /** Ends a hold in Redis (compare-and-delete); idempotent. */
-  async endHold(input: EndHoldInput): Promise<{ applied: boolean; freed: number }> {
+  /** Ends a hold in Redis (compare-and-delete); idempotent. `claimed`: a confirm in flight holds it, nothing done. */
+  async endHold(input: EndHoldInput): Promise<{ applied: boolean; freed: number; claimed?: boolean }> {
     const k = eventKeys(input.eventId);
     const tt = input.ticketTypeId ?? '';
     const keys = [
       k.ready, k.sold, k.held, k.customer(input.customerId), k.bought,
       tt ? k.ticketType(tt) : k.ready, tt ? k.ticketTypeExpiry(tt) : k.ready, tt ? k.ticketTypeHolds(tt) : k.ready,
-      k.hold(input.holdId), ...input.seatIds.map(k.seat),
+      k.hold(input.holdId), k.claim(input.holdId), ...input.seatIds.map(k.seat),
     ];
     const args = [
-      input.holdId, input.customerId, input.mode, k.channel, tt, input.quantity, RECORD_TTL_MS, ...input.seatIds,
+      input.holdId, input.customerId, input.mode, k.channel, tt, input.quantity, RECORD_TTL_MS, input.claimToken ?? '',
+      ...input.seatIds,
     ];
     const reply = await this.run.endHold(keys, args);
+    if (reply[0] === 'CLAIMED') return { applied: false, freed: 0, claimed: true };
     return reply[0] === 'ALREADY' ? { applied: false, freed: 0 } : { applied: true, freed: Number(reply[1]) };
+  }
+
+  /**
+   * A confirm takes the hold's lease first, on Redis's clock: extended (or taken
+   * again where it lapsed and the item is free) to at least now + leaseMs, all
+   * or nothing, under the confirm's token. See claim-hold-9.lua.
+   */
+  async claimHold(input: ClaimHoldInput): Promise<ClaimResult> {
+    const k = eventKeys(input.eventId);
+    const tt = input.ticketTypeId ?? '';
+    const keys = [
+      k.ready, k.sold, k.held,
+      tt ? k.ticketType(tt) : k.ready, tt ? k.ticketTypeExpiry(tt) : k.ready, tt ? k.ticketTypeHolds(tt) : k.ready,
+      k.hold(input.holdId), k.customer(input.customerId), k.claim(input.holdId), ...input.seatIds.map(k.seat),
+    ];
+    const args = [input.holdId, input.token, input.leaseMs, tt, input.quantity, k.channel, ...input.seatIds];
+    const reply = await this.run.claimHold(keys, args);
+    switch (reply[0]) {
+      case 'OK':
+        return { kind: reply[1] === 'retaken' ? 'retaken' : 'live' };
+      case 'ENDED':
+        return { kind: 'ended', status: reply[1] === 'confirmed' ? 'confirmed' : 'released' };
+      case 'NOT_READY':
+        return { kind: 'not_ready' };
+      case 'UNAVAILABLE':
+        return { kind: 'unavailable', seatIds: reply.slice(1).map(String) };
+      case 'SOLD_OUT':
+        return { kind: 'sold_out', available: Number(reply[1]) };
+      default:
+        throw new Error(`unexpected claim script reply ${String(reply[0])}`);
+    }
   }
 
   /** Takes an expired hold's items again for a late payment, all or nothing. */
@@ -212,16 +267,25 @@ export class HoldStore {
   /** Loads an event's sale state from PostgreSQL's numbers, unless already primed. */
   async primeEvent(input: PrimeInput): Promise<boolean> {
     const k = eventKeys(input.eventId);
+    const ttIndex = new Map(input.ticketTypes.map((t, i) => [t.id, i + 1]));
+    // A hold of a ticket type no longer there has nothing to restore.
+    const live = (input.liveHolds ?? []).filter((h) => !h.ticketTypeId || ttIndex.has(h.ticketTypeId));
     const keys = [
-      k.ready, k.sold, k.bought,
+      k.ready, k.sold, k.bought, k.held,
       ...input.ticketTypes.map((t) => k.ticketType(t.id)),
       ...input.ticketTypes.map((t) => k.ticketTypeHolds(t.id)),
+      ...input.ticketTypes.map((t) => k.ticketTypeExpiry(t.id)),
+      ...live.flatMap((h) => (h.ticketTypeId ? [] : h.seatIds.map(k.seat))),
+      ...live.map((h) => k.customer(h.customerId)),
     ];
     const args = [
-      input.ticketTypes.length, input.bought.length,
+      input.ticketTypes.length, input.bought.length, live.length, input.soldSeatIds.length,
       ...input.ticketTypes.flatMap((t) => [t.capacity, t.sold]),
       ...input.bought.flatMap((b) => [b.customerId, b.quantity]),
       ...input.soldSeatIds,
+      ...live.flatMap((h) => (h.ticketTypeId
+        ? [h.holdId, h.expiresAtMs, ttIndex.get(h.ticketTypeId)!, h.quantity]
+        : [h.holdId, h.expiresAtMs, 0, h.seatIds.length, ...h.seatIds])),
     ];
     const reply = await this.run.primeEvent(keys, args);
     return Number(reply) === 1;

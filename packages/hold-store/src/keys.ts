@@ -16,6 +16,8 @@ export function eventKeys(eventId: string) {
     customer: (customerId: string) => `${p}:cust:${customerId}`,
     rateLimit: (customerId: string) => `${p}:rl:${customerId}`,
     hold: (holdId: string) => `${p}:hold:${holdId}`,
+    /** Confirms in flight for a hold: token -> until ms (claim-hold). */
+    claim: (holdId: string) => `${p}:claim:${holdId}`,
     ticketType: (ticketTypeId: string) => `${p}:tt:${ticketTypeId}`,
     ticketTypeExpiry: (ticketTypeId: string) => `${p}:ttexp:${ticketTypeId}`,
     ticketTypeHolds: (ticketTypeId: string) => `${p}:ttq:${ticketTypeId}`,

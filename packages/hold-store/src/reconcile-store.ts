@@ -124,10 +124,10 @@ export class ReconcileStore {
     if (seatIds.length) await this.redis.zrem(eventKeys(eventId).held, ...seatIds);
   }
 
-  /** Gives the seat key a TTL (ms > 0) or removes it (ms = 0), only while `owner` still has it. */
+  /** Gives the seat key a TTL (ms > 0) or removes it (ms = 0), only while `owner` still has it (and no confirm claims it). */
   async fixSeatKey(eventId: string, seatId: string, owner: string, ms: number): Promise<boolean> {
     const k = eventKeys(eventId);
-    const r = await this.run.fixSeatKey([k.seat(seatId), k.held], [owner, seatId, ms]);
+    const r = await this.run.fixSeatKey([k.seat(seatId), k.held, k.claim(owner)], [owner, seatId, ms]);
     return Number(r) === 1;
   }
 

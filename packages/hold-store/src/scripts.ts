@@ -6,14 +6,15 @@ import type { Redis } from 'ioredis';
 const SCRIPT_FILES = {
   holdSeats: 'hold-seats-8.lua',
   holdTickets: 'hold-tickets-9.lua',
-  endHold: 'end-hold-9.lua',
+  endHold: 'end-hold-10.lua',
+  claimHold: 'claim-hold-9.lua',
   retakeHold: 'retake-hold-8.lua',
   extendHold: 'extend-hold-6.lua',
-  primeEvent: 'prime-event-3.lua',
+  primeEvent: 'prime-event-4.lua',
   readAvailability: 'read-availability-1.lua',
   idempotencyBegin: 'idempotency-begin-1.lua',
   idempotencyEnd: 'idempotency-end-1.lua',
-  fixSeatKey: 'fix-seat-key-2.lua',
+  fixSeatKey: 'fix-seat-key-3.lua',
   setTicketCounters: 'set-ticket-counters-1.lua',
   countHoldRequest: 'count-hold-request-1.lua',
 } as const;

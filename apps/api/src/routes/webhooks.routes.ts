@@ -44,7 +44,12 @@ export async function receiveStripeEvent(
     return { kind: 'ignored', type: 'unreadable' };
   }
   const payment = paymentOf(envelope.data);
-  if (!payment) return { kind: 'ignored', type: envelope.data.type };
+  if (!payment) {
+    if (envelope.data.type.startsWith('checkout.session.')) {
+      ctx.log.info({ stripeEventId: envelope.data.id, type: envelope.data.type }, 'Stripe checkout event without money received: no order');
+    }
+    return { kind: 'ignored', type: envelope.data.type };
+  }
   if ('unreadable' in payment) {
     ctx.log.warn({ stripeEventId: envelope.data.id, type: envelope.data.type, details: payment.unreadable }, 'signed Stripe event lacks the fields its type needs');
     return { kind: 'ignored', type: envelope.data.type };
@@ -52,7 +57,15 @@ export async function receiveStripeEvent(
   return applyStripePayment(ctx, payment);
 }
 
-/** The contract's field mapping for the two handled types; null for any other type. */
+/** Checkout Session events that may carry money; `async_payment_failed` carries none and is acknowledged only. */
+const SESSION_PAYMENT_TYPES = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded']);
+
+/**
+ * The contract's field mapping for the handled types; null for any other type,
+ * and for a session whose money has not arrived: a delayed method (SEPA, ACH,
+ * bank transfer) completes the session `unpaid`, and only its
+ * `async_payment_succeeded` (or a failure, which makes no order) follows.
+ */
 function paymentOf(event: z.output<typeof stripeEventEnvelope>): StripePayment | { unreadable: unknown } | null {
   const object = event.data.object;
   const holdIdOf = (metadata: Record<string, string> | null | undefined) => metadata?.holdId?.slice(0, 200) || null;
@@ -65,13 +78,15 @@ function paymentOf(event: z.output<typeof stripeEventEnvelope>): StripePayment |
       amountCents: pi.amount_received, currency: pi.currency,
     };
   }
-  if (event.type === 'checkout.session.completed') {
+  if (SESSION_PAYMENT_TYPES.has(event.type)) {
     const parsed = stripeCheckoutSession.safeParse(object);
     if (!parsed.success) return { unreadable: issuesToDetails(parsed.error) };
     const cs = parsed.data;
+    // Compared against what was received, not what was owed: only a paid session has received amount_total.
+    if (cs.payment_status === 'unpaid') return null;
     return {
       providerEventId: event.id, holdId: holdIdOf(cs.metadata), reference: cs.payment_intent ?? cs.id,
-      amountCents: cs.amount_total, currency: cs.currency,
+      amountCents: cs.payment_status === 'paid' ? cs.amount_total : 0, currency: cs.currency,
     };
   }
   return null;
@@ -130,7 +145,7 @@ export function demoPaymentRoutes(ctx: DomainContext, jwtSecret: string, webhook
     });
     const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: webhookSecret });
     const outcome = await receiveStripeEvent(ctx, webhookSecret, Buffer.from(payload), signature);
-    if (outcome.kind === 'refund_required') throw outcome.error;
+    if (outcome.kind === 'refund_required' || outcome.kind === 'not_ours') throw outcome.error;
     if (outcome.kind !== 'confirmed') throw new Error(`demo payment ended as ${outcome.kind}`);
     res.status(outcome.created ? 201 : 200).json({ order: outcome.order });
   });

@@ -1,6 +1,6 @@
 --[[
   Extend a live hold: every seat key and the ticket lease of the hold move to
-  the new expiry together, or nothing moves. Decided on Redis's clock: a hold
+  the new expiry together (never shortened), or nothing moves. Decided on Redis's clock: a hold
   whose lease has lapsed (any seat key gone or owned by another hold, or the
   ticket lease past its time) is not extended.
 
@@ -44,11 +44,12 @@ end
 local expiresAt = math.min(now + tonumber(ARGV[2]), tonumber(ARGV[3]))
 if expiresAt <= current then return {'CAP', current} end
 
+-- Leases only grow: a confirm in flight may have claimed them for longer already.
 for i = 5, #KEYS do
-  redis.call('PEXPIREAT', KEYS[i], expiresAt)
-  redis.call('ZADD', KEYS[1], expiresAt, ARGV[i + 1])
+  if redis.call('PEXPIRETIME', KEYS[i]) < expiresAt then redis.call('PEXPIREAT', KEYS[i], expiresAt) end
+  redis.call('ZADD', KEYS[1], 'GT', expiresAt, ARGV[i + 1])
 end
-if ttId ~= '' then redis.call('ZADD', KEYS[3], expiresAt, holdId) end
+if ttId ~= '' then redis.call('ZADD', KEYS[3], 'GT', expiresAt, holdId) end
 redis.call('HSET', KEYS[2], holdId, ARGV[5] .. ':' .. expiresAt)
 redis.call('HSET', KEYS[4], 'expiresAt', expiresAt)
 redis.call('HINCRBY', KEYS[4], 'extensions', 1)

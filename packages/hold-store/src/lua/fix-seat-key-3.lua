@@ -1,16 +1,21 @@
 --[[
   Reconciliation's repair of one seat key, compare-and-set: only while the key
-  still names the owner reconciliation saw, it gets a TTL or is removed.
+  still names the owner reconciliation saw, it gets a TTL or is removed; never
+  removed while a confirm claims the owner (claim-hold), whose lease it is.
 
   Input:
-    KEYS[1] seat key   KEYS[2] held seats (zset)
+    KEYS[1] seat key   KEYS[2] held seats (zset)   KEYS[3] the owner's claims (hash)
     ARGV[1] the owner (hold id) reconciliation saw   ARGV[2] seat id
     ARGV[3] ttl ms to set, or 0 to remove the key (and its held entry)
 
-  Output: 1 when repaired, 0 when the key changed meanwhile (nothing done)
+  Output: 1 when repaired, 0 when the key changed meanwhile or is claimed (nothing done)
 ]]
+--- @include "now-ms"
+--- @include "live-claims"
+
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 local ms = tonumber(ARGV[3])
+if ms <= 0 and liveClaims(KEYS[3], nowMs()) then return 0 end
 if ms > 0 then
   redis.call('PEXPIRE', KEYS[1], ms)
 else

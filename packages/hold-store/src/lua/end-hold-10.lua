@@ -1,30 +1,43 @@
 --[[
   End a hold in Redis after PostgreSQL has recorded it: released, expired or
   confirmed. Compare-and-delete: a seat key is removed only while this hold
-  owns it. Applying the same end twice changes nothing.
+  owns it. Applying the same end twice changes nothing. A release or expiry
+  changes nothing while a confirm claims the hold (claim-hold): that confirm
+  ends it, confirmed, or gives up and ends it with its own token.
 
   Input:
     KEYS[1] ready marker   KEYS[2] sold seats (set)   KEYS[3] held seats (zset)
     KEYS[4] the customer's holds (hash)   KEYS[5] bought per customer (hash)
     KEYS[6] ticket type (hash cap, sold, held; any key of the slot when none)
     KEYS[7] ticket-type holds by expiry (zset)   KEYS[8] ticket-type quantities (hash)
-    KEYS[9] hold record (hash)
-    KEYS[10..] seat keys
+    KEYS[9] hold record (hash)   KEYS[10] the hold's claims (hash token -> until ms)
+    KEYS[11..] seat keys
     ARGV[1] hold id   ARGV[2] customer id   ARGV[3] "released" | "expired" | "confirmed"
     ARGV[4] change channel   ARGV[5] ticket type id ("" for seats)   ARGV[6] quantity
-    ARGV[7] record ttl ms    ARGV[8..] seat ids in KEYS order
+    ARGV[7] record ttl ms    ARGV[8] the ending confirm's claim token ("" for none)
+    ARGV[9..] seat ids in KEYS order
 
   Output:
     {"OK", seats freed (including seats whose lease had lapsed)}   {"ALREADY"} when this end was applied before
+    {"CLAIMED"} a confirm (other than ARGV[8]'s) claims the hold: nothing done
 ]]
+--- @include "now-ms"
+--- @include "live-claims"
+
 local holdId, mode = ARGV[1], ARGV[3]
+if mode == 'confirmed' then
+  redis.call('DEL', KEYS[10])
+else
+  if ARGV[8] ~= '' then redis.call('HDEL', KEYS[10], ARGV[8]) end
+  if liveClaims(KEYS[10], nowMs()) then return {'CLAIMED'} end
+end
 if redis.call('HGET', KEYS[9], 'status') == mode then return {'ALREADY'} end
 local ready = redis.call('EXISTS', KEYS[1]) == 1
 local confirmed = mode == 'confirmed'
 local quantity = tonumber(ARGV[6])
 
 local freed = {}
-for i = 10, #KEYS do
+for i = 11, #KEYS do
   local seatId = ARGV[i - 2]
   local owner = redis.call('GET', KEYS[i])
   if owner == holdId then
@@ -58,9 +71,9 @@ end
 
 redis.call('HSET', KEYS[9], 'status', mode)
 redis.call('PEXPIRE', KEYS[9], ARGV[7])
-if #KEYS >= 10 then
+if #KEYS >= 11 then
   local seatIds = {}
-  for i = 10, #KEYS do seatIds[#seatIds + 1] = ARGV[i - 2] end
+  for i = 11, #KEYS do seatIds[#seatIds + 1] = ARGV[i - 2] end
   if confirmed then
     redis.call('PUBLISH', ARGV[4], cjson.encode({ seatIds = seatIds, status = 'sold' }))
   elseif #freed > 0 then

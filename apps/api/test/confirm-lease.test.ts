@@ -1,0 +1,74 @@
+// Issue 15, point 4: a confirm takes the hold's lease first, on Redis's clock, so a seat is never
+// handed to another buyer while a confirm that started in time can still commit.
+import pg from 'pg';
+import { expectInvariants } from '../../../test/invariants';
+import { seatGrid, useTestApi } from './harness';
+import { confirmVia, holdSeats, holdTickets, sleep } from './payments-helpers';
+
+const suite = useTestApi();
+const { newEvent } = suite;
+
+/** Holds the year's order-number row locked (as a busy confirm would) until the returned release runs. */
+async function lockOrderNumbers(): Promise<() => Promise<void>> {
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  const year = new Date().getUTCFullYear();
+  await client.query('INSERT INTO order_sequences (year, last_value) VALUES ($1, 0) ON CONFLICT (year) DO NOTHING', [year]);
+  await client.query('BEGIN');
+  await client.query('SELECT last_value FROM order_sequences WHERE year = $1 FOR UPDATE', [year]);
+  return async () => {
+    await client.query('ROLLBACK');
+    await client.end();
+  };
+}
+
+async function untilJustBefore(expiresAt: string, marginMs: number) {
+  const left = new Date(expiresAt).getTime() - marginMs - Date.now();
+  if (left > 0) await sleep(left);
+}
+
+test('when a confirm starts just before expiresAt and waits past it, then nobody else can hold the seat and the confirm commits', async () => {
+  const { event, seats } = await newEvent({ holdTtlSeconds: 2, seats: seatGrid(['A'], 1, 1, 'standard', 1000) });
+  const hold = await holdSeats(suite.api, event.id, 'buyer-a', [seats[0]!.id]);
+  const release = await lockOrderNumbers();
+  let confirmA: ReturnType<typeof confirmVia>;
+  let other: Awaited<ReturnType<typeof suite.api.call>>;
+  try {
+    await untilJustBefore(hold.expiresAt, 400);
+    confirmA = confirmVia(suite.api, hold.id, 'pay-a');
+    // Well past expiresAt (Redis's clock would have dropped the seat key by now) while A still waits.
+    await sleep(new Date(hold.expiresAt).getTime() + 1200 - Date.now());
+    other = await suite.api.call('POST', `/v1/events/${event.id}/holds`, {
+      token: suite.api.token('customer', 'buyer-b'), body: { seatIds: [seats[0]!.id] },
+    });
+  } finally {
+    await release();
+  }
+  expect(other.status).toBe(409);
+  const a = await confirmA!;
+  expect(a.status).toBe(201);
+  expect(a.body.order.paymentReference).toBe('pay-a');
+  await expectInvariants(suite.api.rt.db, event.id);
+});
+
+test('when a GA confirm starts just before expiresAt and waits past it, then its tickets are not sold twice in Redis', async () => {
+  const { event } = await newEvent({ holdTtlSeconds: 2, seats: [], ticketTypes: [{ name: 'GA', priceCents: 500, capacity: 2 }] });
+  const tt = event.ticketTypes[0].id as string;
+  const hold = await holdTickets(suite.api, event.id, 'buyer-a', tt, 2);
+  const release = await lockOrderNumbers();
+  let confirmA: ReturnType<typeof confirmVia>;
+  let other: Awaited<ReturnType<typeof suite.api.call>>;
+  try {
+    await untilJustBefore(hold.expiresAt, 400);
+    confirmA = confirmVia(suite.api, hold.id, 'pay-ga');
+    await sleep(new Date(hold.expiresAt).getTime() + 1200 - Date.now());
+    other = await suite.api.call('POST', `/v1/events/${event.id}/holds`, {
+      token: suite.api.token('customer', 'buyer-b'), body: { ticketTypeId: tt, quantity: 1 },
+    });
+  } finally {
+    await release();
+  }
+  expect(other.status).toBe(409);
+  expect((await confirmA!).status).toBe(201);
+  await expectInvariants(suite.api.rt.db, event.id);
+});

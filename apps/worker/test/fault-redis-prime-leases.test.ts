@@ -1,0 +1,66 @@
+// Issue 15, point 5: after Redis loses its data, priming restores the leases of the holds that
+// PostgreSQL still has ACTIVE (remaining time, customer limits) before the event sells again.
+import { eventKeys } from '@holdfast/hold-store';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '../../api/test/harness';
+import { confirmVia, holdSeats, holdTickets } from '../../api/test/payments-helpers';
+import { expectInvariants } from '../../../test/invariants';
+import { RedisProcess } from './fault/redis-process';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let redis: RedisProcess;
+let api: TestApi;
+beforeAll(async () => {
+  redis = await RedisProcess.start();
+  // No worker: reconciliation must not be what restores the leases.
+  api = await startApi({ REDIS_URL: redis.url });
+});
+afterAll(async () => {
+  await api.close();
+  await redis.stop();
+});
+
+async function persisted(holdIds: string[]) {
+  for (let i = 0; i < 100; i++) {
+    if ((await api.rt.db.hold.count({ where: { id: { in: holdIds } } })) === holdIds.length) return;
+    await sleep(50);
+  }
+  throw new Error('holds never reached PostgreSQL');
+}
+
+test('when Redis is flushed while holds are live, then the next request primes their leases back: their seats, tickets and limits stay theirs', async () => {
+  const { event, seats } = await createTestEvent(api, {
+    holdTtlSeconds: 300, maxTicketsPerCustomer: 2, seats: seatGrid(['P'], 1, 3), ticketTypes: [{ name: 'GA', priceCents: 700, capacity: 2 }],
+  });
+  const tt = event.ticketTypes[0].id as string;
+  try {
+    const seatHold = await holdSeats(api, event.id, 'buyer-a', [seats[0]!.id]);
+    const gaHold = await holdTickets(api, event.id, 'buyer-a', tt, 1);
+    await persisted([seatHold.id, gaHold.id]);
+    await api.rt.redis.flushall();
+
+    const b = api.token('customer', 'buyer-b');
+    const seatTaken = await api.call('POST', `/v1/events/${event.id}/holds`, { token: b, body: { seatIds: [seats[0]!.id] } });
+    expect(seatTaken.status).toBe(409);
+    expect(seatTaken.body.error.code).toBe('SEATS_UNAVAILABLE');
+    const ga = await api.call('POST', `/v1/events/${event.id}/holds`, { token: b, body: { ticketTypeId: tt, quantity: 2 } });
+    expect(ga.status).toBe(409);
+    expect(ga.body.error.code).toBe('SOLD_OUT');
+    const overLimit = await api.call('POST', `/v1/events/${event.id}/holds`, {
+      token: api.token('customer', 'buyer-a'), body: { seatIds: [seats[1]!.id] },
+    });
+    expect(overLimit.status).toBe(422);
+    expect(overLimit.body.error.code).toBe('LIMIT_EXCEEDED');
+
+    // The restored lease runs out when the hold does, on Redis's clock.
+    const ttl = await api.rt.redis.pttl(eventKeys(event.id).seat(seats[0]!.id));
+    expect(ttl).toBeGreaterThan(250_000);
+    expect(ttl).toBeLessThanOrEqual(300_000);
+
+    expect((await confirmVia(api, seatHold.id)).status).toBe(201);
+    expect((await confirmVia(api, gaHold.id)).status).toBe(201);
+    await expectInvariants(api.rt.db, event.id);
+  } finally {
+    await dropTestEvent(api, event.id);
+  }
+});
