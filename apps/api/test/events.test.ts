@@ -22,6 +22,7 @@ test('when an event is created, then it reads back with the contract\'s fields, 
     expect(res.body.event).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Shape check', startsAt: '2027-03-04T18:30:00.000Z', currency: 'USD',
       holdTtlSeconds: 600, maxTicketsPerCustomer: 10, seatCount: 1,
+      maxHoldExtensions: 1, maxHoldSeconds: 1800, salesStatus: 'on_sale', salesStartAt: null, salesEndAt: null,
       ticketTypes: [{ id: expect.any(String), name: 'Standing', priceCents: 5000, capacity: 500, available: 500 }],
     });
     const get = await api.call('GET', `/v1/events/${id}`);
@@ -35,7 +36,7 @@ test('when an event is created, then it reads back with the contract\'s fields, 
       id: expect.stringMatching(/^hld_/), eventId: id, customerId: `shape-${process.pid}`, status: 'active',
       createdAt: expect.any(String), expiresAt: expect.any(String),
       items: [{ ticketTypeId: get.body.event.ticketTypes[0].id, name: 'Standing', priceCents: 5000, quantity: 3 }],
-      totalCents: 15000, currency: 'USD', orderId: null, releasedBy: null,
+      totalCents: 15000, currency: 'USD', orderId: null, releasedBy: null, extensions: 0,
     });
     expect(Date.parse(held.body.hold.expiresAt) - Date.parse(held.body.hold.createdAt)).toBe(600_000);
     expect((await api.call('GET', `/v1/events/${id}`)).body.event.ticketTypes[0].available).toBe(497);

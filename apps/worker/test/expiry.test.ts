@@ -178,3 +178,35 @@ test('when an API dies before draining its outbox, then the sweep persists the h
     await dropTestEvent(api, event.id);
   }
 });
+
+test('when a hold is extended, then its expiry job fires at the old time, finds it not due, and expires it at the new time', async () => {
+  const { event, seats } = await createTestEvent(api, { holdTtlSeconds: 2, seats: seatGrid(['A'], 1, 1) });
+  try {
+    const buyer = `extender-${Date.now()}`;
+    const token = api.token('customer', buyer);
+    const held = await api.call('POST', `/v1/events/${event.id}/holds`, { token, body: { seatIds: [seats[0]!.id] } });
+    expect(held.status).toBe(201);
+    const oldExpiry = Date.parse(held.body.hold.expiresAt);
+    await until(() => api.rt.queues.expiry.getJob(held.body.hold.id), (j) => !!j);
+    await sleep(Math.max(0, oldExpiry - 600 - Date.now()));
+    const extended = await api.call('POST', `/v1/holds/${held.body.hold.id}/extend`, { token });
+    expect(extended.status).toBe(200);
+    const newExpiry = Date.parse(extended.body.hold.expiresAt);
+    expect(newExpiry - oldExpiry).toBeGreaterThan(1000);
+
+    // Past the old time: the job ran, found the hold not due and went back to the delayed set.
+    await sleep(Math.max(0, oldExpiry + 500 - Date.now()));
+    expect((await holdRow(held.body.hold.id))?.status).toBe('ACTIVE');
+    const job = await api.rt.queues.expiry.getJob(held.body.hold.id);
+    expect(await job!.getState()).toBe('delayed');
+    expect(job!.attemptsMade).toBe(0);
+
+    const row = await until(() => holdRow(held.body.hold.id), (r) => r?.status === 'EXPIRED');
+    expect(row?.status).toBe('EXPIRED');
+    expect(row!.expiresAt.getTime()).toBe(newExpiry);
+    expect(row!.endedAt!.getTime()).toBeGreaterThanOrEqual(newExpiry);
+    expect(await api.rt.redis.exists(eventKeys(event.id).seat(seats[0]!.id))).toBe(0);
+  } finally {
+    await dropTestEvent(api, event.id);
+  }
+});
