@@ -182,3 +182,43 @@ test('/admin/queues needs the admin role: refused without a token, open from the
   await board.waitForFunction(() => !document.body.innerText.includes('Loading...'), undefined, { timeout: 20_000 });
   await shot(board, '20-admin-queues');
 });
+
+test('a payment that could not become an order is marked refunded from the admin page: who, when and the note', async () => {
+  // Set up through the API as a buyer would: hold, release, then pay the released hold (the demo payment).
+  const admin = await openPage(DESKTOP, '/admin');
+  await admin.waitForSelector('[data-testid="admin-events"]');
+  const token = await admin.evaluate(async () => {
+    const r = await fetch('/v1/auth/demo-token', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ customerId: `refund-buyer-${Date.now()}` }) });
+    return ((await r.json()) as { token: string }).token;
+  });
+  const call = async (method: string, url: string, body?: unknown) => {
+    const r = await fetch(`${server.baseUrl}${url}`, {
+      method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: r.status, body: (await r.json()) as Reply };
+  };
+  type Reply = {
+    events: { id: string; salesStatus: string; ticketTypes: { id: string }[] }[];
+    hold: { id: string };
+    error?: { code: string };
+  };
+  const events = await call('GET', '/v1/events?limit=1000');
+  const demo = events.body.events.find((e) => e.salesStatus === 'on_sale' && e.ticketTypes.length > 0)!;
+  const held = await call('POST', `/v1/events/${demo.id}/holds`, { ticketTypeId: demo.ticketTypes[0]!.id, quantity: 1 });
+  expect(held.status).toBe(201);
+  expect((await call('DELETE', `/v1/holds/${held.body.hold.id}`)).status).toBe(200);
+  const paid = await call('POST', `/v1/demo/holds/${held.body.hold.id}/pay`);
+  expect(paid.body.error?.code).toBe('PAYMENT_REJECTED');
+
+  const row = admin.locator('[data-testid^="admin-payment-"]', { hasText: held.body.hold.id });
+  await row.waitFor({ timeout: 15_000 });
+  await row.locator('[data-testid="mark-refunded"]').click();
+  await row.locator('[data-testid="refund-note"]').fill('Refunded in Stripe, re_e2e');
+  await shot(admin, '21-admin-refund-note');
+  await row.locator('[data-testid="refund-confirm"]').click();
+  await row.locator('[data-testid="refund-done"]').waitFor();
+  expect(await row.locator('[data-testid="refund-done"]').textContent()).toMatch(/^Refunded .+ by admin:.+: Refunded in Stripe, re_e2e$/);
+  await admin.waitForSelector('text=payment.refunded', { timeout: 15_000 });
+  await row.scrollIntoViewIfNeeded();
+  await shot(admin, '22-admin-refund-recorded');
+});
