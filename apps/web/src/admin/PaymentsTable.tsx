@@ -8,6 +8,9 @@ import type { Payment } from '../shared/types';
 import { LoadMore } from './LoadMore';
 import { usePaged } from './usePaged';
 
+/** A hold id is long (`hld_<event>_<random>`): its start and end tell holds apart; the whole id is the title. */
+const shortId = (id: string) => (id.length > 20 ? `${id.slice(0, 8)}…${id.slice(-8)}` : id);
+
 function RefundCell({ api, payment, onDone }: { api: Api; payment: Payment; onDone: () => void }) {
   const [open, setOpen] = useState(false);
   const [note, setNote] = useState('');
@@ -83,7 +86,13 @@ export function PaymentsTable({ api }: { api: Api }) {
                   <td>
                     {p.provider} {p.reference}
                   </td>
-                  <td>{p.holdId ?? '—'}</td>
+                  <td>
+                    {p.holdId ? (
+                      <code title={p.holdId}>{shortId(p.holdId)}</code>
+                    ) : (
+                      '—'
+                    )}
+                  </td>
                   <td>{p.amountCents !== null && p.currency ? formatMoney(p.amountCents, p.currency.toUpperCase()) : '—'}</td>
                   <td>{p.reason ?? '—'}</td>
                   <td>
