@@ -147,6 +147,8 @@ test('an admin creates an event with the form and opens its sale; a buyer waits 
   await admin.waitForSelector('[data-testid="sales-revenue"]:text("$180.00")');
   expect(await text(admin, '[data-testid="sales-tier-front"] [data-col="sold"]')).toBe('2');
   expect(await admin.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+  // The paid hold leaves the active holds at once (read again on the stream's change, not on the next poll).
+  await admin.waitForSelector(`[data-testid="admin-hold-${before}"]`, { state: 'detached', timeout: 1500 });
   await shot(admin, '17-admin-dashboard-sold');
 
   // Step 8: the admin finds the order by its number, and by a seat.

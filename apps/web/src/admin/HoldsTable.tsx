@@ -58,14 +58,19 @@ interface Props {
   eventId: string;
   eventNames: ReadonlyMap<string, string>;
   onReleased: () => void;
+  /** Changes when the event's sales moved (the dashboard heard it on the stream): read again at once. */
+  version?: number;
 }
 
-export function HoldsTable({ api, eventId, eventNames, onReleased }: Props) {
+export function HoldsTable({ api, eventId, eventNames, onReleased, version = 0 }: Props) {
   const load = useCallback(
     (cursor?: string) => api.adminHolds({ status: 'active', eventId: eventId || undefined, cursor }),
     [api, eventId],
   );
   const { items, nextCursor, error, reload, loadMore } = usePaged(load, 2000);
+  useEffect(() => {
+    if (version) void reload();
+  }, [version, reload]);
   const [releasing, setReleasing] = useState<string | null>(null);
   const [releaseError, setReleaseError] = useState<string | null>(null);
   const now = useServerNow(true, 500);

@@ -63,7 +63,7 @@ function AdminPage({ api }: { api: Api }) {
       ) : (
         <p class="muted card">Choose an event above to see its sales live.</p>
       )}
-      <HoldsTable api={api} eventId={eventId} eventNames={eventNames} onReleased={() => setReleases((n) => n + 1)} />
+      <HoldsTable api={api} eventId={eventId} eventNames={eventNames} onReleased={() => setReleases((n) => n + 1)} version={salesVersion} />
       <OrdersTable api={api} eventId={eventId} version={salesVersion} />
       <PaymentsTable api={api} />
       <AuditTable key={releases} api={api} eventId={eventId} />
