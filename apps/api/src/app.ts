@@ -65,7 +65,7 @@ export function createApp(deps: AppDeps): Express {
     });
     next();
   });
-  // No upgrade-insecure-requests: the pages are also opened over plain http (a LAN address in demo mode).
+  // No upgrade-insecure-requests: the pages are also opened over plain http (a LAN address with DEMO_MODE=true).
   app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
   app.use(cors(config.corsOrigins));
   // No app-wide body parser: each route reads its body after authorization (middleware/body.ts).

@@ -39,6 +39,12 @@ export interface Config {
   jwtSecret: string;
   stripeWebhookSecret: string;
   demoMode: boolean;
+  /**
+   * Address the API listens on: `127.0.0.1` (loopback only) in demo mode unless
+   * `DEMO_MODE=true` was set explicitly, so demo tokens are never served to the
+   * network by default; undefined (every interface) otherwise.
+   */
+  listenHost: string | undefined;
   holdRateLimitPerMinute: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** `auto`: human-readable lines on a terminal outside production, JSON lines otherwise. */
@@ -69,6 +75,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const demoMode = e.DEMO_MODE ?? !production;
   const warnings: string[] = [];
+  // Demo mode hands out admin tokens to anyone who asks: by default it listens on
+  // loopback only; only an explicit DEMO_MODE=true opens it to the network.
+  const demoExplicit = e.DEMO_MODE === true;
+  const listenHost = demoMode && !demoExplicit ? '127.0.0.1' : undefined;
+  if (demoExplicit) {
+    warnings.push('DEMO_MODE=true: listening on every interface, and demo mode hands admin tokens to anyone who can reach this port');
+  }
   const secret = (name: 'JWT_SECRET' | 'STRIPE_WEBHOOK_SECRET', fallback: string): string => {
     const value = e[name];
     if (value) return value;
@@ -84,6 +97,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jwtSecret: secret('JWT_SECRET', DEV_JWT_SECRET),
     stripeWebhookSecret: secret('STRIPE_WEBHOOK_SECRET', DEV_STRIPE_WEBHOOK_SECRET),
     demoMode,
+    listenHost,
     holdRateLimitPerMinute: e.HOLD_RATE_LIMIT_PER_MINUTE,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
