@@ -13,7 +13,9 @@ import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let api: TestApi;
-beforeAll(async () => { api = await startApi(); });
+// One test keeps a confirm waiting on a row lock while its client hangs up: a statement budget
+// well above the request default (1.5 s), so a loaded machine cannot turn that wait into a 503.
+beforeAll(async () => { api = await startApi({ DATABASE_QUERY_TIMEOUT_MS: '30000' }); });
 afterAll(async () => { await api.close(); });
 
 const holdCount = async (eventId: string) => {

@@ -29,6 +29,11 @@ const envSchema = z.object({
   CORS_ORIGINS: z.string().optional(),
   RECONCILE_EVERY_SECONDS: z.coerce.number().int().min(1).max(86400).default(30),
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60000).default(1500),
+  DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600000).default(1500),
+  WORKER_DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3600000).default(30000),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).max(3600000).default(15000),
+  DATABASE_KEEPALIVE_MS: z.coerce.number().int().min(0).max(3600000).default(10000),
 });
 
 export interface Config {
@@ -53,6 +58,22 @@ export interface Config {
   reconcileEverySeconds: number;
   /** Port of the worker process's own /metrics (0: any free port). */
   workerMetricsPort: number;
+  /**
+   * PostgreSQL time limits, so a frozen or unreachable database costs a request
+   * a 503 within about 2 seconds instead of a hang.
+   */
+  database: {
+    /** A new connection (or a wait for a free one) fails after this long. */
+    connectTimeoutMs: number;
+    /** Each statement of the API: cancelled by PostgreSQL, and given up by the client, after this long. */
+    queryTimeoutMs: number;
+    /** The same for the worker, whose reconciliation reads whole events. */
+    workerQueryTimeoutMs: number;
+    /** PostgreSQL ends a session idle inside a transaction this long (0: never). */
+    idleInTransactionTimeoutMs: number;
+    /** TCP keepalive on every connection: first probe after this long idle (0: off). */
+    keepAliveMs: number;
+  };
   /** Settings that fell back to development values; the caller logs them as warnings. */
   warnings: string[];
 }
@@ -104,6 +125,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     corsOrigins: (e.CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     reconcileEverySeconds: e.RECONCILE_EVERY_SECONDS,
     workerMetricsPort: e.WORKER_METRICS_PORT,
+    database: {
+      connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+      queryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS,
+      workerQueryTimeoutMs: e.WORKER_DATABASE_QUERY_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: e.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      keepAliveMs: e.DATABASE_KEEPALIVE_MS,
+    },
     warnings,
   };
 }

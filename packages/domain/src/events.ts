@@ -6,6 +6,7 @@ import {
 } from '@holdfast/db';
 import type { DomainContext } from './context';
 import { errors } from './errors';
+import { BULK_STATEMENT_TIMEOUT_MS } from './event-catalog';
 import { isUuid } from './ids';
 import { decodeCursor, encodeCursor, type Page } from './paging';
 import { ensurePrimed } from './prime-event';
@@ -64,7 +65,8 @@ export async function createEvent(ctx: DomainContext, given: CreateEventInput, a
       if (adminId) await recordAudit(tx, { actor: `admin:${adminId}`, action: 'event.created', eventId });
       return eventId;
     },
-    { timeoutMs: 60000 },
+    // Up to 100,000 seats go in with one INSERT: longer than a request's statement budget.
+    { timeoutMs: 60000, statementTimeoutMs: BULK_STATEMENT_TIMEOUT_MS },
   );
   return getEvent(ctx, id);
 }
