@@ -32,7 +32,7 @@ declare module 'express-serve-static-core' {
 
 export interface AppDeps {
   ctx: DomainContext;
-  config: Pick<Config, 'jwtSecret' | 'demoMode' | 'stripeWebhookSecret' | 'corsOrigins'>;
+  config: Pick<Config, 'jwtSecret' | 'demoMode' | 'stripeWebhookSecret' | 'corsOrigins' | 'stream'>;
   log: Logger;
   checks: ReadinessChecks;
   metrics: Metrics;
@@ -83,7 +83,7 @@ export function createApp(deps: AppDeps): Express {
   if (deps.queues) app.use(queueRoutes(deps.queues, config.jwtSecret));
   app.use(orderRoutes(ctx, config.jwtSecret, idempotency));
   if (config.demoMode) app.use(demoPaymentRoutes(ctx, config.jwtSecret, config.stripeWebhookSecret));
-  app.use(streamRoutes(ctx, deps.feed));
+  app.use(streamRoutes(ctx, deps.feed, config.stream, metrics.stream));
   app.use(webRoutes());
 
   app.use(notFound);

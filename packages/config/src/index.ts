@@ -34,6 +34,9 @@ const envSchema = z.object({
   WORKER_DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3600000).default(30000),
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).max(3600000).default(15000),
   DATABASE_KEEPALIVE_MS: z.coerce.number().int().min(0).max(3600000).default(10000),
+  STREAM_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1000000).default(10000),
+  STREAM_MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).max(1000000).default(20),
+  STREAM_MAX_BUFFER_BYTES: z.coerce.number().int().min(1024).max(1073741824).default(262144),
 });
 
 export interface Config {
@@ -73,6 +76,15 @@ export interface Config {
     idleInTransactionTimeoutMs: number;
     /** TCP keepalive on every connection: first probe after this long idle (0: off). */
     keepAliveMs: number;
+  };
+  /** The event stream (`GET /v1/events/{id}/stream`) of one API process. */
+  stream: {
+    /** Streams open at once, in all; past it a new one answers 503 STREAM_LIMIT_REACHED. */
+    maxConnections: number;
+    /** Streams open at once from one client address. */
+    maxConnectionsPerClient: number;
+    /** Bytes waiting for one slow reader before its stream is closed (it reconnects and re-reads). */
+    maxBufferBytes: number;
   };
   /** Settings that fell back to development values; the caller logs them as warnings. */
   warnings: string[];
@@ -131,6 +143,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       workerQueryTimeoutMs: e.WORKER_DATABASE_QUERY_TIMEOUT_MS,
       idleInTransactionTimeoutMs: e.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
       keepAliveMs: e.DATABASE_KEEPALIVE_MS,
+    },
+    stream: {
+      maxConnections: e.STREAM_MAX_CONNECTIONS,
+      maxConnectionsPerClient: e.STREAM_MAX_CONNECTIONS_PER_CLIENT,
+      maxBufferBytes: e.STREAM_MAX_BUFFER_BYTES,
     },
     warnings,
   };

@@ -3,4 +3,4 @@ export { eventKeys, CHANGE_CHANNEL_PATTERN, type EventKeys } from './keys';
 export { IdempotencyStore, IDEMPOTENCY_TTL_SECONDS, type IdempotencyClaim } from './idempotency-store';
 export { ReconcileStore, type EventKeyScan, type TicketCounters } from './reconcile-store';
 export { maxmemoryPolicy } from './redis-info';
-export { ChangeFeed, type Change } from './change-feed';
+export { ChangeFeed, RedisUnavailable, type Change } from './change-feed';
