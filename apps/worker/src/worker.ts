@@ -97,7 +97,7 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
   };
   const expiryProcessor = expireHoldProcessor(ctx);
   const sweep = sweepProcessor(ctx, rs);
-  const reconcileJob = reconcileProcessor(ctx, rs, (e) => metrics.repair(e.kind), opts.reconcileSettleMs);
+  const reconcileJob = reconcileProcessor(ctx, rs, (e) => metrics.repair(e.kind, e.count), opts.reconcileSettleMs);
   const workers = [
     new Worker(EXPIRY_QUEUE, expiryProcessor, workerOpts),
     new Worker(MAINTENANCE_QUEUE, async (job: Job) => {

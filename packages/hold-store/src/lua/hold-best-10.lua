@@ -1,0 +1,173 @@
+--[[
+  Best available, decided where the state is: hold the best free selection of
+  `quantity` seats in one tier at this instant, or answer SOLD_OUT. No retry
+  loop: the free seats are read from the event's free-seat index (see
+  includes/free-seats and sync-free-seats), checked one by one against the
+  sold set and their seat keys, and taken all or nothing.
+
+  Rules (the same as holds chosen in Node before): the lowest total price;
+  among selections of that total, q seats side by side in one row (front rows,
+  then low numbers first); else the q cheapest seats in catalog order. The
+  customer's limit and rate limit apply; the seat keys, the hold record and the
+  outbox entry are written as hold-seats writes them.
+
+  Cost is bounded: the free set is walked from the tier's lowest rank, and the
+  search for seats side by side stops after ARGV[13] usable seats (or at the
+  first seat dearer than the q-th cheapest). Members found taken (a lease whose
+  free-set entry was not removed, or sold) are dropped from the free set on the
+  way: they are drift, never handed out. Up to 64 leases whose time has passed
+  (the held zset) give their seats back first, so a lease that lapsed by TTL
+  is free for this call without waiting for the expiry job.
+
+  Keys: the chosen seats' keys cannot be known before the call; they are built
+  from ARGV[10], a prefix carrying the same {ev:<id>} hash tag as every key
+  below, so they live in the same Redis Cluster slot.
+
+  Input:
+    KEYS[1] ready marker   KEYS[2] sold seats (set)   KEYS[3] held seats (zset seat id -> expiresAt ms)
+    KEYS[4] the customer's holds (hash)   KEYS[5] tickets bought per customer (hash)
+    KEYS[6] the customer's rate-limit window counter   KEYS[7] hold record (hash)
+    KEYS[8] outbox (stream)   KEYS[9] free seats (zset seat id -> rank)
+    KEYS[10] seat index (hash seat id -> "rank|row id|number|price|label", "t:<tier>" -> "lo:hi", "_n" -> seats)
+    ARGV[1] hold id   ARGV[2] customer id   ARGV[3] ttl ms   ARGV[4] max tickets per customer
+    ARGV[5] rate limit (0: not counted)   ARGV[6] rate window ms   ARGV[7] change channel
+    ARGV[8] tier   ARGV[9] quantity   ARGV[10] seat key prefix ("{ev:<id>}:seat:")
+    ARGV[11] event id   ARGV[12] currency   ARGV[13] seats to look at for side by side (>= quantity)
+
+  Output:
+    {"OK", now ms, 1 when side by side else 0, seat id, ...}
+    {"NOT_READY"}   the event must be primed first
+    {"NOT_INDEXED"} the event's seat index must be built first (sync-free-seats)
+    {"RATE_LIMITED", retry after ms}   {"LIMIT_EXCEEDED", tickets in use}
+    {"SOLD_OUT", free seats in the tier}   fewer than quantity seats are free
+]]
+--- @include "now-ms"
+--- @include "rate-limited"
+--- @include "tickets-in-use"
+--- @include "free-seats"
+
+local now = nowMs()
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_READY'} end
+local index = redis.call('HMGET', KEYS[10], '_n', 't:' .. ARGV[8])
+if not index[1] then return {'NOT_INDEXED'} end
+
+local retryAfter = rateLimited(KEYS[6], tonumber(ARGV[5]), ARGV[6])
+if retryAfter then return {'RATE_LIMITED', retryAfter} end
+
+local q = tonumber(ARGV[9])
+local inUse = ticketsInUse(KEYS[4], KEYS[5], ARGV[2], now)
+if inUse + q > tonumber(ARGV[4]) then return {'LIMIT_EXCEEDED', inUse} end
+if not index[2] then return {'SOLD_OUT', 0} end
+local lo, hi = string.match(index[2], '^(%d+):(%d+)$')
+
+local prefix = ARGV[10]
+-- Leases whose time has passed give their seats back (bounded); a lease moved on keeps its entry, re-dated.
+local lapsed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 64)
+for _, seatId in ipairs(lapsed) do
+  local ttl = redis.call('PTTL', prefix .. seatId)
+  if ttl >= 0 then
+    redis.call('ZADD', KEYS[3], now + ttl, seatId)
+  elseif ttl == -1 then
+    redis.call('ZADD', KEYS[3], now + tonumber(ARGV[3]), seatId) -- no TTL: reconciliation gives it one
+  else
+    redis.call('ZREM', KEYS[3], seatId)
+    freeSeatBack(KEYS[9], KEYS[10], KEYS[2], seatId)
+  end
+end
+
+local window = math.max(q, tonumber(ARGV[13]))
+local budget = 4 * window + 64 -- members looked at before giving up on side by side
+local seats = {}                -- usable seats in walk order: {id, row, number, price, label}
+local rows = {}                 -- row id -> number -> seat
+local total, ceiling = nil, nil -- lowest total (sum of the q cheapest), q-th cheapest price
+local chosen = nil
+local looked = 0
+
+-- The window of q seats side by side in one row that `s` completes, at the lowest total.
+local function windowWith(s)
+  local row = rows[s[2]]
+  for start = s[3] - q + 1, s[3] do
+    local sum, run = 0, {}
+    for n = start, start + q - 1 do
+      local t = row[n]
+      if not t then run = nil; break end
+      sum = sum + t[4]
+      run[#run + 1] = t
+    end
+    if run and sum == total then return run end
+  end
+  return nil
+end
+
+local function place(s)
+  local row = rows[s[2]]
+  if not row then row = {}; rows[s[2]] = row end
+  row[s[3]] = s
+  return windowWith(s)
+end
+
+local from = lo
+local exhausted = false
+while not chosen do
+  if #seats >= q and (looked >= budget or #seats >= window) then break end
+  local batch = redis.call('ZRANGEBYSCORE', KEYS[9], from, hi, 'WITHSCORES', 'LIMIT', 0, 64)
+  if #batch == 0 then exhausted = true; break end
+  for i = 1, #batch, 2 do
+    local id = batch[i]
+    from = '(' .. batch[i + 1]
+    looked = looked + 1
+    local meta = redis.call('HGET', KEYS[10], id)
+    if not meta or redis.call('SISMEMBER', KEYS[2], id) == 1 or redis.call('EXISTS', prefix .. id) == 1 then
+      redis.call('ZREM', KEYS[9], id) -- drift: a taken seat left in the free set
+    else
+      local row, number, price, label = string.match(meta, '^%d+|(%d+)|(-?%d+)|(%d+)|(.*)$')
+      local s = {id, tonumber(row), tonumber(number), tonumber(price), label}
+      if ceiling and s[4] > ceiling then exhausted = true; break end -- no selection at the lowest total goes further
+      seats[#seats + 1] = s
+      if #seats == q then
+        total = 0
+        for j = 1, q do total = total + seats[j][4] end
+        ceiling = s[4]
+        for j = 1, q do
+          chosen = place(seats[j])
+          if chosen then break end
+        end
+      elseif #seats > q then
+        chosen = place(s)
+      end
+      if chosen then break end
+      if #seats >= q and (looked >= budget or #seats >= window) then break end
+    end
+  end
+  if exhausted then break end
+end
+
+if #seats < q then return {'SOLD_OUT', #seats} end
+local side = 1
+if not chosen then
+  side = 0
+  chosen = {}
+  for j = 1, q do chosen[j] = seats[j] end
+end
+
+local ttl = tonumber(ARGV[3])
+local expiresAt = now + ttl
+local items, ids = {}, {}
+local sum = 0
+for _, s in ipairs(chosen) do
+  redis.call('SET', prefix .. s[1], ARGV[1], 'PX', ttl)
+  redis.call('ZADD', KEYS[3], expiresAt, s[1])
+  redis.call('ZREM', KEYS[9], s[1])
+  items[#items + 1] = { seatId = s[1], label = s[5], tier = ARGV[8], priceCents = s[4], quantity = 1 }
+  ids[#ids + 1] = s[1]
+  sum = sum + s[4]
+end
+redis.call('HSET', KEYS[4], ARGV[1], q .. ':' .. expiresAt)
+local json = cjson.encode({ eventId = ARGV[11], customerId = ARGV[2], items = items, currency = ARGV[12], totalCents = sum })
+redis.call('HSET', KEYS[7], 'json', json, 'createdAt', now, 'expiresAt', expiresAt, 'status', 'active')
+redis.call('PEXPIRE', KEYS[7], ttl + 86400000)
+redis.call('XADD', KEYS[8], 'MAXLEN', '~', 100000, '*', 'holdId', ARGV[1], 'createdAt', now, 'expiresAt', expiresAt, 'json', json)
+redis.call('PUBLISH', ARGV[7], cjson.encode({ seatIds = ids, status = 'held' }))
+local out = {'OK', now, side}
+for _, id in ipairs(ids) do out[#out + 1] = id end
+return out
