@@ -11,11 +11,14 @@
   customer's limit and rate limit apply; the seat keys, the hold record and the
   outbox entry are written as hold-seats writes them.
 
-  Cost is bounded: the free set is walked from the tier's lowest rank, and the
-  search for seats side by side stops after ARGV[13] usable seats (or at the
-  first seat dearer than the q-th cheapest). Members found taken (a lease whose
-  free-set entry was not removed, or sold) are dropped from the free set on the
-  way: they are drift, never handed out. Up to 64 leases whose time has passed
+  Cost is bounded: the free set is walked from the tier's lowest rank (batches
+  of members and their metadata, two calls each), and the search for seats
+  side by side stops after ARGV[13] usable seats (or at the first seat dearer
+  than the q-th cheapest). Every script keeps the free set in step, so members
+  are trusted during the walk and the selection's seats are checked (sold set,
+  seat key) before anything is written; when one is taken (drift), the walk is
+  made again checking each member, dropping the taken ones from the free set:
+  they are never handed out. Up to 64 leases whose time has passed
   (the held zset) give their seats back first, so a lease that lapsed by TTL
   is free for this call without waiting for the expiry job.
 
@@ -77,78 +80,98 @@ end
 
 local window = math.max(q, tonumber(ARGV[13]))
 local budget = 4 * window + 64 -- members looked at before giving up on side by side
-local seats = {}                -- usable seats in walk order: {id, row, number, price, label}
-local rows = {}                 -- row id -> number -> seat
-local total, ceiling = nil, nil -- lowest total (sum of the q cheapest), q-th cheapest price
-local chosen = nil
-local looked = 0
 
--- The window of q seats side by side in one row that `s` completes, at the lowest total.
-local function windowWith(s)
-  local row = rows[s[2]]
-  for start = s[3] - q + 1, s[3] do
-    local sum, run = 0, {}
-    for n = start, start + q - 1 do
-      local t = row[n]
-      if not t then run = nil; break end
-      sum = sum + t[4]
-      run[#run + 1] = t
-    end
-    if run and sum == total then return run end
-  end
-  return nil
+local function taken(id)
+  return redis.call('SISMEMBER', KEYS[2], id) == 1 or redis.call('EXISTS', prefix .. id) == 1
 end
 
-local function place(s)
-  local row = rows[s[2]]
-  if not row then row = {}; rows[s[2]] = row end
-  row[s[3]] = s
-  return windowWith(s)
-end
+-- One walk of the tier's free set. With checkEach, every member is checked (and
+-- dropped when taken); without, members are trusted and only the selection is
+-- checked afterwards. Returns the selection (nil when fewer than q seats were
+-- found, the range exhausted), whether it is side by side, and the seats found.
+local function select(checkEach)
+  local seats = {}                -- usable seats in walk order: {id, row, number, price, label}
+  local rows = {}                 -- row id -> number -> seat
+  local total, ceiling = nil, nil -- lowest total (sum of the q cheapest), q-th cheapest price
+  local looked = 0
 
-local from = lo
-local exhausted = false
-while not chosen do
-  if #seats >= q and (looked >= budget or #seats >= window) then break end
-  local batch = redis.call('ZRANGEBYSCORE', KEYS[9], from, hi, 'WITHSCORES', 'LIMIT', 0, 64)
-  if #batch == 0 then exhausted = true; break end
-  for i = 1, #batch, 2 do
-    local id = batch[i]
-    from = '(' .. batch[i + 1]
-    looked = looked + 1
-    local meta = redis.call('HGET', KEYS[10], id)
-    if not meta or redis.call('SISMEMBER', KEYS[2], id) == 1 or redis.call('EXISTS', prefix .. id) == 1 then
-      redis.call('ZREM', KEYS[9], id) -- drift: a taken seat left in the free set
-    else
-      local row, number, price, label = string.match(meta, '^%d+|(%d+)|(-?%d+)|(%d+)|(.*)$')
-      local s = {id, tonumber(row), tonumber(number), tonumber(price), label}
-      if ceiling and s[4] > ceiling then exhausted = true; break end -- no selection at the lowest total goes further
-      seats[#seats + 1] = s
-      if #seats == q then
-        total = 0
-        for j = 1, q do total = total + seats[j][4] end
-        ceiling = s[4]
-        for j = 1, q do
-          chosen = place(seats[j])
-          if chosen then break end
-        end
-      elseif #seats > q then
-        chosen = place(s)
+  -- The window of q seats side by side in one row around `s`, at the lowest total.
+  local function place(s)
+    local row = rows[s[2]]
+    if not row then row = {}; rows[s[2]] = row end
+    local n = s[3]
+    row[n] = s
+    if not total then return nil end
+    local first, last = n, n
+    while first > n - q + 1 and row[first - 1] do first = first - 1 end
+    while last < n + q - 1 and row[last + 1] do last = last + 1 end
+    for start = first, last - q + 1 do
+      local sum = 0
+      for m = start, start + q - 1 do sum = sum + row[m][4] end
+      if sum == total then
+        local run = {}
+        for m = start, start + q - 1 do run[#run + 1] = row[m] end
+        return run
       end
-      if chosen then break end
-      if #seats >= q and (looked >= budget or #seats >= window) then break end
     end
+    return nil
   end
-  if exhausted then break end
+
+  local from = lo
+  local limit = q + 8
+  while true do
+    if #seats >= q and (looked >= budget or #seats >= window) then break end
+    local batch = redis.call('ZRANGEBYSCORE', KEYS[9], from, hi, 'WITHSCORES', 'LIMIT', 0, limit)
+    if #batch == 0 then break end
+    limit = 64
+    local ids = {}
+    for i = 1, #batch, 2 do ids[#ids + 1] = batch[i] end
+    local metas = redis.call('HMGET', KEYS[10], unpack(ids))
+    local stop = false
+    for i, id in ipairs(ids) do
+      from = '(' .. batch[2 * i]
+      looked = looked + 1
+      local meta = metas[i]
+      if not meta or (checkEach and taken(id)) then
+        redis.call('ZREM', KEYS[9], id) -- drift: a taken seat left in the free set
+      else
+        local row, number, price, label = string.match(meta, '^%d+|(%d+)|(-?%d+)|(%d+)|(.*)$')
+        local s = {id, tonumber(row), tonumber(number), tonumber(price), label}
+        if ceiling and s[4] > ceiling then stop = true; break end -- no selection at the lowest total goes further
+        seats[#seats + 1] = s
+        local found = nil
+        if #seats == q then
+          total = 0
+          for j = 1, q do total = total + seats[j][4] end
+          ceiling = s[4]
+          rows = {}
+          for j = 1, q do
+            found = place(seats[j])
+            if found then break end
+          end
+        else
+          found = place(s)
+        end
+        if found then return found, 1, seats end
+        if #seats >= q and (looked >= budget or #seats >= window) then stop = true; break end
+      end
+    end
+    if stop then break end
+  end
+  if #seats < q then return nil, 0, seats end
+  local cheapest = {}
+  for j = 1, q do cheapest[j] = seats[j] end
+  return cheapest, 0, seats
 end
 
-if #seats < q then return {'SOLD_OUT', #seats} end
-local side = 1
-if not chosen then
-  side = 0
-  chosen = {}
-  for j = 1, q do chosen[j] = seats[j] end
+local chosen, side, seats = select(false)
+local stale = false
+for _, s in ipairs(chosen or seats) do
+  if taken(s[1]) then stale = true; redis.call('ZREM', KEYS[9], s[1]) end
 end
+-- A selection with a taken seat (drift), or too few seats trusted: walk again, checking each member.
+if stale or not chosen then chosen, side, seats = select(true) end
+if not chosen then return {'SOLD_OUT', #seats} end
 
 local ttl = tonumber(ARGV[3])
 local expiresAt = now + ttl
