@@ -7,13 +7,26 @@ import { bestWindow, eventKeys, HoldStore, type IndexedSeat } from '@holdfast/ho
 import Redis from 'ioredis';
 
 import type { ChildServer } from '../baselines/child-server.launcher';
-import { runHttpLoad, type HttpLoadResult, type LoadRequest } from '../http-load.generator';
-import { round3 } from '../latency.histogram';
+import { createHttpClient, runHttpLoad, type LoadRequest } from '../http-load.generator';
+import { elapsedMs, LatencyHistogram, round3 } from '../latency.histogram';
+import { withProcessCpu } from '../process-cpu.probe';
 import { SeatCursor } from './holdfast-holds.bench';
 import type { BenchEvent, HoldfastFixture } from './holdfast.fixture';
 
 /** Customers hold at most this many seats each, under the events' per-customer limit of 100. */
 const HOLDS_PER_CUSTOMER = 40;
+
+/** One path's share of an interleaved load. */
+export interface PathRun {
+  /** API process CPU ms per request (warm-up included), for the loads of one path alone. */
+  cpuMsPerRequest?: number | null;
+  ok: number;
+  failed: number;
+  okPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  failureSamples: string[];
+}
 
 export interface PathAtLevel {
   ok: number;
@@ -24,13 +37,20 @@ export interface PathAtLevel {
 
 export interface BestLevel {
   concurrency: number;
-  /** One load of each path per round: by id first, then best. */
-  rounds: { byId: HttpLoadResult; best: HttpLoadResult }[];
+  /** One interleaved load per round (latency), then each path alone (throughput). */
+  rounds: { byId: PathRun; best: PathRun; byIdAlone: PathRun; bestAlone: PathRun }[];
   /** Holds of one given seat each (`{"seatIds": [id]}`), distinct seats: medians over the rounds (ok summed). */
   byId: PathAtLevel;
   /** Best available, `{"tier": "standard", "quantity": 1}`, on another event of the same size. */
   best: PathAtLevel;
-  /** best ÷ by id, median of the per-round ratios. */
+  /** Each path alone: holds/s, median of the rounds. */
+  byIdAlonePerSec: number;
+  bestAlonePerSec: number;
+  /** API CPU ms per hold, each path alone, median of the rounds. */
+  byIdCpuMs: number | null;
+  bestCpuMs: number | null;
+  /** best / by id, median of the per-round ratios (p50 and p99 interleaved, throughput alone). */
+  p50Ratio: number | null;
   p99Ratio: number | null;
   throughputRatio: number | null;
   failureSamples: string[];
@@ -91,7 +111,7 @@ export interface BestOptions {
 export async function measureBest(api: ChildServer, fixture: HoldfastFixture, options: BestOptions, log: (line: string) => void): Promise<BestReport> {
   const perLevel = options.requests + options.warmupRequests;
   // One more seat each for the hold that primes the event.
-  const seats = perLevel * options.levels.length * options.rounds + 1;
+  const seats = 2 * perLevel * options.levels.length * options.rounds + 1;
   log(`best available: two events of ${seats} seats (by id, best)`);
   const byIdEvent = await fixture.createEvent({ name: 'bench best: by id', seats });
   const bestEvent = await fixture.createEvent({ name: 'bench best: best available', seats });
@@ -102,39 +122,61 @@ export async function measureBest(api: ChildServer, fixture: HoldfastFixture, op
     // The first hold of each event primes it (and builds the index): not measured.
     await runHttpLoad({ baseUrl: api.baseUrl, concurrency: 1, maxRequests: 1, maxDurationMs: 60_000, makeRequest: cursor.take(1) });
     await runHttpLoad({ baseUrl: api.baseUrl, concurrency: 1, maxRequests: 1, maxDurationMs: 60_000, makeRequest: bestRequests.take(1) });
-    const runs = new Map<number, { byId: HttpLoadResult; best: HttpLoadResult }[]>(options.levels.map((c) => [c, []]));
+    type Round = BestLevel['rounds'][number];
+    const runs = new Map<number, Round[]>(options.levels.map((c) => [c, []]));
     for (let round = 1; round <= options.rounds; round += 1) {
       for (const concurrency of options.levels) {
-        const load = (makeRequest: (index: number) => LoadRequest) =>
-          runHttpLoad({
-            baseUrl: api.baseUrl, concurrency, maxRequests: options.requests, warmupRequests: options.warmupRequests,
-            maxDurationMs: options.maxDurationMs, makeRequest,
-          });
-        const byId = await load(cursor.take(perLevel));
-        const best = await load(bestRequests.take(perLevel));
+        await drained(fixture, [byIdEvent.eventId, bestEvent.eventId]);
+        const opts = { requests: options.requests, warmupRequests: options.warmupRequests, maxDurationMs: options.maxDurationMs };
+        const mixed = await interleavedLoad(api, concurrency, { ...opts, byId: cursor.take(perLevel), best: bestRequests.take(perLevel) });
+        const alone = async (kind: 'byId' | 'best') => {
+          await drained(fixture, [byIdEvent.eventId, bestEvent.eventId]);
+          const half = Math.ceil(perLevel / 2);
+          const make = kind === 'byId' ? cursor.take(half) : bestRequests.take(half);
+          const run = await withProcessCpu(api.pid, () => interleavedLoad(api, concurrency, {
+            requests: Math.floor(options.requests / 2), warmupRequests: Math.floor(options.warmupRequests / 2), maxDurationMs: options.maxDurationMs,
+            byId: make, best: make, only: true,
+          }));
+          const sent = run.result.byId.ok + run.result.byId.failed + Math.floor(options.warmupRequests / 2);
+          return { ...run.result.byId, cpuMsPerRequest: run.cpuMs === null || sent === 0 ? null : round3(run.cpuMs / sent) };
+        };
+        let byIdAlone: PathRun;
+        let bestAlone: PathRun;
+        if (round % 2 === 1) {
+          byIdAlone = await alone('byId');
+          bestAlone = await alone('best');
+        } else {
+          bestAlone = await alone('best');
+          byIdAlone = await alone('byId');
+        }
         log(
-          `  round ${round}, ${concurrency} connections: by id ${Math.round(byId.okPerSec)}/s p99 ${byId.okLatency.p99Ms} ms, ` +
-            `best ${Math.round(best.okPerSec)}/s p99 ${best.okLatency.p99Ms} ms`,
+          `  round ${round}, ${concurrency} connections: interleaved p99 by id ${mixed.byId.p99Ms} ms, best ${mixed.best.p99Ms} ms; ` +
+            `alone by id ${Math.round(byIdAlone.okPerSec)}/s, best ${Math.round(bestAlone.okPerSec)}/s`,
         );
-        runs.get(concurrency)!.push({ byId, best });
+        runs.get(concurrency)!.push({ ...mixed, byIdAlone, bestAlone });
       }
     }
     for (const [concurrency, rounds] of runs) {
-      const path = (pick: (r: { byId: HttpLoadResult; best: HttpLoadResult }) => HttpLoadResult): PathAtLevel => ({
+      const path = (pick: (r: Round) => PathRun): PathAtLevel => ({
         ok: rounds.reduce((t, r) => t + pick(r).ok, 0),
         okPerSec: median(rounds.map((r) => pick(r).okPerSec)),
-        p50Ms: median(rounds.map((r) => pick(r).okLatency.p50Ms)),
-        p99Ms: median(rounds.map((r) => pick(r).okLatency.p99Ms)),
+        p50Ms: median(rounds.map((r) => pick(r).p50Ms)),
+        p99Ms: median(rounds.map((r) => pick(r).p99Ms)),
       });
-      const ratios = (f: (r: { byId: HttpLoadResult; best: HttpLoadResult }) => number) => {
+      const ratios = (f: (r: Round) => number) => {
         const values = rounds.map(f).filter((v) => Number.isFinite(v));
         return values.length ? round3(median(values)) : null;
       };
       levels.push({
         concurrency, rounds, byId: path((r) => r.byId), best: path((r) => r.best),
-        p99Ratio: ratios((r) => r.best.okLatency.p99Ms / r.byId.okLatency.p99Ms),
-        throughputRatio: ratios((r) => r.best.okPerSec / r.byId.okPerSec),
-        failureSamples: [...new Set(rounds.flatMap((r) => [...r.byId.failureSamples, ...r.best.failureSamples]))].slice(0, 5),
+        byIdAlonePerSec: median(rounds.map((r) => r.byIdAlone.okPerSec)),
+        bestAlonePerSec: median(rounds.map((r) => r.bestAlone.okPerSec)),
+        byIdCpuMs: medianOrNull(rounds.map((r) => r.byIdAlone.cpuMsPerRequest ?? null)),
+        bestCpuMs: medianOrNull(rounds.map((r) => r.bestAlone.cpuMsPerRequest ?? null)),
+        p50Ratio: ratios((r) => r.best.p50Ms / r.byId.p50Ms),
+        p99Ratio: ratios((r) => r.best.p99Ms / r.byId.p99Ms),
+        throughputRatio: ratios((r) => r.bestAlone.okPerSec / r.byIdAlone.okPerSec),
+        failureSamples: [...new Set(rounds.flatMap((r) => [r.byId, r.best, r.byIdAlone, r.bestAlone].flatMap((p) => p.failureSamples)))].slice(0, 5),
       });
     }
   } finally {
@@ -144,6 +186,90 @@ export async function measureBest(api: ChildServer, fixture: HoldfastFixture, op
   log(`best available: script times on a ${options.tierSeats}-seat tier (private redis-server, SLOWLOG)`);
   const scripts = await measureScripts(options, log);
   return { levels, tierSeats: options.tierSeats, ...scripts };
+}
+
+/** Waits (up to 20 s) until the events' outboxes are empty: their holds have reached PostgreSQL. */
+async function drained(fixture: HoldfastFixture, eventIds: string[]): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    let left = 0;
+    for (const id of eventIds) left += await fixture.redis.xlen(eventKeys(id).outbox);
+    if (left === 0) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await new Promise((r) => setTimeout(r, 200));
+}
+
+/**
+ * `concurrency` closed loops over keep-alive connections; each loop alternates
+ * a hold by seat id and a best-available hold, so both paths meet the same
+ * moment's load (the machine is shared and its load drifts by the second).
+ * `requests` of each kind are measured after `warmupRequests` of each.
+ */
+async function interleavedLoad(
+  api: ChildServer,
+  concurrency: number,
+  o: {
+    requests: number; warmupRequests: number; maxDurationMs: number;
+    byId: (i: number) => LoadRequest; best: (i: number) => LoadRequest;
+    /** One kind only (`byId`'s builder, indices 0..): the path alone, for its throughput. */
+    only?: boolean;
+  },
+): Promise<{ byId: PathRun; best: PathRun }> {
+  const clients = Array.from({ length: concurrency }, () => createHttpClient(api.baseUrl, 1));
+  const per = o.only ? 1 : 2;
+  const total = per * (o.requests + o.warmupRequests);
+  const warm = per * o.warmupRequests;
+  const kinds = {
+    byId: { hist: new LatencyHistogram(), ok: 0, failed: 0, samples: new Set<string>() },
+    best: { hist: new LatencyHistogram(), ok: 0, failed: 0, samples: new Set<string>() },
+  };
+  let next = 0;
+  let started = process.hrtime.bigint();
+  let deadline = Infinity;
+  const loop = async (client: ReturnType<typeof createHttpClient>) => {
+    for (;;) {
+      const i = next;
+      if (i >= total || Date.now() > deadline) return;
+      next += 1;
+      if (i === warm) {
+        started = process.hrtime.bigint();
+        deadline = Date.now() + o.maxDurationMs;
+      }
+      const kind = o.only || i % 2 === 0 ? 'byId' : 'best';
+      const request = o.only ? o.byId(i) : kind === 'byId' ? o.byId(Math.floor(i / 2)) : o.best(Math.floor(i / 2));
+      const t0 = process.hrtime.bigint();
+      let status = 0;
+      let body = '';
+      try {
+        const res = await client.send(request);
+        status = res.status;
+        body = res.body.toString('utf8', 0, 200);
+      } catch (error) {
+        body = error instanceof Error ? error.message : String(error);
+      }
+      if (i < warm) continue;
+      const k = kinds[kind];
+      if (status >= 200 && status < 300) {
+        k.ok += 1;
+        k.hist.record(elapsedMs(t0));
+      } else {
+        k.failed += 1;
+        if (k.samples.size < 5) k.samples.add(`${status || 'error'} ${body}`);
+      }
+    }
+  };
+  try {
+    await Promise.all(clients.map(loop));
+  } finally {
+    for (const c of clients) c.close();
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const run = (k: (typeof kinds)['byId']): PathRun => {
+    const l = k.hist.summary();
+    return { ok: k.ok, failed: k.failed, okPerSec: round3(k.ok / seconds), p50Ms: l.p50Ms, p99Ms: l.p99Ms, failureSamples: [...k.samples] };
+  };
+  return { byId: run(kinds.byId), best: run(kinds.best) };
 }
 
 /** Best-available hold requests, one token per HOLDS_PER_CUSTOMER requests. */
@@ -285,6 +411,11 @@ async function timeCalls(redis: Redis, calls: number, call: (i: number) => Promi
   const entries = (await redis.call('SLOWLOG', 'GET', '-1')) as [number, number, number, string[]][];
   const script = entries.filter((e) => String(e[3]?.[0]).toLowerCase() === 'evalsha' || String(e[3]?.[0]).toLowerCase() === 'eval').map((e) => Number(e[2]));
   return { calls, p50Us: pct(script, 0.5), p99Us: pct(script, 0.99), maxUs: Math.max(0, ...script), clientP50Us: round3(pct(client, 0.5)), sideBySide };
+}
+
+function medianOrNull(values: (number | null)[]): number | null {
+  const present = values.filter((v): v is number => v !== null);
+  return present.length ? median(present) : null;
 }
 
 function median(values: number[]): number {
