@@ -1,11 +1,12 @@
 --[[
   Builds or repairs an event's free-seat index (see includes/free-seats) for a
   chunk of its seats, from the catalog (PostgreSQL) and the seat keys: each
-  seat's metadata is written, and the seat is in the free set exactly when it
-  is not sold and has no seat key. Each chunk is one atomic step, so a hold or
-  an end of a hold between two chunks is seen as it is. The last chunk records
-  the tiers' rank ranges and the seat count, which marks the index complete
-  (hold-best answers NOT_INDEXED until then).
+  seat's metadata is written where missing (seats never change once created),
+  and the seat is in the free set exactly when it is not sold and has no seat
+  key. Each chunk is one atomic step, so a hold or an end of a hold between
+  two chunks is seen as it is. The last chunk records the tiers' rank ranges
+  and the seat count, which marks the index complete (hold-best answers
+  NOT_INDEXED until then).
 
   Seat keys are built from ARGV[1], a prefix with the same {ev:<id>} hash tag
   as the keys below (the same Redis Cluster slot).
@@ -33,7 +34,7 @@ local added, removed, lapsed = 0, 0, 0
 local a = 5
 for _ = 1, n do
   local id, rank = ARGV[a], tonumber(ARGV[a + 1])
-  redis.call('HSET', KEYS[4], id, ARGV[a + 1] .. '|' .. ARGV[a + 2] .. '|' .. ARGV[a + 3] .. '|' .. ARGV[a + 4] .. '|' .. ARGV[a + 5])
+  redis.call('HSETNX', KEYS[4], id, ARGV[a + 1] .. '|' .. ARGV[a + 2] .. '|' .. ARGV[a + 3] .. '|' .. ARGV[a + 4] .. '|' .. ARGV[a + 5])
   a = a + 6
   local free = redis.call('SISMEMBER', KEYS[1], id) == 0 and redis.call('EXISTS', prefix .. id) == 0
   local score = redis.call('ZSCORE', KEYS[3], id)
