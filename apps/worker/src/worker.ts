@@ -69,7 +69,7 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
   const ctx = createDomain({
     db,
     store: new HoldStore(redis),
-    settings: { holdRateLimitPerMinute: config.holdRateLimitPerMinute },
+    settings: { holdRateLimitPerMinute: config.holdRateLimitPerMinute, holdOutboxMaxPending: config.holdOutboxMaxPending },
     log,
     metrics: {
       ...metrics.domain,

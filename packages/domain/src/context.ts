@@ -23,7 +23,11 @@ export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() 
 
 export interface DomainSettings {
   holdRateLimitPerMinute: number;
+  /** Per event: holds not yet persisted in PostgreSQL past which new holds answer 503 (default 100000). */
+  holdOutboxMaxPending?: number;
 }
+
+export const DEFAULT_HOLD_OUTBOX_MAX_PENDING = 100_000;
 
 export interface DomainContext {
   db: Db;

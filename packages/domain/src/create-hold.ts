@@ -1,7 +1,7 @@
 // A buyer holds seats (by id or best available in a tier) or general-admission
 // tickets: one Redis script takes all or nothing, and PostgreSQL hears of it later.
 import type { HoldAttempt, HoldRequestBase } from '@holdfast/hold-store';
-import type { DomainContext } from './context';
+import { DEFAULT_HOLD_OUTBOX_MAX_PENDING, type DomainContext } from './context';
 import type { Catalog } from './event-catalog';
 import { bestAvailable } from './best-available';
 import { errors, type AppError } from './errors';
@@ -24,6 +24,8 @@ export interface CreateHoldInput {
 const RATE_WINDOW_MS = 60_000;
 /** Best-available retries when other buyers take its candidates first. */
 const MAX_BEST_ROUNDS = 25;
+/** What a buyer refused because PostgreSQL is behind is told to wait. */
+const HOLD_BACKLOG_RETRY_AFTER_SECONDS = 5;
 
 export async function createHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hold> {
   try {
@@ -81,6 +83,7 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
     maxPerCustomer: event.maxTicketsPerCustomer,
     rateLimit: ctx.settings.holdRateLimitPerMinute,
     rateWindowMs: RATE_WINDOW_MS,
+    outboxMaxPending: ctx.settings.holdOutboxMaxPending ?? DEFAULT_HOLD_OUTBOX_MAX_PENDING,
   };
   const record = (items: HoldItem[]): HoldRecordJson => ({
     eventId, customerId, items, currency: event.currency,
@@ -127,6 +130,10 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
       throw errors.soldOut(Math.max(0, result.available));
     case 'not_ready':
       throw errors.unavailable('Redis');
+    case 'outbox_full':
+      ctx.log.warn({ eventId, pending: result.pending }, 'hold refused: the event\'s outbox is full (PostgreSQL is behind)');
+      ctx.persister.notify(eventId);
+      throw errors.holdBacklogFull(HOLD_BACKLOG_RETRY_AFTER_SECONDS);
   }
   ctx.persister.notify(eventId);
   const r = record(items);
