@@ -119,6 +119,13 @@ export async function lockEvent(tx: DbClient, id: string): Promise<EventRow | nu
   return locked.length ? findEvent(tx, id) : null;
 }
 
+/** Locks a ticket type's row (confirms of it wait) and reads its capacity and sold; null when there is none. */
+export async function lockTicketType(tx: DbClient, eventId: string, id: string): Promise<{ capacity: number; sold: number } | null> {
+  const rows = await translated(() => tx.$queryRaw<{ capacity: number; sold: number }[]>`
+    SELECT capacity, sold FROM ticket_types WHERE id = ${id}::uuid AND event_id = ${eventId}::uuid FOR UPDATE`);
+  return rows[0] ?? null;
+}
+
 export async function updateEventSettings(tx: DbClient, id: string, settings: EventSettings): Promise<void> {
   await translated(() => tx.event.update({ where: { id }, data: settings }));
 }
