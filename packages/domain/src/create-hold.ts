@@ -86,8 +86,7 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
     outboxMaxPending: ctx.settings.holdOutboxMaxPending ?? DEFAULT_HOLD_OUTBOX_MAX_PENDING,
   };
   const record = (items: HoldItem[]): HoldRecordJson => ({
-    eventId, customerId, items, currency: event.currency,
-    totalCents: items.reduce((t, i) => t + i.priceCents * i.quantity, 0),
+    eventId, customerId, items, currency: event.currency, totalCents: holdTotalCents(items),
   });
   /** Runs a script; primes the event in Redis first when Redis does not know it. */
   const attempt = async (run: () => Promise<HoldAttempt>): Promise<HoldAttempt> => {
@@ -143,6 +142,21 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
     expiresAt: new Date(result.nowMs + base.ttlMs).toISOString(),
     items: r.items, totalCents: r.totalCents, currency: r.currency, orderId: null, releasedBy: null, extensions: 0,
   };
+}
+
+/**
+ * A hold's total in cents. Money is stored as bigint and shown as a JSON
+ * number, so a total must be an integer JavaScript holds exactly: anything past
+ * Number.MAX_SAFE_INTEGER is refused here, before Redis or PostgreSQL see it.
+ */
+export function holdTotalCents(items: Pick<HoldItem, 'priceCents' | 'quantity'>[]): number {
+  const total = items.reduce((t, i) => t + i.priceCents * i.quantity, 0);
+  if (!Number.isSafeInteger(total) || total < 0) {
+    throw errors.validation({
+      fields: [{ path: 'quantity', message: `the hold's total (${total} cents) is larger than an amount can be (${Number.MAX_SAFE_INTEGER} cents)` }],
+    });
+  }
+  return total;
 }
 
 function seatItems(catalog: Catalog, seatIds: string[]): HoldItem[] {

@@ -368,6 +368,35 @@ export class HoldStore {
     });
   }
 
+  /**
+   * Moves an outbox entry PostgreSQL refused to the event's parked stream, with
+   * the error, in one MULTI: the outbox goes on draining past it.
+   */
+  async parkOutboxEntry(eventId: string, entry: OutboxEntry, error: string): Promise<void> {
+    const k = eventKeys(eventId);
+    const res = await this.redis
+      .multi()
+      .xadd(k.outboxParked, '*', 'holdId', entry.holdId, 'createdAt', entry.createdAtMs, 'expiresAt', entry.expiresAtMs,
+        'json', entry.json, 'entryId', entry.entryId, 'error', error, 'parkedAt', Date.now())
+      .xdel(k.outbox, entry.entryId)
+      .exec();
+    if (!res) throw new Error('parking an outbox entry was aborted');
+    for (const [err] of res) if (err) throw err;
+  }
+
+  /** The entries parked for an event (oldest first), with the error PostgreSQL gave. */
+  async parkedOutbox(eventId: string, count = 100): Promise<(OutboxEntry & { error: string })[]> {
+    const entries = await this.redis.xrange(eventKeys(eventId).outboxParked, '-', '+', 'COUNT', count);
+    return entries.map(([, fields]) => {
+      const f: Record<string, string> = {};
+      for (let i = 0; i < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
+      return {
+        entryId: f.entryId!, holdId: f.holdId!, json: f.json!,
+        createdAtMs: Number(f.createdAt), expiresAtMs: Number(f.expiresAt), error: f.error!,
+      };
+    });
+  }
+
   async ackOutbox(eventId: string, entryIds: string[]): Promise<void> {
     if (entryIds.length) await this.redis.xdel(eventKeys(eventId).outbox, ...entryIds);
   }
