@@ -51,7 +51,7 @@ function best(eventId: string, quantity: number, extra: { tier?: string; custome
   return store.holdBest({
     eventId, holdId: `${eventId}:${randomUUID()}`, customerId: extra.customerId ?? `c-${randomUUID()}`,
     ttlMs: 60_000, maxPerCustomer: extra.maxPerCustomer ?? 100, rateLimit: extra.rateLimit ?? 0, rateWindowMs: 60_000,
-    tier: extra.tier ?? 'floor', quantity, currency: 'usd',
+    tier: extra.tier ?? 'floor', quantity, currency: 'usd', outboxMaxPending: 100_000,
   });
 }
 
@@ -142,12 +142,36 @@ describe('hold-best (one script decides)', () => {
     expect(await redis.zcard(k.free)).toBe(0);
   });
 
+  test('when prices have more than 14 digits, then the record carries the exact amounts', async () => {
+    const ev = await sale([seat('A', '1', 1, 4_000_000_000_000_001), seat('A', '1', 2, 4_000_000_000_000_001)]);
+    const r = await best(ev, 2, { customerId: 'rich' });
+    expect(r).toMatchObject({ kind: 'ok', sideBySide: true });
+    const [key] = await redis.keys(eventKeys(ev).hold('*'));
+    const json = (await redis.hget(key!, 'json'))!;
+    expect(json).toContain('"totalCents":8000000000000002');
+    expect(JSON.parse(json).items.map((i: { priceCents: number }) => i.priceCents)).toEqual([4_000_000_000_000_001, 4_000_000_000_000_001]);
+  });
+
   test('when the customer would pass the limit or the rate limit, then nothing is held', async () => {
     const ev = await sale([seat('A', '1', 1, 100), seat('A', '1', 2, 100), seat('A', '1', 3, 100)]);
     expect(await best(ev, 3, { customerId: 'lim', maxPerCustomer: 2 })).toEqual({ kind: 'limit_exceeded', inUse: 0 });
     expect(await best(ev, 1, { customerId: 'rl', rateLimit: 1 })).toMatchObject({ kind: 'ok' });
     expect(await best(ev, 1, { customerId: 'rl', rateLimit: 1 })).toMatchObject({ kind: 'rate_limited' });
     expect(await redis.zcard(eventKeys(ev).free)).toBe(2);
+  });
+
+  test('when the outbox already holds as many holds as may wait for PostgreSQL, then OUTBOX_FULL and nothing is held', async () => {
+    const ev = await sale([seat('A', '1', 1, 100)]);
+    const k = eventKeys(ev);
+    await redis.xadd(k.outbox, '*', 'holdId', 'h1');
+    await redis.xadd(k.outbox, '*', 'holdId', 'h2');
+    const r = await store.holdBest({
+      eventId: ev, holdId: `${ev}:x`, customerId: 'c', ttlMs: 60_000, maxPerCustomer: 10, rateLimit: 0, rateWindowMs: 60_000,
+      tier: 'floor', quantity: 1, currency: 'usd', outboxMaxPending: 2,
+    });
+    expect(r).toEqual({ kind: 'outbox_full', pending: 2 });
+    expect(await redis.zcard(k.free)).toBe(1);
+    expect(await redis.xlen(k.outbox)).toBe(2);
   });
 
   test('when the index is missing or the event not primed, then NOT_INDEXED or NOT_READY', async () => {

@@ -342,7 +342,7 @@ async function measureScripts(options: BestOptions, log: (line: string) => void)
           const t0 = process.hrtime.bigint();
           const r = await store.holdBest({
             eventId, holdId, customerId, ttlMs: 600_000, maxPerCustomer: 1000, rateLimit: 0, rateWindowMs: 60_000,
-            tier: 'standard', quantity, currency: 'USD', window: bestWindow(quantity),
+            tier: 'standard', quantity, currency: 'USD', window: bestWindow(quantity), outboxMaxPending: 1_000_000,
           });
           const clientUs = Number(process.hrtime.bigint() - t0) / 1000;
           if (r.kind !== 'ok') throw new Error(`best-available script answered ${r.kind} at ${takenPct} % taken`);
@@ -361,7 +361,7 @@ async function measureScripts(options: BestOptions, log: (line: string) => void)
           const t0 = process.hrtime.bigint();
           const r = await store.holdSeats({
             eventId, holdId, customerId: `byid-${i}`, ttlMs: 600_000, maxPerCustomer: 1000, rateLimit: 0, rateWindowMs: 60_000,
-            candidates: [{ seatIds: [seat.id], recordJson: '{}' }],
+            candidates: [{ seatIds: [seat.id], recordJson: '{}' }], outboxMaxPending: 1_000_000,
           });
           const clientUs = Number(process.hrtime.bigint() - t0) / 1000;
           if (r.kind !== 'ok') throw new Error(`hold-seats answered ${r.kind}`);

@@ -36,11 +36,13 @@
     ARGV[5] rate limit (0: not counted)   ARGV[6] rate window ms   ARGV[7] change channel
     ARGV[8] tier   ARGV[9] quantity   ARGV[10] seat key prefix ("{ev:<id>}:seat:")
     ARGV[11] event id   ARGV[12] currency   ARGV[13] seats to look at for side by side (>= quantity)
+    ARGV[14] the most outbox entries not yet persisted before holds are refused
 
   Output:
     {"OK", now ms, 1 when side by side else 0, seat id, ...}
     {"NOT_READY"}   the event must be primed first
     {"NOT_INDEXED"} the event's seat index must be built first (sync-free-seats)
+    {"OUTBOX_FULL", entries pending}  PostgreSQL is that far behind: nothing written
     {"RATE_LIMITED", retry after ms}   {"LIMIT_EXCEEDED", tickets in use}
     {"SOLD_OUT", free seats in the tier}   fewer than quantity seats are free
 ]]
@@ -53,6 +55,11 @@ local now = nowMs()
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_READY'} end
 local index = redis.call('HMGET', KEYS[10], '_n', 't:' .. ARGV[8])
 if not index[1] then return {'NOT_INDEXED'} end
+
+-- The outbox is never trimmed (a hold answered 201 must reach PostgreSQL): past
+-- its limit of entries not yet persisted, new holds are refused instead.
+local pending = redis.call('XLEN', KEYS[8])
+if pending >= tonumber(ARGV[14]) then return {'OUTBOX_FULL', pending} end
 
 local retryAfter = rateLimited(KEYS[6], tonumber(ARGV[5]), ARGV[6])
 if retryAfter then return {'RATE_LIMITED', retryAfter} end
@@ -181,15 +188,18 @@ for _, s in ipairs(chosen) do
   redis.call('SET', prefix .. s[1], ARGV[1], 'PX', ttl)
   redis.call('ZADD', KEYS[3], expiresAt, s[1])
   redis.call('ZREM', KEYS[9], s[1])
-  items[#items + 1] = { seatId = s[1], label = s[5], tier = ARGV[8], priceCents = s[4], quantity = 1 }
+  -- Amounts written as integers (cjson would round numbers past 14 digits).
+  items[#items + 1] = '{"seatId":' .. cjson.encode(s[1]) .. ',"label":' .. cjson.encode(s[5]) .. ',"tier":' .. cjson.encode(ARGV[8])
+    .. ',"priceCents":' .. string.format('%d', s[4]) .. ',"quantity":1}'
   ids[#ids + 1] = s[1]
   sum = sum + s[4]
 end
 redis.call('HSET', KEYS[4], ARGV[1], q .. ':' .. expiresAt)
-local json = cjson.encode({ eventId = ARGV[11], customerId = ARGV[2], items = items, currency = ARGV[12], totalCents = sum })
+local json = '{"eventId":' .. cjson.encode(ARGV[11]) .. ',"customerId":' .. cjson.encode(ARGV[2]) .. ',"items":['
+  .. table.concat(items, ',') .. '],"currency":' .. cjson.encode(ARGV[12]) .. ',"totalCents":' .. string.format('%d', sum) .. '}'
 redis.call('HSET', KEYS[7], 'json', json, 'createdAt', now, 'expiresAt', expiresAt, 'status', 'active')
 redis.call('PEXPIRE', KEYS[7], ttl + 86400000)
-redis.call('XADD', KEYS[8], 'MAXLEN', '~', 100000, '*', 'holdId', ARGV[1], 'createdAt', now, 'expiresAt', expiresAt, 'json', json)
+redis.call('XADD', KEYS[8], '*', 'holdId', ARGV[1], 'createdAt', now, 'expiresAt', expiresAt, 'json', json)
 redis.call('PUBLISH', ARGV[7], cjson.encode({ seatIds = ids, status = 'held' }))
 local out = {'OK', now, side}
 for _, id in ipairs(ids) do out[#out + 1] = id end
