@@ -84,7 +84,7 @@ export async function createApiRuntime(config: Config, log = createLogger(config
   const ctx = createDomain({
     db,
     store: new HoldStore(redis),
-    settings: { holdRateLimitPerMinute: config.holdRateLimitPerMinute },
+    settings: { holdRateLimitPerMinute: config.holdRateLimitPerMinute, holdOutboxMaxPending: config.holdOutboxMaxPending },
     log,
     metrics: metrics.domain,
     // Each persisted hold gets its delayed expiry job, off the request path.

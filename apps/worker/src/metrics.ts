@@ -14,16 +14,22 @@ export function createWorkerMetrics() {
   const repairs = new client.Counter({
     name: 'holdfast_reconcile_repairs_total', help: 'Drift repaired by reconciliation, by kind.', labelNames: ['kind'], registers: [registry],
   });
+  const outboxParked = new client.Counter({
+    name: 'holdfast_outbox_parked_total', help: 'Hold records PostgreSQL refused, parked aside so the outbox drains on.', registers: [registry],
+  });
   const domain: DomainMetrics = {
     holdOutcome() {},
     confirmOutcome() {},
+    outboxParked(count) {
+      outboxParked.inc(count);
+    },
     holdsExpired(count) {
       holdsExpired.inc(count);
     },
   };
   return {
     registry, jobs, repairs, domain,
-    repair: (kind: RepairKind) => repairs.inc({ kind }),
+    repair: (kind: RepairKind, count = 1) => repairs.inc({ kind }, count),
   };
 }
 

@@ -1,17 +1,14 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 
 /**
- * A longer time budget for the statements of one known-long operation (an
- * event's bulk seat insert, the first read of a big seat map); see
- * withStatementBudget. Everything else gets the pool's query timeout.
+ * `SET LOCAL statement_timeout = <ms>` raises one transaction's statement
+ * budget on the server (see bulkStatement); the client's query timeout of
+ * that connection follows it until `SET LOCAL statement_timeout TO DEFAULT` or
+ * the end of the transaction, so a known-long statement is not cut short on
+ * either side while every other statement keeps the pool's budget.
  */
-const statementBudget = new AsyncLocalStorage<number>();
-
-/** Runs fn with its statements allowed `ms` each (client side; the caller sets the server side in its transaction). */
-export function withStatementBudget<T>(ms: number, fn: () => Promise<T>): Promise<T> {
-  return statementBudget.run(ms, fn);
-}
+const RAISE_BUDGET = /^SET LOCAL STATEMENT_TIMEOUT = (\d+)$/;
+const RESET_BUDGET = /^(SET LOCAL STATEMENT_TIMEOUT TO DEFAULT|COMMIT|ROLLBACK|BEGIN)$/;
 
 /** The message of the error a query gets when PostgreSQL has not answered within its time. */
 export const QUERY_TIMEOUT_MESSAGE = 'Query read timeout';
@@ -32,17 +29,29 @@ function reportNameAsText<T>(result: T): T {
   return result;
 }
 
+/** The SQL of a query's first argument, trimmed and upper-cased (for COMMIT and ROLLBACK). */
+function statementText(arg: unknown): string {
+  const text = typeof arg === 'string' ? arg : arg && typeof arg === 'object' && 'text' in arg ? String((arg as { text: unknown }).text) : '';
+  return text.trim().replace(/;$/, '').toUpperCase();
+}
+
 /**
  * A pg client that reports `name` columns as `text`: the work-around for
  * prisma/orm#27403, which otherwise breaks `prisma migrate` over adapter-pg.
  */
 class NameAsTextClient extends pg.Client {
   // pg's query() has many overloads (promise and callback styles); wrap both.
+  /** This connection's raised client-side budget (ms) inside the current transaction, if any. */
+  private localBudget: number | undefined;
+
   override query(...args: unknown[]): never {
-    const budget = statementBudget.getStore();
     const first = args[0];
-    if (budget !== undefined && first && typeof first === 'object' && 'text' in first) {
-      args[0] = { ...(first as object), query_timeout: budget };
+    const statement = statementText(first);
+    const raised = RAISE_BUDGET.exec(statement);
+    if (raised) this.localBudget = Number(raised[1]);
+    else if (RESET_BUDGET.test(statement)) this.localBudget = undefined;
+    if (this.localBudget !== undefined && first && typeof first === 'object' && 'text' in first) {
+      args[0] = { ...(first as object), query_timeout: this.localBudget };
     }
     const last = args[args.length - 1];
     if (typeof last === 'function') {
@@ -57,10 +66,37 @@ class NameAsTextClient extends pg.Client {
     if (out && typeof (out as Promise<unknown>).then === 'function') {
       return (out as Promise<unknown>).then(reportNameAsText, (err: Error) => {
         this.dropIfTimedOut(err);
-        throw err;
+        return this.endOfTransactionFailed(statement, err);
       }) as never;
     }
     return out as never;
+  }
+
+  /**
+   * adapter-pg hands a transaction's connection back to the pool only after
+   * its COMMIT or ROLLBACK statement succeeded: when that statement fails
+   * (the connection timed out or broke), the connection would stay checked out
+   * for ever, and a few such failures exhaust the pool. So:
+   * - a ROLLBACK that fails closes the connection and reports success (PostgreSQL
+   *   rolls back whatever a closed session had open), and the adapter releases it;
+   * - a COMMIT that fails closes the connection, gives it back to the pool as
+   *   broken (the pool drops it), and still fails: the commit did not happen.
+   */
+  private endOfTransactionFailed(statement: string, err: Error): unknown {
+    if (statement === 'ROLLBACK') {
+      void this.end().catch(() => undefined);
+      return { command: 'ROLLBACK', rowCount: 0, rows: [], fields: [] };
+    }
+    if (statement === 'COMMIT') {
+      void this.end().catch(() => undefined);
+      const release = (this as { release?: (err?: Error) => void }).release;
+      try {
+        release?.call(this, err);
+      } catch {
+        /* already given back */
+      }
+    }
+    throw err;
   }
 
   /**

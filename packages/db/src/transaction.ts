@@ -1,7 +1,6 @@
 import type { Prisma } from '@prisma/client';
 import type { Db } from './client';
 import { translated } from './errors';
-import { withStatementBudget } from './pg-pool';
 
 export type Tx = Prisma.TransactionClient;
 
@@ -12,26 +11,33 @@ export type Tx = Prisma.TransactionClient;
 export function runTransaction<T>(
   db: Db,
   fn: (tx: Tx) => Promise<T>,
-  options: {
-    isolationLevel?: Prisma.TransactionIsolationLevel;
-    timeoutMs?: number;
-    /**
-     * A known-long operation (a bulk insert, a big read): each of its statements
-     * may run this long, server and client side, instead of the pool's query timeout.
-     */
-    statementTimeoutMs?: number;
-  } = {},
+  options: { isolationLevel?: Prisma.TransactionIsolationLevel; timeoutMs?: number } = {},
 ): Promise<T> {
-  const settings = { isolationLevel: options.isolationLevel ?? 'ReadCommitted', maxWait: 5000, timeout: options.timeoutMs ?? 10000 };
-  const budget = options.statementTimeoutMs;
-  if (budget === undefined) return translated(() => db.$transaction(fn, settings));
-  const ms = Math.max(1, Math.floor(budget));
   return translated(() =>
-    withStatementBudget(ms, () =>
-      db.$transaction(async (tx) => {
-        await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${ms}`);
-        return fn(tx);
-      }, settings),
-    ),
+    db.$transaction(fn, {
+      isolationLevel: options.isolationLevel ?? 'ReadCommitted',
+      maxWait: 5000,
+      timeout: options.timeoutMs ?? 10000,
+    }),
   );
+}
+
+/**
+ * How long one known-long statement may run (an event's bulk seat INSERT, the
+ * read of a whole seat map) instead of the pool's query timeout.
+ */
+export const BULK_STATEMENT_TIMEOUT_MS = 60_000;
+
+/**
+ * Runs one known-long statement of a transaction with a longer time budget,
+ * server side (statement_timeout) and client side (the connection's query
+ * timeout follows it, see pg-pool.ts), then puts the pool's budget back, so
+ * the transaction's other statements still fail fast on a frozen server.
+ */
+export async function bulkStatement<T>(tx: Tx, fn: () => Promise<T>, ms = BULK_STATEMENT_TIMEOUT_MS): Promise<T> {
+  const budget = Math.max(1, Math.floor(ms));
+  await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${budget}`);
+  const result = await fn();
+  await tx.$executeRawUnsafe('SET LOCAL statement_timeout TO DEFAULT');
+  return result;
 }

@@ -1,11 +1,5 @@
-import { findEvent, listSeats, runTransaction, type Db, type EventRow, type SeatRow } from '@holdfast/db';
+import { findEvent, listSeatMap, type Db, type EventRow, type SeatRow } from '@holdfast/db';
 import { sortTierSeats } from './best-available';
-
-/**
- * Each statement of a known-long operation (creating an event with its seats,
- * reading a whole seat map) may run this long, instead of DATABASE_QUERY_TIMEOUT_MS.
- */
-export const BULK_STATEMENT_TIMEOUT_MS = 60_000;
 
 /** An event's layout and settings: what a hold request needs without touching PostgreSQL. */
 export interface Catalog {
@@ -81,10 +75,8 @@ export class EventCatalog {
     const readAt = Date.now();
     const event = await findEvent(this.db, eventId);
     if (!event) return null;
-    // A seat map of up to 100,000 rows, read once per process: more than a request's statement budget.
-    const seats = event.seatCount > 0
-      ? await runTransaction(this.db, (tx) => listSeats(tx, eventId), { statementTimeoutMs: BULK_STATEMENT_TIMEOUT_MS, timeoutMs: BULK_STATEMENT_TIMEOUT_MS })
-      : [];
+    // A seat map of up to 100,000 rows, read once per process: a longer statement budget.
+    const seats = event.seatCount > 0 ? await listSeatMap(this.db, eventId) : [];
     const tiers = new Map<string, SeatRow[]>();
     for (const s of seats) {
       let t = tiers.get(s.tier);

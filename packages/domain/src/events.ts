@@ -6,7 +6,6 @@ import {
 } from '@holdfast/db';
 import type { DomainContext } from './context';
 import { errors } from './errors';
-import { BULK_STATEMENT_TIMEOUT_MS } from './event-catalog';
 import { isUuid } from './ids';
 import { decodeCursor, encodeCursor, type Page } from './paging';
 import { ensurePrimed } from './prime-event';
@@ -65,8 +64,7 @@ export async function createEvent(ctx: DomainContext, given: CreateEventInput, a
       if (adminId) await recordAudit(tx, { actor: `admin:${adminId}`, action: 'event.created', eventId });
       return eventId;
     },
-    // Up to 100,000 seats go in with one INSERT: longer than a request's statement budget.
-    { timeoutMs: 60000, statementTimeoutMs: BULK_STATEMENT_TIMEOUT_MS },
+    { timeoutMs: 60000 },
   );
   return getEvent(ctx, id);
 }

@@ -5,6 +5,7 @@ import { registerScripts, type ScriptName, type ScriptRunner } from './scripts';
 export type HoldAttempt =
   | { kind: 'ok'; candidate: number; nowMs: number }
   | { kind: 'not_ready' }
+  | { kind: 'outbox_full'; pending: number }
   | { kind: 'rate_limited'; retryAfterMs: number }
   | { kind: 'limit_exceeded'; inUse: number }
   | { kind: 'unavailable'; seatIds: string[] }
@@ -20,6 +21,8 @@ export interface HoldRequestBase {
   /** 0 when this attempt must not count against the customer's rate limit. */
   rateLimit: number;
   rateWindowMs: number;
+  /** The most outbox entries not yet persisted in PostgreSQL; at it, holds are refused (OUTBOX_FULL). */
+  outboxMaxPending: number;
 }
 
 /** A selection the seat script may take, with the hold's JSON (items, totals) should it win. */
@@ -100,6 +103,58 @@ export type ExtendAttempt =
   | { kind: 'expired' }
   | { kind: 'cap'; expiresAtMs: number };
 
+/** What a best-available request asks for besides the hold's base. */
+export interface BestRequest {
+  tier: string;
+  quantity: number;
+  currency: string;
+  /** Usable seats the script looks at for q side by side (default bestWindow(quantity)). */
+  window?: number;
+}
+
+export type BestAttempt =
+  | { kind: 'ok'; candidate: number; nowMs: number; sideBySide: boolean; seatIds: string[] }
+  | Exclude<HoldAttempt, { kind: 'ok' }>
+  | { kind: 'not_indexed' };
+
+/**
+ * How many usable free seats hold-best looks at to find q seats side by side
+ * before it settles for the q cheapest: 48 + 16 per seat asked for, at most
+ * 1,024 (and never fewer than q). Rows of 20–40 seats: two or more rows' worth.
+ */
+export function bestWindow(quantity: number): number {
+  return Math.max(quantity, Math.min(1024, 48 + 16 * quantity));
+}
+
+/** One seat of the free-seat index: its rank orders by tier, price, section, row, number. */
+export interface IndexedSeat {
+  id: string;
+  rank: number;
+  /** Same number for seats of one section and row. */
+  rowId: number;
+  number: number;
+  priceCents: number;
+  label: string;
+}
+
+/** A tier's ranks, lowest to highest, inclusive. */
+export interface TierRange {
+  tier: string;
+  lo: number;
+  hi: number;
+}
+
+export interface FreeSeatSync {
+  /** The index was complete before this chunk. */
+  wasComplete: boolean;
+  /** Free seats that were missing from the free set (drift), added. */
+  added: number;
+  /** Taken or sold seats that were in the free set (drift), removed. */
+  removed: number;
+  /** Free seats whose lease had lapsed by time (not drift), added. */
+  lapsed: number;
+}
+
 /** How long an ended hold's record stays readable in Redis. */
 const RECORD_TTL_MS = 24 * 3600 * 1000;
 
@@ -110,6 +165,8 @@ function parse(reply: (string | number)[]): HoldAttempt {
       return { kind: 'ok', candidate: Number(rest[0]), nowMs: Number(rest[1]) };
     case 'NOT_READY':
       return { kind: 'not_ready' };
+    case 'OUTBOX_FULL':
+      return { kind: 'outbox_full', pending: Number(rest[0]) };
     case 'RATE_LIMITED':
       return { kind: 'rate_limited', retryAfterMs: Number(rest[0]) };
     case 'LIMIT_EXCEEDED':
@@ -141,15 +198,56 @@ export class HoldStore {
     const seatIds = req.candidates.flatMap((c) => c.seatIds);
     const keys = [
       k.ready, k.sold, k.held, k.customer(req.customerId), k.bought,
-      k.rateLimit(req.customerId), k.hold(req.holdId), k.outbox,
+      k.rateLimit(req.customerId), k.hold(req.holdId), k.outbox, k.free,
       ...seatIds.map(k.seat),
     ];
     const args = [
       req.holdId, req.customerId, req.ttlMs, req.maxPerCustomer, req.rateLimit, req.rateWindowMs,
       k.channel, req.candidates.length, ...req.candidates.map((c) => c.seatIds.length),
-      ...req.candidates.map((c) => c.recordJson), ...seatIds,
+      ...req.candidates.map((c) => c.recordJson), ...seatIds, req.outboxMaxPending,
     ];
     return parse(await this.run.holdSeats(keys, args));
+  }
+
+  /**
+   * Best available in one tier, decided inside one script (hold-best-10.lua):
+   * the best free selection at this instant is held, or SOLD_OUT. One round trip.
+   */
+  async holdBest(req: HoldRequestBase & BestRequest): Promise<BestAttempt> {
+    const k = eventKeys(req.eventId);
+    const keys = [
+      k.ready, k.sold, k.held, k.customer(req.customerId), k.bought,
+      k.rateLimit(req.customerId), k.hold(req.holdId), k.outbox, k.free, k.seatIndex,
+    ];
+    const args = [
+      req.holdId, req.customerId, req.ttlMs, req.maxPerCustomer, req.rateLimit, req.rateWindowMs,
+      k.channel, req.tier, req.quantity, k.seatPrefix, req.eventId, req.currency, req.window ?? bestWindow(req.quantity),
+      req.outboxMaxPending,
+    ];
+    const reply = await this.run.holdBest(keys, args);
+    if (reply[0] === 'NOT_INDEXED') return { kind: 'not_indexed' };
+    if (reply[0] !== 'OK') return parse(reply) as Exclude<HoldAttempt, { kind: 'ok' }>;
+    return { kind: 'ok', candidate: 1, nowMs: Number(reply[1]), sideBySide: Number(reply[2]) === 1, seatIds: reply.slice(3).map(String) };
+  }
+
+  /**
+   * Builds or repairs the free-seat index for a chunk of an event's seats
+   * (sync-free-seats-4.lua); `tiers` on the last chunk marks the index complete.
+   */
+  async syncFreeSeats(
+    eventId: string, seats: readonly IndexedSeat[], last: { tiers: readonly TierRange[]; seatCount: number } | null,
+  ): Promise<FreeSeatSync> {
+    const k = eventKeys(eventId);
+    const args: (string | number)[] = [k.seatPrefix, seats.length, last ? last.tiers.length : 0, last ? last.seatCount : 0];
+    for (const s of seats) args.push(s.id, s.rank, s.rowId, s.number, s.priceCents, s.label);
+    for (const t of last?.tiers ?? []) args.push(t.tier, t.lo, t.hi);
+    const [complete, added, removed, lapsed] = (await this.run.syncFreeSeats([k.sold, k.held, k.free, k.seatIndex], args)).map(Number);
+    return { wasComplete: complete === 1, added: added!, removed: removed!, lapsed: lapsed! };
+  }
+
+  /** Whether the event's free-seat index is complete. */
+  async isSeatIndexed(eventId: string): Promise<boolean> {
+    return (await this.redis.hexists(eventKeys(eventId).seatIndex, '_n')) === 1;
   }
 
   /** Holds general-admission tickets of one type (one round trip). */
@@ -164,7 +262,7 @@ export class HoldStore {
     ];
     const args = [
       req.holdId, req.customerId, req.ttlMs, req.maxPerCustomer, req.rateLimit, req.rateWindowMs,
-      req.recordJson, k.channel, req.ticketTypeId, req.quantity,
+      req.recordJson, k.channel, req.ticketTypeId, req.quantity, req.outboxMaxPending,
     ];
     return parse(await this.run.holdTickets(keys, args));
   }
@@ -185,7 +283,7 @@ export class HoldStore {
     const keys = [
       k.ready, k.sold, k.held, k.customer(input.customerId), k.bought,
       tt ? k.ticketType(tt) : k.ready, tt ? k.ticketTypeExpiry(tt) : k.ready, tt ? k.ticketTypeHolds(tt) : k.ready,
-      k.hold(input.holdId), k.claim(input.holdId), ...input.seatIds.map(k.seat),
+      k.hold(input.holdId), k.claim(input.holdId), k.free, k.seatIndex, ...input.seatIds.map(k.seat),
     ];
     const args = [
       input.holdId, input.customerId, input.mode, k.channel, tt, input.quantity, RECORD_TTL_MS, input.claimToken ?? '',
@@ -207,7 +305,7 @@ export class HoldStore {
     const keys = [
       k.ready, k.sold, k.held,
       tt ? k.ticketType(tt) : k.ready, tt ? k.ticketTypeExpiry(tt) : k.ready, tt ? k.ticketTypeHolds(tt) : k.ready,
-      k.hold(input.holdId), k.customer(input.customerId), k.claim(input.holdId), ...input.seatIds.map(k.seat),
+      k.hold(input.holdId), k.customer(input.customerId), k.claim(input.holdId), k.free, ...input.seatIds.map(k.seat),
     ];
     const args = [input.holdId, input.token, input.leaseMs, tt, input.quantity, k.channel, ...input.seatIds];
     const reply = await this.run.claimHold(keys, args);
@@ -237,7 +335,7 @@ export class HoldStore {
     const keys = [
       k.ready, k.sold, k.held,
       tt ? k.ticketType(tt) : k.ready, tt ? k.ticketTypeExpiry(tt) : k.ready, tt ? k.ticketTypeHolds(tt) : k.ready,
-      k.hold(input.holdId), k.customer(input.customerId), ...input.seatIds.map(k.seat),
+      k.hold(input.holdId), k.customer(input.customerId), k.free, ...input.seatIds.map(k.seat),
     ];
     const args = [input.holdId, input.leaseMs, tt, input.quantity, k.channel, ...input.seatIds];
     const reply = await this.run.retakeHold(keys, args);
@@ -342,6 +440,11 @@ export class HoldStore {
     };
   }
 
+  /** Entries of an event's outbox not yet persisted (acknowledged entries are deleted). */
+  async outboxLength(eventId: string): Promise<number> {
+    return this.redis.xlen(eventKeys(eventId).outbox);
+  }
+
   /** The oldest entries of an event's outbox (holds still to be persisted). */
   async readOutbox(eventId: string, count = 500): Promise<OutboxEntry[]> {
     const entries = await this.redis.xrange(eventKeys(eventId).outbox, '-', '+', 'COUNT', count);
@@ -354,6 +457,35 @@ export class HoldStore {
         json: f.json!,
         createdAtMs: Number(f.createdAt),
         expiresAtMs: Number(f.expiresAt),
+      };
+    });
+  }
+
+  /**
+   * Moves an outbox entry PostgreSQL refused to the event's parked stream, with
+   * the error, in one MULTI: the outbox goes on draining past it.
+   */
+  async parkOutboxEntry(eventId: string, entry: OutboxEntry, error: string): Promise<void> {
+    const k = eventKeys(eventId);
+    const res = await this.redis
+      .multi()
+      .xadd(k.outboxParked, '*', 'holdId', entry.holdId, 'createdAt', entry.createdAtMs, 'expiresAt', entry.expiresAtMs,
+        'json', entry.json, 'entryId', entry.entryId, 'error', error, 'parkedAt', Date.now())
+      .xdel(k.outbox, entry.entryId)
+      .exec();
+    if (!res) throw new Error('parking an outbox entry was aborted');
+    for (const [err] of res) if (err) throw err;
+  }
+
+  /** The entries parked for an event (oldest first), with the error PostgreSQL gave. */
+  async parkedOutbox(eventId: string, count = 100): Promise<(OutboxEntry & { error: string })[]> {
+    const entries = await this.redis.xrange(eventKeys(eventId).outboxParked, '-', '+', 'COUNT', count);
+    return entries.map(([, fields]) => {
+      const f: Record<string, string> = {};
+      for (let i = 0; i < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
+      return {
+        entryId: f.entryId!, holdId: f.holdId!, json: f.json!,
+        createdAtMs: Number(f.createdAt), expiresAtMs: Number(f.expiresAt), error: f.error!,
       };
     });
   }

@@ -87,7 +87,11 @@ export class ReconcileStore {
   }
 
   async addSold(eventId: string, seatIds: string[]): Promise<void> {
-    if (seatIds.length) await this.redis.sadd(eventKeys(eventId).sold, ...seatIds);
+    if (!seatIds.length) return;
+    const k = eventKeys(eventId);
+    // A sold seat leaves the free set in the same step.
+    const res = await this.redis.multi().sadd(k.sold, ...seatIds).zrem(k.free, ...seatIds).exec();
+    for (const [err] of res ?? []) if (err) throw err;
   }
 
   async removeSold(eventId: string, seatIds: string[]): Promise<void> {
@@ -127,7 +131,7 @@ export class ReconcileStore {
   /** Gives the seat key a TTL (ms > 0) or removes it (ms = 0), only while `owner` still has it (and no confirm claims it). */
   async fixSeatKey(eventId: string, seatId: string, owner: string, ms: number): Promise<boolean> {
     const k = eventKeys(eventId);
-    const r = await this.run.fixSeatKey([k.seat(seatId), k.held, k.claim(owner)], [owner, seatId, ms]);
+    const r = await this.run.fixSeatKey([k.seat(seatId), k.held, k.claim(owner), k.free, k.seatIndex, k.sold], [owner, seatId, ms]);
     return Number(r) === 1;
   }
 
@@ -161,15 +165,31 @@ export class ReconcileStore {
     };
   }
 
-  /** Writes the counters only while they still read as `seen`. */
-  async setTicketCounters(
-    eventId: string, ticketTypeId: string, seen: TicketCounters, next: { cap: number; sold: number; held: number },
-  ): Promise<boolean> {
-    const r = await this.run.setTicketCounters(
-      [eventKeys(eventId).ticketType(ticketTypeId)],
-      [seen.cap, seen.sold, seen.held, next.cap, next.sold, next.held],
+  /** Ids of the holds counted in a ticket type's held tickets (live or not yet pruned). */
+  async ticketHoldIds(eventId: string, ticketTypeId: string): Promise<string[]> {
+    return this.redis.hkeys(eventKeys(eventId).ticketTypeHolds(ticketTypeId));
+  }
+
+  /**
+   * Rewrites a ticket type's counters in one step on Redis's clock (see
+   * repair-ticket-counters-3.lua): cap and sold from PostgreSQL, sold less the
+   * holds PostgreSQL confirmed that Redis still holds, held from the live holds.
+   * Null when the ticket type is not in Redis.
+   */
+  async repairTicketCounters(
+    eventId: string, ticketTypeId: string, pg: { capacity: number; sold: number; confirmedHoldIds: string[] },
+  ): Promise<{ written: boolean; before: Omit<TicketCounters, 'heldByHolds'>; after: { cap: number; sold: number; held: number } } | null> {
+    const k = eventKeys(eventId);
+    const r = await this.run.repairTicketCounters(
+      [k.ticketType(ticketTypeId), k.ticketTypeExpiry(ticketTypeId), k.ticketTypeHolds(ticketTypeId)],
+      [pg.capacity, pg.sold, ...pg.confirmedHoldIds],
     );
-    return Number(r) === 1;
+    if (Number(r[0]) === -1) return null;
+    return {
+      written: Number(r[0]) === 1,
+      before: { cap: String(r[1]), sold: String(r[2]), held: String(r[3]) },
+      after: { cap: Number(r[4]), sold: Number(r[5]), held: Number(r[6]) },
+    };
   }
 
   /** Remaining TTL (ms) of each key: -1 when it has none, -2 when it is gone. */
