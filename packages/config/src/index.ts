@@ -29,6 +29,14 @@ const envSchema = z.object({
   CORS_ORIGINS: z.string().optional(),
   RECONCILE_EVERY_SECONDS: z.coerce.number().int().min(1).max(86400).default(30),
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .regex(/^\s*[^\s,:]+:\d{1,5}\s*(,\s*[^\s,:]+:\d{1,5}\s*)*$/, 'must be comma-separated host:port seeds')
+    .optional(),
+  HOLD_REPLICA_ACKS: z.coerce.number().int().min(0).max(5).default(0),
+  HOLD_REPLICA_ACK_TIMEOUT_MS: z.coerce.number().int().min(1).max(10000).default(200),
+  API_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
+  WORKER_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
 });
 
 export interface Config {
@@ -47,6 +55,16 @@ export interface Config {
   reconcileEverySeconds: number;
   /** Port of the worker process's own /metrics (0: any free port). */
   workerMetricsPort: number;
+  /** Redis Cluster seeds (REDIS_CLUSTER_NODES); null: the one node of REDIS_URL. */
+  redisClusterNodes: { host: string; port: number }[] | null;
+  /** Replicas that must acknowledge a hold before it is answered (WAIT); 0: none. */
+  holdReplicaAcks: number;
+  /** How long a hold waits for those acknowledgements before answering 503. */
+  holdReplicaAckTimeoutMs: number;
+  /** API processes `npm start` runs (node:cluster, one port). */
+  apiProcesses: number;
+  /** Worker processes `npm start` runs. */
+  workerProcesses: number;
   /** Settings that fell back to development values; the caller logs them as warnings. */
   warnings: string[];
 }
@@ -66,6 +84,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const production = e.NODE_ENV === 'production';
   if (production && e.DEMO_MODE === true) {
     throw new ConfigError('Invalid configuration: DEMO_MODE cannot be turned on when NODE_ENV=production');
+  }
+  if (e.REDIS_CLUSTER_NODES && env.REDIS_URL) {
+    throw new ConfigError('Invalid configuration: set REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both');
+  }
+  if (e.HOLD_REPLICA_ACKS > 0 && !e.REDIS_CLUSTER_NODES) {
+    throw new ConfigError('Invalid configuration: HOLD_REPLICA_ACKS needs REDIS_CLUSTER_NODES (replicas to acknowledge)');
+  }
+  const redisClusterNodes = e.REDIS_CLUSTER_NODES
+    ? e.REDIS_CLUSTER_NODES.split(',').map((seed) => {
+      const [host, port] = seed.trim().split(':') as [string, string];
+      return { host, port: Number(port) };
+    })
+    : null;
+  if (redisClusterNodes?.some((n) => n.port < 1 || n.port > 65535)) {
+    throw new ConfigError('Invalid configuration: REDIS_CLUSTER_NODES has a port outside 1-65535');
   }
   const demoMode = e.DEMO_MODE ?? !production;
   const warnings: string[] = [];
@@ -90,6 +123,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     corsOrigins: (e.CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     reconcileEverySeconds: e.RECONCILE_EVERY_SECONDS,
     workerMetricsPort: e.WORKER_METRICS_PORT,
+    redisClusterNodes,
+    holdReplicaAcks: e.HOLD_REPLICA_ACKS,
+    holdReplicaAckTimeoutMs: e.HOLD_REPLICA_ACK_TIMEOUT_MS,
+    apiProcesses: e.API_PROCESSES,
+    workerProcesses: e.WORKER_PROCESSES,
     warnings,
   };
 }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { isCluster, type RedisClient } from './redis-client';
 import { eventKeys } from './keys';
 
 export type Change =
@@ -16,8 +16,12 @@ export class ChangeFeed {
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly channelToEvent = new Map<string, string>();
 
-  constructor(private readonly subscriber: Redis) {
-    subscriber.on('message', (channel: string, message: string) => this.dispatch(channel, message));
+  /** On a cluster: sharded pub/sub (SSUBSCRIBE on the shard of the event's slot). */
+  private readonly sharded: boolean;
+
+  constructor(private readonly subscriber: RedisClient) {
+    this.sharded = isCluster(subscriber);
+    subscriber.on(this.sharded ? 'smessage' : 'message', (channel: string, message: string) => this.dispatch(channel, message));
   }
 
   async listen(eventId: string, listener: Listener): Promise<() => void> {
@@ -26,7 +30,7 @@ export class ChangeFeed {
     if (!set) {
       this.listeners.set(eventId, (set = new Set()));
       this.channelToEvent.set(channel, eventId);
-      await this.subscriber.subscribe(channel);
+      await (this.sharded ? this.subscriber.ssubscribe(channel) : this.subscriber.subscribe(channel));
     }
     set.add(listener);
     return () => {
@@ -34,7 +38,7 @@ export class ChangeFeed {
       if (set!.size === 0 && this.listeners.get(eventId) === set) {
         this.listeners.delete(eventId);
         this.channelToEvent.delete(channel);
-        this.subscriber.unsubscribe(channel).catch(() => undefined);
+        (this.sharded ? this.subscriber.sunsubscribe(channel) : this.subscriber.unsubscribe(channel)).catch(() => undefined);
       }
     };
   }

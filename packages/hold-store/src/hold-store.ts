@@ -1,6 +1,23 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client';
 import { eventKeys } from './keys';
-import { registerScripts, type ScriptName, type ScriptRunner } from './scripts';
+import { registerScripts, scriptCommand, type ScriptName, type ScriptRunner } from './scripts';
+
+/** A hold answered only once this many replicas have it (WAIT after the hold script). */
+export interface ReplicaAcks {
+  replicas: number;
+  timeoutMs: number;
+}
+
+/**
+ * A hold its replicas did not acknowledge in time (HOLD_REPLICA_ACKS): it was
+ * given back, and the request is answered 503 (the message starts like Redis's own NOREPLICAS).
+ */
+export class ReplicaAckError extends Error {
+  override name = 'ReplicaAckError';
+  constructor(readonly acked: number, readonly wanted: number) {
+    super(`NOREPLICAS the hold reached ${acked} of ${wanted} replicas in time`);
+  }
+}
 
 export type HoldAttempt =
   | { kind: 'ok'; candidate: number; nowMs: number }
@@ -131,8 +148,34 @@ function parse(reply: (string | number)[]): HoldAttempt {
 export class HoldStore {
   private readonly run: Record<ScriptName, ScriptRunner>;
 
-  constructor(readonly redis: Redis) {
+  constructor(readonly redis: RedisClient, private readonly replicaAcks: ReplicaAcks | null = null) {
     this.run = registerScripts(redis);
+  }
+
+  /**
+   * Runs a hold script; with replica acks, WAIT follows on the same connection (the
+   * slot's master, one round trip) and a hold too few replicas have is given back.
+   */
+  private async runHold(
+    name: 'holdSeats' | 'holdTickets', keys: string[], args: (string | number)[],
+    giveBack: (attempt: HoldAttempt) => Promise<unknown>,
+  ): Promise<HoldAttempt> {
+    if (!this.replicaAcks || this.replicaAcks.replicas === 0) return parse(await this.run[name](keys, args));
+    const { replicas, timeoutMs } = this.replicaAcks;
+    const p = this.redis.pipeline() as unknown as Record<string, (...a: unknown[]) => unknown> & { exec(): Promise<[Error | null, unknown][] | null> };
+    p[scriptCommand(name)]!(keys.length, ...keys, ...args);
+    p.wait!(replicas, timeoutMs);
+    const res = await p.exec();
+    if (!res) throw new Error('hold pipeline was aborted');
+    const [[e1, reply], [e2, acked]] = res as [[Error | null, unknown], [Error | null, unknown]];
+    if (e1) throw e1;
+    const attempt = parse(reply as (string | number)[]);
+    if (attempt.kind !== 'ok') return attempt;
+    if (e2 || Number(acked) < replicas) {
+      await giveBack(attempt).catch(() => undefined);
+      throw new ReplicaAckError(e2 ? 0 : Number(acked), replicas);
+    }
+    return attempt;
   }
 
   /** Holds the first candidate selection whose seats are all free (one round trip). */
@@ -149,7 +192,10 @@ export class HoldStore {
       k.channel, req.candidates.length, ...req.candidates.map((c) => c.seatIds.length),
       ...req.candidates.map((c) => c.recordJson), ...seatIds,
     ];
-    return parse(await this.run.holdSeats(keys, args));
+    return this.runHold('holdSeats', keys, args, (a) => a.kind === 'ok' ? this.endHold({
+      eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
+      seatIds: req.candidates[a.candidate - 1]?.seatIds ?? [], ticketTypeId: null, quantity: 0,
+    }) : Promise.resolve());
   }
 
   /** Holds general-admission tickets of one type (one round trip). */
@@ -166,7 +212,10 @@ export class HoldStore {
       req.holdId, req.customerId, req.ttlMs, req.maxPerCustomer, req.rateLimit, req.rateWindowMs,
       req.recordJson, k.channel, req.ticketTypeId, req.quantity,
     ];
-    return parse(await this.run.holdTickets(keys, args));
+    return this.runHold('holdTickets', keys, args, () => this.endHold({
+      eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
+      seatIds: [], ticketTypeId: req.ticketTypeId, quantity: req.quantity,
+    }));
   }
 
   /**
