@@ -1,4 +1,4 @@
-import { Cluster, Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import type { Config } from '@holdfast/config';
 import { ensureDatabase, migrateDatabase } from '@holdfast/db';
 
@@ -40,24 +40,29 @@ function evictionWarningOf(value: string | null): string | null {
 /** A Redis Cluster must answer and serve every slot (cluster_state:ok) before anything starts. */
 async function checkCluster(config: Config): Promise<string | null> {
   const seeds = config.redisClusterNodes!.map((n) => `${n.host}:${n.port}`).join(',');
-  const redis = new Cluster(config.redisClusterNodes!, {
-    lazyConnect: true, enableOfflineQueue: false, clusterRetryStrategy: () => null,
-    redisOptions: { connectTimeout: 2000, maxRetriesPerRequest: 0 },
-  });
-  redis.on('error', () => undefined);
-  let state: string;
+  // Ask the seeds one by one (a cluster client would wait for ever on a cluster without slots).
+  let state: string | null = null;
   let policy: string | null = null;
-  try {
-    await redis.connect();
-    state = /cluster_state:(\w+)/.exec(String(await redis.cluster('INFO')))?.[1] ?? 'unknown';
-    const reply = await redis.config('GET', 'maxmemory-policy').catch(() => null);
-    policy = Array.isArray(reply) ? String(reply[1]) : null;
-  } catch (err) {
+  let reason = 'connection refused';
+  for (const seed of config.redisClusterNodes!) {
+    const node = new Redis({ ...seed, lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    node.on('error', () => undefined);
+    try {
+      await node.connect();
+      state = /cluster_state:(\w+)/.exec(String(await node.cluster('INFO')))?.[1] ?? 'unknown';
+      const reply = await node.config('GET', 'maxmemory-policy').catch(() => null);
+      policy = Array.isArray(reply) ? String(reply[1]) : null;
+      break;
+    } catch (err) {
+      reason = redisReason(err);
+    } finally {
+      node.disconnect();
+    }
+  }
+  if (state === null) {
     throw new StartupError(
-      `Cannot reach the Redis Cluster at ${seeds} (${redisReason(err)}): start it (e.g. \`scripts/redis-cluster.sh start\`) or set REDIS_CLUSTER_NODES.`,
+      `Cannot reach the Redis Cluster at ${seeds} (${reason}): start it (e.g. \`scripts/redis-cluster.sh start\`) or set REDIS_CLUSTER_NODES.`,
     );
-  } finally {
-    redis.disconnect();
   }
   if (state !== 'ok') {
     throw new StartupError(`The Redis Cluster at ${seeds} is not ready (cluster_state:${state}): every slot needs a master before holdfast starts.`);
