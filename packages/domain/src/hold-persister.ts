@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { insertHoldsIfMissing, type Db } from '@holdfast/db';
 import type { HoldStore } from '@holdfast/hold-store';
 import type { Logger } from './context';
@@ -14,12 +16,19 @@ export interface PersistedHold {
  * Writes the durable records of new holds to PostgreSQL off the request path.
  * The hold script appends each hold to its event's outbox stream in Redis, in
  * the same atomic step as the hold; this drains the outboxes in batches.
- * Inserts skip rows that exist, so draining twice changes nothing.
+ * Inserts skip rows that exist, so draining twice changes nothing. Every
+ * process drains as one consumer of the outbox's consumer group, so processes
+ * side by side never read the same entry, and the entries of a process that
+ * died are taken over once they are idle for claimIdleMs (XAUTOCLAIM).
  */
 export class HoldPersister {
   private readonly dirty = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  /** This process's name in the outbox consumer group. */
+  readonly consumer = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  /** Entries another drainer took and left this long are taken over (it died). */
+  claimIdleMs = 30_000;
 
   constructor(
     private readonly db: Db,
@@ -70,7 +79,7 @@ export class HoldPersister {
   private async drain(eventId: string): Promise<number> {
     let written = 0;
     for (;;) {
-      const entries = await this.store.readOutbox(eventId, 500);
+      const entries = await this.store.claimOutbox(eventId, this.consumer, 500, this.claimIdleMs);
       if (!entries.length) return written;
       const rows = entries.map((e) => {
         const r = parseRecord(e.json);
@@ -81,7 +90,7 @@ export class HoldPersister {
       });
       written += await insertHoldsIfMissing(this.db, rows);
       if (this.onPersisted) await this.onPersisted(rows.map((r) => ({ id: r.id, eventId, expiresAt: r.expiresAt })));
-      await this.store.ackOutbox(eventId, entries.map((e) => e.entryId));
+      await this.store.ackClaimedOutbox(eventId, entries.map((e) => e.entryId));
       if (entries.length < 500) return written;
     }
   }

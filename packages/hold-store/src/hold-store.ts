@@ -117,6 +117,15 @@ export type ExtendAttempt =
   | { kind: 'expired' }
   | { kind: 'cap'; expiresAtMs: number };
 
+/** The consumer group of the processes that drain the outboxes into PostgreSQL. */
+export const OUTBOX_GROUP = 'holdfast-persisters';
+
+function toOutboxEntry([entryId, fields]: [string, string[]]): OutboxEntry {
+  const f: Record<string, string> = {};
+  for (let i = 0; i < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
+  return { entryId, holdId: f.holdId!, json: f.json!, createdAtMs: Number(f.createdAt), expiresAtMs: Number(f.expiresAt) };
+}
+
 /** How long an ended hold's record stays readable in Redis. */
 const RECORD_TTL_MS = 24 * 3600 * 1000;
 
@@ -394,20 +403,51 @@ export class HoldStore {
   /** The oldest entries of an event's outbox (holds still to be persisted). */
   async readOutbox(eventId: string, count = 500): Promise<OutboxEntry[]> {
     const entries = await this.redis.xrange(eventKeys(eventId).outbox, '-', '+', 'COUNT', count);
-    return entries.map(([entryId, fields]) => {
-      const f: Record<string, string> = {};
-      for (let i = 0; i < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
-      return {
-        entryId,
-        holdId: f.holdId!,
-        json: f.json!,
-        createdAtMs: Number(f.createdAt),
-        expiresAtMs: Number(f.expiresAt),
-      };
-    });
+    return entries.map(toOutboxEntry);
   }
 
   async ackOutbox(eventId: string, entryIds: string[]): Promise<void> {
     if (entryIds.length) await this.redis.xdel(eventKeys(eventId).outbox, ...entryIds);
+  }
+
+  /**
+   * Entries of an event's outbox for one drainer (`consumer`) of the consumer
+   * group OUTBOX_GROUP: first entries another drainer claimed and left idle for
+   * `minIdleMs` (it died: XAUTOCLAIM takes them over), then new ones
+   * — after this drainer's own unacknowledged ones, which come first
+   * (XREADGROUP). Each entry is handed to one drainer at a time; several
+   * processes drain one event's outbox side by side without reading an entry twice.
+   */
+  async claimOutbox(eventId: string, consumer: string, count = 500, minIdleMs = 30_000): Promise<OutboxEntry[]> {
+    const key = eventKeys(eventId).outbox;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        // This drainer's own entries not yet acknowledged (a write that failed is retried).
+        const own = (await this.redis.xreadgroup('GROUP', OUTBOX_GROUP, consumer, 'COUNT', count, 'STREAMS', key, '0')) as
+          [string, [string, string[]][]][] | null;
+        const mine = (own?.[0]?.[1] ?? []).filter((e) => e && e[1]);
+        if (mine.length) return mine.map(toOutboxEntry);
+        const [, taken] = (await this.redis.xautoclaim(key, OUTBOX_GROUP, consumer, minIdleMs, '0-0', 'COUNT', count)) as [string, [string, string[]][]];
+        const live = taken.filter((e) => e && e[1]);
+        if (live.length) return live.map(toOutboxEntry);
+        const read = (await this.redis.xreadgroup('GROUP', OUTBOX_GROUP, consumer, 'COUNT', count, 'STREAMS', key, '>')) as
+          [string, [string, string[]][]][] | null;
+        return (read?.[0]?.[1] ?? []).filter((e) => e && e[1]).map(toOutboxEntry);
+      } catch (err) {
+        // No group yet (first drain of this event, or the stream was lost): create it, read again.
+        if (attempt > 0 || !/NOGROUP/.test(String((err as Error).message))) throw err;
+        await this.redis.xgroup('CREATE', key, OUTBOX_GROUP, '0', 'MKSTREAM').catch((e: Error) => {
+          if (!/BUSYGROUP/.test(e.message)) throw e;
+        });
+      }
+    }
+  }
+
+  /** Acknowledges persisted entries of the group and removes them from the stream (one round trip). */
+  async ackClaimedOutbox(eventId: string, entryIds: string[]): Promise<void> {
+    if (!entryIds.length) return;
+    const key = eventKeys(eventId).outbox;
+    const res = await this.redis.multi().xack(key, OUTBOX_GROUP, ...entryIds).xdel(key, ...entryIds).exec();
+    for (const [err] of res ?? []) if (err) throw err;
   }
 }
