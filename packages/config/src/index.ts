@@ -35,6 +35,8 @@ const envSchema = z.object({
     .optional(),
   HOLD_REPLICA_ACKS: z.coerce.number().int().min(0).max(5).default(0),
   HOLD_REPLICA_ACK_TIMEOUT_MS: z.coerce.number().int().min(1).max(10000).default(200),
+  API_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
+  WORKER_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
 });
 
 export interface Config {
@@ -59,6 +61,10 @@ export interface Config {
   holdReplicaAcks: number;
   /** How long a hold waits for those acknowledgements before answering 503. */
   holdReplicaAckTimeoutMs: number;
+  /** API processes `npm start` runs (node:cluster, sharing the port). */
+  apiProcesses: number;
+  /** Worker processes `npm start` runs. */
+  workerProcesses: number;
   /** Settings that fell back to development values; the caller logs them as warnings. */
   warnings: string[];
 }
@@ -120,6 +126,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisClusterNodes,
     holdReplicaAcks: e.HOLD_REPLICA_ACKS,
     holdReplicaAckTimeoutMs: e.HOLD_REPLICA_ACK_TIMEOUT_MS,
+    apiProcesses: e.API_PROCESSES,
+    workerProcesses: e.WORKER_PROCESSES,
     warnings,
   };
 }
