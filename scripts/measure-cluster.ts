@@ -29,7 +29,7 @@ async function measure(label: string, redis: RedisClient, acks: number): Promise
       const t = performance.now();
       const r = await store.holdSeats({
         eventId: events[i % EVENTS]!, holdId: `h${i}`, customerId: `c${i}`, ttlMs: 60_000, maxPerCustomer: 10,
-        rateLimit: 0, rateWindowMs: 60_000, candidates: [{ seatIds: [`s${i}`], recordJson: '{}' }],
+        rateLimit: 0, rateWindowMs: 60_000, outboxMaxPending: 1_000_000, candidates: [{ seatIds: [`s${i}`], recordJson: '{}' }],
       }).catch((err: Error) => {
         if (err.name !== 'ReplicaAckError') throw err;
         return null; // not acknowledged in time: given back, answered 503

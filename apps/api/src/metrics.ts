@@ -55,6 +55,9 @@ export function createMetrics(sources: MetricSources = {}) {
   const confirmOutcomes = new client.Counter({
     name: 'holdfast_confirm_requests_total', help: 'Confirm attempts by result code.', labelNames: ['result'], registers: [registry],
   });
+  const outboxParked = new client.Counter({
+    name: 'holdfast_outbox_parked_total', help: 'Hold records PostgreSQL refused, parked aside so the outbox drains on.', registers: [registry],
+  });
   const httpDuration = new client.Histogram({
     name: 'holdfast_http_request_duration_seconds',
     help: 'HTTP request duration by route.',
@@ -73,6 +76,9 @@ export function createMetrics(sources: MetricSources = {}) {
     },
     holdsExpired(count) {
       expiredHere += count;
+    },
+    outboxParked(count) {
+      outboxParked.inc(count);
     },
   };
   return {

@@ -82,7 +82,7 @@ export async function createApiRuntime(config: Config, log = createLogger(config
     db,
     store: new HoldStore(redis, config.holdReplicaAcks > 0
       ? { replicas: config.holdReplicaAcks, timeoutMs: config.holdReplicaAckTimeoutMs } : null),
-    settings: { holdRateLimitPerMinute: config.holdRateLimitPerMinute },
+    settings: { holdRateLimitPerMinute: config.holdRateLimitPerMinute, holdOutboxMaxPending: config.holdOutboxMaxPending },
     log,
     metrics: metrics.domain,
     // Each persisted hold gets its delayed expiry job, off the request path.

@@ -16,14 +16,20 @@ export interface DomainMetrics {
   holdOutcome(result: string): void;
   confirmOutcome(result: string): void;
   holdsExpired(count: number): void;
+  /** Outbox records PostgreSQL refused, parked so the others go on. */
+  outboxParked(count: number): void;
 }
 
-export const noMetrics: DomainMetrics = { holdOutcome() {}, confirmOutcome() {}, holdsExpired() {} };
+export const noMetrics: DomainMetrics = { holdOutcome() {}, confirmOutcome() {}, holdsExpired() {}, outboxParked() {} };
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 export interface DomainSettings {
   holdRateLimitPerMinute: number;
+  /** Per event: holds not yet persisted in PostgreSQL past which new holds answer 503 (default 100000). */
+  holdOutboxMaxPending?: number;
 }
+
+export const DEFAULT_HOLD_OUTBOX_MAX_PENDING = 100_000;
 
 export interface DomainContext {
   db: Db;
@@ -52,6 +58,6 @@ export function createDomain(deps: {
     log,
     metrics: deps.metrics ?? noMetrics,
     catalog: new EventCatalog(deps.db),
-    persister: new HoldPersister(deps.db, deps.store, log, 20, deps.onHoldsPersisted),
+    persister: new HoldPersister(deps.db, deps.store, log, 20, deps.onHoldsPersisted, (n) => (deps.metrics ?? noMetrics).outboxParked(n)),
   };
 }

@@ -18,7 +18,7 @@ async function eventWithHolds(n: number): Promise<string> {
   await store.primeEvent({ eventId, ticketTypes: [{ id: 'tt', capacity: 100, sold: 0 }], bought: [], soldSeatIds: [] });
   for (let i = 0; i < n; i++) {
     const r = await store.holdTickets({
-      eventId, holdId: `h${i}`, customerId: `c${i}`, ttlMs: 60_000, maxPerCustomer: 10, rateLimit: 0, rateWindowMs: 60_000,
+      eventId, holdId: `h${i}`, customerId: `c${i}`, ttlMs: 60_000, maxPerCustomer: 10, rateLimit: 0, rateWindowMs: 60_000, outboxMaxPending: 100_000,
       ticketTypeId: 'tt', quantity: 1, recordJson: '{}',
     });
     expect(r.kind).toBe('ok');
@@ -85,7 +85,7 @@ test('when the outbox stream was lost (Redis lost its data), then claiming creat
     await redis.del(eventKeys(eventId).ready);
     await store.primeEvent({ eventId, ticketTypes: [{ id: 'tt', capacity: 100, sold: 0 }], bought: [], soldSeatIds: [] });
     await store.holdTickets({
-      eventId, holdId: 'h9', customerId: 'c9', ttlMs: 60_000, maxPerCustomer: 10, rateLimit: 0, rateWindowMs: 60_000,
+      eventId, holdId: 'h9', customerId: 'c9', ttlMs: 60_000, maxPerCustomer: 10, rateLimit: 0, rateWindowMs: 60_000, outboxMaxPending: 100_000,
       ticketTypeId: 'tt', quantity: 1, recordJson: '{}',
     });
     expect((await store.claimOutbox(eventId, 'a', 500)).map((e) => e.holdId)).toEqual(['h9']);
