@@ -40,8 +40,10 @@ start() {
   local hosts=()
   for p in $PORTS; do hosts+=("127.0.0.1:$p"); done
   redis-cli --cluster create "${hosts[@]}" --cluster-replicas 1 --cluster-yes >"$DIR/create.log"
-  for _ in $(seq 100); do
-    if [ "$(redis-cli -p "$BASE" cluster info | tr -d '\r' | grep cluster_state)" = "cluster_state:ok" ]; then
+  for _ in $(seq 300); do
+    # Every slot served, and every replica attached to its master.
+    if [ "$(redis-cli -p "$BASE" cluster info | tr -d '\r' | grep cluster_state)" = "cluster_state:ok" ] &&
+       [ "$(redis-cli -p "$BASE" cluster nodes | grep -c ' slave ')" = "3" ]; then
       echo "Redis Cluster ready (3 masters, 3 replicas; data in $DIR)"
       echo "export REDIS_CLUSTER_NODES=$(seeds)"
       echo "unset REDIS_URL"

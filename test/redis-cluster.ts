@@ -142,12 +142,18 @@ export class RedisCluster {
     return m.port;
   }
 
-  /** Waits until every running node says cluster_state:ok and sees 3 masters with slots. */
+  /** Waits until every running node says cluster_state:ok, 3 masters serve the slots and the other running nodes are their replicas. */
   async waitOk(timeoutMs = 30_000): Promise<void> {
     const until = Date.now() + timeoutMs;
     while (Date.now() < until) {
       const states = await Promise.all([...this.procs.keys()].map((p) => cli(p, 'CLUSTER', 'INFO').catch(() => '')));
-      if (states.every((s) => s.includes('cluster_state:ok')) && (await this.masters().catch(() => [])).length === 3) return;
+      const nodes = await this.topology().catch(() => []);
+      const replicas = nodes.filter((n) => n.role === 'slave' && !n.failed).length;
+      const linked = await Promise.all(nodes.filter((n) => n.role === 'slave' && !n.failed && this.procs.has(n.port))
+        .map((n) => cli(n.port, 'INFO', 'replication').then((r) => r.includes('master_link_status:up'), () => false)));
+      // Every slot served by 3 masters, and a replica attached (and in sync) to each master that runs.
+      if (states.every((s) => s.includes('cluster_state:ok')) && (await this.masters().catch(() => [])).length === 3
+        && replicas >= this.procs.size - 3 && linked.every(Boolean)) return;
       await sleep(100);
     }
     throw new Error('the Redis Cluster did not reach cluster_state:ok');

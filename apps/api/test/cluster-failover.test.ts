@@ -137,7 +137,8 @@ test('when each master in turn is shut down mid-sale and comes back, then its ev
 
 test('when HOLD_REPLICA_ACKS asks for more replicas than a shard has, then the hold answers 503 and its seat is free again; with 1 it is held', async () => {
   const strict = await startApi({ REDIS_CLUSTER_NODES: cluster.seeds, HOLD_REPLICA_ACKS: '2', HOLD_REPLICA_ACK_TIMEOUT_MS: '100' });
-  const one = await startApi({ REDIS_CLUSTER_NODES: cluster.seeds, HOLD_REPLICA_ACKS: '1' });
+  const one = await startApi({ REDIS_CLUSTER_NODES: cluster.seeds, HOLD_REPLICA_ACKS: '1', HOLD_REPLICA_ACK_TIMEOUT_MS: '2000' });
+  await cluster.waitOk();
   const { event, seats } = await createTestEvent(api, { seats: seatGrid(['A'], 1, 4) });
   try {
     const seat = seats[0]!.id;
