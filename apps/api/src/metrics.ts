@@ -52,6 +52,12 @@ export function createMetrics(sources: MetricSources = {}) {
   const confirmOutcomes = new client.Counter({
     name: 'holdfast_confirm_requests_total', help: 'Confirm attempts by result code.', labelNames: ['result'], registers: [registry],
   });
+  const confirmBatches = new client.Histogram({
+    name: 'holdfast_confirm_batch_size',
+    help: 'Confirms per group-commit batch (one transaction each).',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+    registers: [registry],
+  });
   const httpDuration = new client.Histogram({
     name: 'holdfast_http_request_duration_seconds',
     help: 'HTTP request duration by route.',
@@ -70,6 +76,9 @@ export function createMetrics(sources: MetricSources = {}) {
     },
     holdsExpired(count) {
       expiredHere += count;
+    },
+    confirmBatch(size) {
+      confirmBatches.observe(size);
     },
   };
   return { registry, httpDuration, domain };

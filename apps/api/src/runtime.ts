@@ -78,7 +78,10 @@ export async function createApiRuntime(config: Config, log = createLogger(config
   const ctx = createDomain({
     db,
     store: new HoldStore(redis),
-    settings: { holdRateLimitPerMinute: config.holdRateLimitPerMinute },
+    settings: {
+      holdRateLimitPerMinute: config.holdRateLimitPerMinute,
+      confirmBatch: { maxBatch: config.confirmBatchMax, maxWaitMs: config.confirmBatchWaitMs, maxWaiting: config.confirmMaxWaiting },
+    },
     log,
     metrics: metrics.domain,
     // Each persisted hold gets its delayed expiry job, off the request path.
@@ -93,6 +96,7 @@ export async function createApiRuntime(config: Config, log = createLogger(config
   return {
     app, ctx, db, redis, log, metrics, queues,
     async close() {
+      ctx.confirms.stop();
       await ctx.persister.flush().catch(() => undefined);
       ctx.persister.stop();
       await Promise.all(Object.values(queues).map((q) => q.close().catch(() => undefined)));

@@ -29,6 +29,9 @@ const envSchema = z.object({
   CORS_ORIGINS: z.string().optional(),
   RECONCILE_EVERY_SECONDS: z.coerce.number().int().min(1).max(86400).default(30),
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  CONFIRM_BATCH_MAX: z.coerce.number().int().min(1).max(500).default(32),
+  CONFIRM_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(100).default(0),
+  CONFIRM_MAX_WAITING: z.coerce.number().int().min(1).max(1_000_000).default(2000),
 });
 
 export interface Config {
@@ -47,6 +50,12 @@ export interface Config {
   reconcileEverySeconds: number;
   /** Port of the worker process's own /metrics (0: any free port). */
   workerMetricsPort: number;
+  /** Most confirms in one group-commit batch (1: one transaction per confirm). */
+  confirmBatchMax: number;
+  /** After a batch, how long the next may wait for more confirms while it has fewer than confirmBatchMax (0: none). */
+  confirmBatchWaitMs: number;
+  /** Confirms waiting for a batch past which the API answers 503 OVERLOADED with Retry-After. */
+  confirmMaxWaiting: number;
   /** Settings that fell back to development values; the caller logs them as warnings. */
   warnings: string[];
 }
@@ -90,6 +99,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     corsOrigins: (e.CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     reconcileEverySeconds: e.RECONCILE_EVERY_SECONDS,
     workerMetricsPort: e.WORKER_METRICS_PORT,
+    confirmBatchMax: e.CONFIRM_BATCH_MAX,
+    confirmBatchWaitMs: e.CONFIRM_BATCH_WAIT_MS,
+    confirmMaxWaiting: e.CONFIRM_MAX_WAITING,
     warnings,
   };
 }

@@ -1,5 +1,6 @@
 import type { Db } from '@holdfast/db';
 import type { HoldStore } from '@holdfast/hold-store';
+import { ConfirmBatcher, confirmBatchSettings, type ConfirmBatchSettings } from './confirm-batcher';
 import { EventCatalog } from './event-catalog';
 import { HoldPersister, type PersistedHold } from './hold-persister';
 
@@ -16,6 +17,8 @@ export interface DomainMetrics {
   holdOutcome(result: string): void;
   confirmOutcome(result: string): void;
   holdsExpired(count: number): void;
+  /** A confirm batch of this many confirms started (group commit). */
+  confirmBatch?(size: number): void;
 }
 
 export const noMetrics: DomainMetrics = { holdOutcome() {}, confirmOutcome() {}, holdsExpired() {} };
@@ -23,6 +26,8 @@ export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() 
 
 export interface DomainSettings {
   holdRateLimitPerMinute: number;
+  /** Group commit of confirms; defaults from DEFAULT_CONFIRM_BATCH. */
+  confirmBatch?: Partial<ConfirmBatchSettings>;
 }
 
 export interface DomainContext {
@@ -33,6 +38,8 @@ export interface DomainContext {
   metrics: DomainMetrics;
   catalog: EventCatalog;
   persister: HoldPersister;
+  /** Gathers confirms into batches (one transaction each) and bounds their backlog. */
+  confirms: ConfirmBatcher;
 }
 
 export function createDomain(deps: {
@@ -45,13 +52,15 @@ export function createDomain(deps: {
   onHoldsPersisted?: (rows: PersistedHold[]) => Promise<void>;
 }): DomainContext {
   const log = deps.log ?? silentLogger;
+  const metrics = deps.metrics ?? noMetrics;
   return {
     db: deps.db,
     store: deps.store,
     settings: deps.settings,
     log,
-    metrics: deps.metrics ?? noMetrics,
+    metrics,
     catalog: new EventCatalog(deps.db),
     persister: new HoldPersister(deps.db, deps.store, log, 20, deps.onHoldsPersisted),
+    confirms: new ConfirmBatcher(deps.db, confirmBatchSettings(deps.settings.confirmBatch), (size) => metrics.confirmBatch?.(size)),
   };
 }
