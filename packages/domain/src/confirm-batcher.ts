@@ -75,6 +75,16 @@ export class ConfirmBatcher {
     return this.waitingCount;
   }
 
+  /** Confirms in the queue for the next batch (their Redis claims done). */
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  /** Batches running now. */
+  get runningBatches(): number {
+    return this.running;
+  }
+
   /** Refuses at once (503 OVERLOADED, Retry-After) when the backlog is full. */
   assertRoom(): void {
     if (this.waitingCount >= this.settings.maxWaiting) throw errors.overloaded(RETRY_AFTER_SECONDS);
