@@ -125,7 +125,7 @@ test('when duplicates of the same confirms and webhooks share a batch, then each
   const byService = holds.slice(0, 4);
   const byStripe = holds.slice(4);
   const stripeEvents = byStripe.map((h) => paymentIntentEvent({ holdId: h.id, amount: h.totalCents, currency: 'usd' }));
-  const calls: (() => Promise<{ status: number; body: any }>)[] = [
+  const calls: (() => ReturnType<TestApi["call"]>)[] = [
     ...byService.flatMap((h) => [0, 1, 2].map(() => () => confirmVia(api, h.id, `ref-${h.id}`))),
     ...stripeEvents.flatMap((e) => [0, 1, 2].map(() => () => deliverEvent(api, e))),
   ];
