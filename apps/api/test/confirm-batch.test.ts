@@ -3,6 +3,7 @@
 // "blocker" hold's row, its confirm's batch waits on that lock, the confirms under test
 // queue behind it, and the lock is let go once they all wait; the next batch holds them all.
 import pg from 'pg';
+import { loadConfig } from '@holdfast/config';
 import { applyStripePayment, confirmHold, type ConfirmBatchStats } from '@holdfast/domain';
 import { eventKeys } from '@holdfast/hold-store';
 import { expectInvariants } from '../../../test/invariants';
@@ -269,4 +270,13 @@ test('when confirms run with no other confirm about, then each goes at once in a
     expect([batcher.stats.batches - before.batches, batcher.stats.confirms - before.confirms]).toEqual([1, 1]);
   }
   await expectInvariants(api.rt.db, event.id);
+});
+
+test('when a confirm batch setting is not valid, then the configuration is refused with one line naming it; unset, the defaults hold', () => {
+  for (const [name, value] of [['CONFIRM_BATCH_MAX', '0'], ['CONFIRM_BATCH_WAIT_MS', '-1'], ['CONFIRM_MAX_WAITING', 'many']]) {
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration: ${name} `));
+  }
+  expect(loadConfig({})).toMatchObject({ confirmBatchMax: 32, confirmBatchWaitMs: 0, confirmMaxWaiting: 2000 });
+  const ctx = suite.api.rt.ctx;
+  expect(ctx.confirms.settings).toMatchObject({ maxBatch: suite.api.config.confirmBatchMax, maxWaiting: suite.api.config.confirmMaxWaiting });
 });
