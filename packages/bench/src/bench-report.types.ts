@@ -84,6 +84,8 @@ export interface GrowthReport {
 export interface ConfirmRound {
   pgbench: PgbenchResult;
   holdfastApi: ConfirmRun | Skipped;
+  /** pgbench shaped like holdfast's confirm batches of the same round (issue 12). */
+  pgbenchBatch?: PgbenchResult;
 }
 
 export interface ConfirmPathReport {

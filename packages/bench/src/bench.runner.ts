@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { Client } from 'pg';
 
 import { launchChildServer, type ChildServer } from './baselines/child-server.launcher';
-import { runPgbench } from './baselines/pgbench.runner';
+import { runPgbench, type PgbenchResult } from './baselines/pgbench.runner';
 import { runRedisBenchmark } from './baselines/redis-benchmark.runner';
 import { benchDatabaseUrl, ensureDatabase, retryWhileTooManyClients } from './bench-database.service';
 import type { BenchPlan } from './bench-plan.config';
@@ -24,6 +24,7 @@ import type {
   Skipped,
 } from './bench-report.types';
 import { isSkipped } from './bench-report.types';
+import { runBatchPgbench } from './holdfast/confirm-batch.bench';
 import { hasConfirmEndpoint, measureConfirms, type ConfirmRun } from './holdfast/holdfast-confirms.bench';
 import { loadHolds, measureGrowth, measureMemoryPerHeldSeat, SeatCursor, type GrowthEvent } from './holdfast/holdfast-holds.bench';
 import { holdfastRedisUrl, openHoldfastFixture, type HoldfastFixture } from './holdfast/holdfast.fixture';
@@ -338,7 +339,8 @@ async function confirmSection(
       `  pgbench ${Math.round(pgbench.tps)} tps p99 ${pgbench.latency.p99Ms} ms` +
         (isSkipped(holdfastApi) ? '' : `, holdfast ${Math.round(holdfastApi.confirms.okPerSec)}/s p99 ${holdfastApi.confirms.okLatency.p99Ms} ms`),
     );
-    results.push({ pgbench, holdfastApi });
+    const pgbenchBatch = await confirmBatchBaseline(databaseUrl, concurrency, confirmsPerRound, holdfastApi, log);
+    results.push({ pgbench, holdfastApi, ...(pgbenchBatch ? { pgbenchBatch } : {}) });
   }
   let byBuyers: ConfirmRun[] | Skipped = { skipped: NO_CONFIRM };
   if (canConfirm) {
@@ -376,6 +378,16 @@ async function confirmSection(
     holdfastVsPgbench: ran.length > 0 ? round3(median(ran.map((r) => r.holdfastApi.confirms.okPerSec / r.pgbench.tps))) : null,
     byBuyers,
   };
+}
+
+/** pgbench shaped like the batches holdfast made in this round (issue 12); none when it made none. */
+async function confirmBatchBaseline(
+  databaseUrl: string, concurrency: number, confirms: number, run: ConfirmRun | Skipped, log: (line: string) => void,
+): Promise<PgbenchResult | null> {
+  if (isSkipped(run) || !run.batches?.batches) return null;
+  const result = await runBatchPgbench({ databaseUrl, concurrency, confirms, perTransaction: run.batches.meanSize, log });
+  log(`  pgbench batches of ${result.confirmsPerTransaction} (${result.clients} clients): ${Math.round(result.confirmsPerSec)} confirms/s, p99 ${result.latency.p99Ms} ms; holdfast's batches: ${run.batches.batches}, mean ${run.batches.meanSize}`);
+  return result;
 }
 
 function medianOrNull(values: Array<number | null>): number | null {

@@ -1,4 +1,5 @@
 import { isSkipped, type BenchReport, type PathSummary } from '../bench-report.types';
+import { groupCommitSection } from '../holdfast/confirm-batch.bench';
 import { formatNumber, formatRatio, markdownTable, ratio, type Cell } from './markdown-table.format';
 import { renderBarChart, type ChartPanel } from './svg-chart.render';
 
@@ -13,7 +14,7 @@ export function renderMarkdown(report: BenchReport): string {
       `commit ${meta.gitCommit ?? 'unknown'} · ${meta.durationSec} s`,
   );
   if (meta.whatIf) out.push('', `**Experiment, not a normal run:** BENCH_WHATIF=${meta.whatIf} was applied to the holdfast API.`);
-  out.push(...raceLabSection(report), ...holdPathSection(report), ...growthSection(report), ...confirmSection(report), ...targetsSection(report));
+  out.push(...raceLabSection(report), ...holdPathSection(report), ...growthSection(report), ...confirmSection(report), ...groupCommitSection(report), ...targetsSection(report));
   return `${out.join('\n')}\n`;
 }
 
