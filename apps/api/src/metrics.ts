@@ -58,6 +58,12 @@ export function createMetrics(sources: MetricSources = {}) {
     buckets: [1, 2, 4, 8, 16, 32, 64, 128],
     registers: [registry],
   });
+  const confirmBatchSeconds = new client.Histogram({
+    name: 'holdfast_confirm_batch_seconds',
+    help: 'Duration of each committed group-commit batch statement (one round trip to PostgreSQL).',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [registry],
+  });
   const httpDuration = new client.Histogram({
     name: 'holdfast_http_request_duration_seconds',
     help: 'HTTP request duration by route.',
@@ -77,8 +83,9 @@ export function createMetrics(sources: MetricSources = {}) {
     holdsExpired(count) {
       expiredHere += count;
     },
-    confirmBatch(size) {
+    confirmBatch(size, seconds) {
       confirmBatches.observe(size);
+      confirmBatchSeconds.observe(seconds);
     },
   };
   return { registry, httpDuration, domain };

@@ -4,7 +4,7 @@ import { poolOf } from './client';
 import { translated } from './errors';
 import type { OrderItemRow, OrderRow } from './order.repository';
 
-/** One confirm of a batch (see holdfast_confirm_batch in the migration 20261123120000_confirm_batch). */
+/** One confirm of a batch (see holdfast_confirm_batch in the migration 20261123210000_confirm_batch). */
 export interface ConfirmBatchItem {
   holdId: string;
   /** The year of the order number. */

@@ -55,6 +55,8 @@ export interface ConfirmBatchStats {
   /** Batches of more than one confirm. */
   grouped: number;
   largest: number;
+  /** Milliseconds spent in batch statements (from send to answer), summed. */
+  statementMs: number;
 }
 
 export class ConfirmBatcher {
@@ -62,12 +64,12 @@ export class ConfirmBatcher {
   private running = 0;
   private waitingCount = 0;
   private timer: NodeJS.Timeout | null = null;
-  readonly stats: ConfirmBatchStats = { batches: 0, confirms: 0, grouped: 0, largest: 0 };
+  readonly stats: ConfirmBatchStats = { batches: 0, confirms: 0, grouped: 0, largest: 0, statementMs: 0 };
 
   constructor(
     private readonly db: Db,
     readonly settings: ConfirmBatchSettings,
-    private readonly onBatch: (size: number) => void = () => {},
+    private readonly onBatch: (size: number, seconds: number) => void = () => {},
   ) {}
 
   /** Confirms admitted and not yet running in a batch. */
@@ -142,9 +144,12 @@ export class ConfirmBatcher {
     this.stats.confirms += batch.length;
     if (batch.length > 1) this.stats.grouped++;
     this.stats.largest = Math.max(this.stats.largest, batch.length);
-    this.onBatch(batch.length);
+    const started = performance.now();
     try {
       const results = await confirmBatch(this.db, batch.map((p) => p.item));
+      const ms = performance.now() - started;
+      this.stats.statementMs += ms;
+      this.onBatch(batch.length, ms / 1000);
       batch.forEach((p, i) => p.resolve(results[i]!));
     } catch (err) {
       if (batch.length === 1 || err instanceof DatabaseUnavailable) {

@@ -17,8 +17,8 @@ export interface DomainMetrics {
   holdOutcome(result: string): void;
   confirmOutcome(result: string): void;
   holdsExpired(count: number): void;
-  /** A confirm batch of this many confirms started (group commit). */
-  confirmBatch?(size: number): void;
+  /** A confirm batch of this many confirms committed, its statement having taken this long (group commit). */
+  confirmBatch?(size: number, seconds: number): void;
 }
 
 export const noMetrics: DomainMetrics = { holdOutcome() {}, confirmOutcome() {}, holdsExpired() {} };
@@ -61,6 +61,6 @@ export function createDomain(deps: {
     metrics,
     catalog: new EventCatalog(deps.db),
     persister: new HoldPersister(deps.db, deps.store, log, 20, deps.onHoldsPersisted),
-    confirms: new ConfirmBatcher(deps.db, confirmBatchSettings(deps.settings.confirmBatch), (size) => metrics.confirmBatch?.(size)),
+    confirms: new ConfirmBatcher(deps.db, confirmBatchSettings(deps.settings.confirmBatch), (size, seconds) => metrics.confirmBatch?.(size, seconds)),
   };
 }

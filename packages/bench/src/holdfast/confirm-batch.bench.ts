@@ -18,6 +18,8 @@ import { formatRatio, markdownTable, type Cell } from '../report/markdown-table.
 export interface BatchCount {
   batches: number;
   confirms: number;
+  /** Seconds in batch statements, summed (holdfast_confirm_batch_seconds). */
+  statementSeconds: number;
 }
 
 export async function readBatchMetric(api: ChildServer): Promise<BatchCount | null> {
@@ -26,18 +28,26 @@ export async function readBatchMetric(api: ChildServer): Promise<BatchCount | nu
     const text = await res.text();
     const count = /^holdfast_confirm_batch_size_count (\d+(?:\.\d+)?)$/m.exec(text);
     const sum = /^holdfast_confirm_batch_size_sum (\d+(?:\.\d+)?)$/m.exec(text);
+    const seconds = /^holdfast_confirm_batch_seconds_sum (\S+)$/m.exec(text);
     if (!count || !sum) return null;
-    return { batches: Number(count[1]), confirms: Number(sum[1]) };
+    return { batches: Number(count[1]), confirms: Number(sum[1]), statementSeconds: Number(seconds?.[1] ?? 0) };
   } catch {
     return null;
   }
 }
 
-export function batchesBetween(before: BatchCount | null, after: BatchCount | null): (BatchCount & { meanSize: number }) | null {
+export function batchesBetween(
+  before: BatchCount | null, after: BatchCount | null,
+): (BatchCount & { meanSize: number; meanStatementMs: number }) | null {
   if (!before || !after) return null;
   const batches = after.batches - before.batches;
   const confirms = after.confirms - before.confirms;
-  return { batches, confirms, meanSize: batches > 0 ? round3(confirms / batches) : 0 };
+  const statementSeconds = after.statementSeconds - before.statementSeconds;
+  return {
+    batches, confirms, statementSeconds: round3(statementSeconds),
+    meanSize: batches > 0 ? round3(confirms / batches) : 0,
+    meanStatementMs: batches > 0 ? round3((statementSeconds * 1000) / batches) : 0,
+  };
 }
 
 /**
@@ -81,7 +91,7 @@ export function groupCommitSection(report: BenchReport): string[] {
     index + 1,
     r.holdfastApi.confirms.okPerSec,
     r.holdfastApi.confirms.okLatency.p99Ms,
-    r.holdfastApi.batches ? `${r.holdfastApi.batches.batches} / ${r.holdfastApi.batches.meanSize}` : null,
+    r.holdfastApi.batches ? `${r.holdfastApi.batches.batches} / ${r.holdfastApi.batches.meanSize} / ${r.holdfastApi.batches.meanStatementMs}` : null,
     r.pgbench.tps,
     r.pgbench.latency.p99Ms,
     r.pgbenchBatch ? `${r.pgbenchBatch.confirmsPerSec} (${r.pgbenchBatch.clients} × ${r.pgbenchBatch.confirmsPerTransaction})` : null,
@@ -118,7 +128,7 @@ export function groupCommitSection(report: BenchReport): string[] {
     `## Group commit: confirms against both pgbench scripts (${confirm.concurrency} concurrent confirms, same rounds)`,
     '',
     markdownTable(
-      ['round', 'holdfast confirms/s', 'holdfast p99 ms', 'batches / mean size', 'pgbench 1/tx tps', 'pgbench 1/tx p99 ms',
+      ['round', 'holdfast confirms/s', 'holdfast p99 ms', 'batches / mean size / mean statement ms', 'pgbench 1/tx tps', 'pgbench 1/tx p99 ms',
         'pgbench batch confirms/s (clients × per tx)', 'pgbench batch p99 ms', 'vs 1/tx', 'p99 vs 1/tx', 'vs batch'],
       rows,
     ),

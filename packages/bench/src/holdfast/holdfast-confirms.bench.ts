@@ -22,7 +22,7 @@ export interface ConfirmRun {
   ordersCommitted: number;
   distinctOrderNumbers: number;
   /** Group-commit batches the API made for these confirms (its /metrics), with their mean size. */
-  batches?: (BatchCount & { meanSize: number }) | null;
+  batches?: (BatchCount & { meanSize: number; meanStatementMs: number }) | null;
 }
 
 /**

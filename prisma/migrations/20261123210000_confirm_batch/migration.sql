@@ -43,6 +43,7 @@ AS E'DECLARE
   y int\073
   cnt int\073
   last_n bigint\073
+  j int\073
 BEGIN
   FOR c IN SELECT value FROM jsonb_array_elements(confirms) LOOP
     i := i + 1\073
@@ -55,7 +56,7 @@ BEGIN
         IF rec IS NOT NULL AND jsonb_typeof(rec) = ''object'' THEN
           INSERT INTO holds (id, event_id, customer_id, status, created_at, expires_at, items, total_cents, currency)
           VALUES (c->>''holdId'', (rec->>''eventId'')::uuid, rec->>''customerId'', ''ACTIVE'', (rec->>''createdAt'')::timestamptz,
-                  (rec->>''expiresAt'')::timestamptz, rec->''items'', (rec->>''totalCents'')::int, rec->>''currency'')
+                  (rec->>''expiresAt'')::timestamptz, rec->''items'', (rec->>''totalCents'')::bigint, rec->>''currency'')
           ON CONFLICT (id) DO NOTHING\073
           SELECT * INTO h FROM holds WHERE id = c->>''holdId'' FOR UPDATE\073
         END IF\073
@@ -96,11 +97,11 @@ BEGIN
         INSERT INTO order_items (id, order_id, seat_id, ticket_type_id, label, tier, price_cents, quantity, position)
         SELECT gen_random_uuid(), new_order, (e->>''seatId'')::uuid, (e->>''ticketTypeId'')::uuid,
                COALESCE(e->>''label'', e->>''name''), CASE WHEN e ? ''seatId'' THEN e->>''tier'' END,
-               (e->>''priceCents'')::int, CASE WHEN e ? ''seatId'' THEN 1 ELSE (e->>''quantity'')::int END, (ord - 1)::int
+               (e->>''priceCents'')::bigint, CASE WHEN e ? ''seatId'' THEN 1 ELSE (e->>''quantity'')::int END, (ord - 1)::int
         FROM jsonb_array_elements(h.items) WITH ORDINALITY AS t(e, ord)\073
         INSERT INTO payments (id, provider, provider_event_id, reference, hold_id, amount_cents, currency, status, order_id, event_id)
         VALUES (gen_random_uuid(), c->>''provider'', c->>''providerEventId'', c->>''reference'', h.id,
-                COALESCE((c->>''amountCents'')::int, h.total_cents), upper(COALESCE(c->>''currency'', h.currency)),
+                COALESCE((c->>''amountCents'')::bigint, h.total_cents), upper(COALESCE(c->>''currency'', h.currency)),
                 ''APPLIED'', new_order, h.event_id)\073
         UPDATE holds SET status = ''CONFIRMED'', order_id = new_order, ended_at = now() WHERE id = h.id\073
         IF c->>''auditActor'' IS NOT NULL THEN
@@ -127,33 +128,39 @@ BEGIN
   END LOOP\073
 
   -- The order numbers, last: one upsert of each year''s row for all the survivors, in batch order.
+  -- Row by row by primary key (a join with an unnested array may be planned as a scan of orders).
   FOR y IN SELECT DISTINCT u FROM unnest(survivor_years) AS u ORDER BY 1 LOOP
     SELECT count(*) INTO cnt FROM unnest(survivor_years) AS u WHERE u = y\073
     INSERT INTO order_sequences AS s (year, last_value) VALUES (y, cnt)
     ON CONFLICT (year) DO UPDATE SET last_value = s.last_value + cnt
     RETURNING s.last_value INTO last_n\073
-    UPDATE orders o
-    SET number = ''HF-'' || y || ''-'' || lpad(num::text, greatest(6, length(num::text)), ''0'')
-    FROM (
-      SELECT u.id, last_n - cnt + row_number() OVER (ORDER BY u.ord) AS num
-      FROM unnest(survivor_ids, survivor_years) WITH ORDINALITY AS u(id, yr, ord)
-      WHERE u.yr = y
-    ) AS numbered
-    WHERE o.id = numbered.id\073
+    last_n := last_n - cnt\073
+    FOR j IN 1 .. cardinality(survivor_ids) LOOP
+      IF survivor_years[j] = y THEN
+        last_n := last_n + 1\073
+        UPDATE orders SET number = ''HF-'' || y || ''-'' || lpad(last_n::text, greatest(6, length(last_n::text)), ''0'')
+        WHERE id = survivor_ids[j]\073
+      END IF\073
+    END LOOP\073
   END LOOP\073
 
-  RETURN QUERY
-  SELECT k.ord::int, k.kind,
-         CASE WHEN o.id IS NULL THEN NULL ELSE jsonb_build_object(
-           ''id'', o.id, ''number'', o.number, ''eventId'', o.event_id, ''customerId'', o.customer_id, ''holdId'', o.hold_id,
-           ''status'', o.status, ''totalCents'', o.total_cents, ''currency'', o.currency, ''paymentReference'', o.payment_reference,
-           ''createdAt'', o.created_at,
-           ''items'', (SELECT COALESCE(jsonb_agg(jsonb_build_object(
-                       ''seatId'', it.seat_id, ''ticketTypeId'', it.ticket_type_id, ''label'', it.label, ''tier'', it.tier,
-                       ''priceCents'', it.price_cents, ''quantity'', it.quantity) ORDER BY it.position), ''[]''::jsonb)
-                     FROM order_items it WHERE it.order_id = o.id)) END
-  FROM unnest(kinds, order_ids) WITH ORDINALITY AS k(kind, order_id, ord)
-  LEFT JOIN orders o ON o.id = k.order_id
-  ORDER BY k.ord\073
+  FOR j IN 1 .. i LOOP
+    idx := j\073
+    kind := kinds[j]\073
+    order_json := NULL\073
+    IF order_ids[j] IS NOT NULL THEN
+      SELECT jsonb_build_object(
+               ''id'', o.id, ''number'', o.number, ''eventId'', o.event_id, ''customerId'', o.customer_id, ''holdId'', o.hold_id,
+               ''status'', o.status, ''totalCents'', o.total_cents, ''currency'', o.currency, ''paymentReference'', o.payment_reference,
+               ''createdAt'', o.created_at,
+               ''items'', (SELECT COALESCE(jsonb_agg(jsonb_build_object(
+                           ''seatId'', it.seat_id, ''ticketTypeId'', it.ticket_type_id, ''label'', it.label, ''tier'', it.tier,
+                           ''priceCents'', it.price_cents, ''quantity'', it.quantity) ORDER BY it.position), ''[]''::jsonb)
+                         FROM order_items it WHERE it.order_id = o.id))
+        INTO order_json
+        FROM orders o WHERE o.id = order_ids[j]\073
+    END IF\073
+    RETURN NEXT\073
+  END LOOP\073
 END\073
 ';
