@@ -64,6 +64,9 @@ export function createMetrics(sources: MetricSources = {}) {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
     registers: [registry],
   });
+  const outboxParked = new client.Counter({
+    name: 'holdfast_outbox_parked_total', help: 'Hold records PostgreSQL refused, parked aside so the outbox drains on.', registers: [registry],
+  });
   const httpDuration = new client.Histogram({
     name: 'holdfast_http_request_duration_seconds',
     help: 'HTTP request duration by route.',
@@ -86,6 +89,9 @@ export function createMetrics(sources: MetricSources = {}) {
     confirmBatch(size, seconds) {
       confirmBatches.observe(size);
       confirmBatchSeconds.observe(seconds);
+    },
+    outboxParked(count) {
+      outboxParked.inc(count);
     },
   };
   return { registry, httpDuration, domain };

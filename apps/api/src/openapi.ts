@@ -96,7 +96,8 @@ export const ROUTES: RouteDoc[] = [
       201: { description: 'held', schema: responses.hold }, 400: invalid, 401: unauthorized, 403: forbidden,
       404: err('EVENT_NOT_FOUND, SEAT_NOT_FOUND or TICKET_TYPE_NOT_FOUND'),
       409: err('SEATS_UNAVAILABLE (details.seatIds), SOLD_OUT, SALES_CLOSED (draft or closed, or outside [salesStartAt, salesEndAt): details.salesStatus, salesStartAt, salesEndAt, serverTime), or IDEMPOTENCY_IN_PROGRESS'),
-      422: err('LIMIT_EXCEEDED, or IDEMPOTENCY_KEY_REUSED'), 429: err('RATE_LIMITED, with Retry-After'), 503: unavailable,
+      422: err('LIMIT_EXCEEDED, or IDEMPOTENCY_KEY_REUSED'), 429: err('RATE_LIMITED, with Retry-After'),
+      503: err('SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable, or details.reason hold_backlog_full (holds not yet written to PostgreSQL reached HOLD_OUTBOX_MAX_PENDING), with Retry-After'),
     },
   },
   {

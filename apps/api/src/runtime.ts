@@ -80,6 +80,7 @@ export async function createApiRuntime(config: Config, log = createLogger(config
     store: new HoldStore(redis),
     settings: {
       holdRateLimitPerMinute: config.holdRateLimitPerMinute,
+      holdOutboxMaxPending: config.holdOutboxMaxPending,
       confirmBatch: { maxBatch: config.confirmBatchMax, maxWaitMs: config.confirmBatchWaitMs, maxWaiting: config.confirmMaxWaiting },
     },
     log,

@@ -88,10 +88,15 @@ export function deliverEvent(api: TestApi, event: object) {
   return deliver(api, payload, sign(payload, api.config.stripeWebhookSecret));
 }
 
+/** Money is bigint in PostgreSQL: the helpers hand amounts back as numbers, as the API shows them. */
+const cents = (v: bigint | null) => (v === null ? null : Number(v));
+
 export async function paymentsOfHold(api: TestApi, holdId: string) {
-  return api.rt.db.payment.findMany({ where: { holdId }, orderBy: { receivedAt: 'asc' } });
+  const rows = await api.rt.db.payment.findMany({ where: { holdId }, orderBy: { receivedAt: 'asc' } });
+  return rows.map((r) => ({ ...r, amountCents: cents(r.amountCents) }));
 }
 
 export async function ordersOfHold(api: TestApi, holdId: string) {
-  return api.rt.db.order.findMany({ where: { holdId } });
+  const rows = await api.rt.db.order.findMany({ where: { holdId } });
+  return rows.map((r) => ({ ...r, totalCents: Number(r.totalCents) }));
 }

@@ -14,9 +14,15 @@ export function createWorkerMetrics() {
   const repairs = new client.Counter({
     name: 'holdfast_reconcile_repairs_total', help: 'Drift repaired by reconciliation, by kind.', labelNames: ['kind'], registers: [registry],
   });
+  const outboxParked = new client.Counter({
+    name: 'holdfast_outbox_parked_total', help: 'Hold records PostgreSQL refused, parked aside so the outbox drains on.', registers: [registry],
+  });
   const domain: DomainMetrics = {
     holdOutcome() {},
     confirmOutcome() {},
+    outboxParked(count) {
+      outboxParked.inc(count);
+    },
     holdsExpired(count) {
       holdsExpired.inc(count);
     },

@@ -22,8 +22,6 @@ export interface WorkerOptions {
   reconcileEveryMs?: number;
   /** Port of the worker's /metrics; null for none; default config.workerMetricsPort. */
   metricsPort?: number | null;
-  /** Wait before re-reading suspected drift during reconciliation (ms). */
-  reconcileSettleMs?: number;
   /** BullMQ lock of an active job; a worker dead for longer loses its jobs to others. */
   lockDurationMs?: number;
   concurrency?: number;
@@ -69,7 +67,7 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
   const ctx = createDomain({
     db,
     store: new HoldStore(redis),
-    settings: { holdRateLimitPerMinute: config.holdRateLimitPerMinute },
+    settings: { holdRateLimitPerMinute: config.holdRateLimitPerMinute, holdOutboxMaxPending: config.holdOutboxMaxPending },
     log,
     metrics: {
       ...metrics.domain,
@@ -97,7 +95,7 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
   };
   const expiryProcessor = expireHoldProcessor(ctx);
   const sweep = sweepProcessor(ctx, rs);
-  const reconcileJob = reconcileProcessor(ctx, rs, (e) => metrics.repair(e.kind), opts.reconcileSettleMs);
+  const reconcileJob = reconcileProcessor(ctx, rs, (e) => metrics.repair(e.kind));
   const workers = [
     new Worker(EXPIRY_QUEUE, expiryProcessor, workerOpts),
     new Worker(MAINTENANCE_QUEUE, async (job: Job) => {

@@ -166,7 +166,7 @@ test('when an API dies before draining its outbox, then the sweep persists the h
     });
     const r = await api.rt.ctx.store.holdSeats({
       eventId: event.id, holdId, customerId: 'crashed-api-customer', ttlMs: 600_000, maxPerCustomer: 10, rateLimit: 0,
-      rateWindowMs: 60_000, candidates: [{ seatIds: [seats[1]!.id], recordJson: json }],
+      rateWindowMs: 60_000, outboxMaxPending: 100_000, candidates: [{ seatIds: [seats[1]!.id], recordJson: json }],
     });
     expect(r.kind).toBe('ok');
     const row = await until(() => holdRow(holdId), (x) => !!x);

@@ -15,7 +15,7 @@ let worker: WorkerHandle;
 beforeAll(async () => {
   redis = await RedisProcess.start();
   api = await startApi({ DATABASE_URL: isolatedDatabaseUrl('flushall'), REDIS_URL: redis.url, HOLD_RATE_LIMIT_PER_MINUTE: '100000' });
-  worker = await startWorker(api.config, { sweepEveryMs: 1000, reconcileEveryMs: 1000, metricsPort: null, reconcileSettleMs: 50 });
+  worker = await startWorker(api.config, { sweepEveryMs: 1000, reconcileEveryMs: 1000, metricsPort: null });
 });
 afterAll(async () => {
   await worker.close();

@@ -26,7 +26,7 @@ interface Rig {
 async function startRig(workerOpts: { sweepEveryMs: number; reconcileEveryMs: number }): Promise<Rig> {
   const redis = await RedisProcess.start();
   const api = await startApi({ DATABASE_URL: isolatedDatabaseUrl('outage'), REDIS_URL: redis.url, HOLD_RATE_LIMIT_PER_MINUTE: '100000' });
-  const worker = await startWorker(api.config, { ...workerOpts, metricsPort: null, reconcileSettleMs: 50 });
+  const worker = await startWorker(api.config, { ...workerOpts, metricsPort: null });
   return { redis, api, worker };
 }
 

@@ -22,7 +22,7 @@ afterAll(async () => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const count = (report: ReconcileReport, eventId: string, kind: RepairKind) =>
   report.entries.filter((e) => e.eventId === eventId && e.kind === kind).length;
-const run = () => reconcile(api.rt.ctx, rs, { settleMs: 50 });
+const run = () => reconcile(api.rt.ctx, rs);
 
 async function holdSeat(eventId: string, seatId: string, customer = api.token('customer')) {
   const res = await api.call('POST', `/v1/events/${eventId}/holds`, { token: customer, body: { seatIds: [seatId] } });
@@ -178,7 +178,7 @@ test('when a hold was released in PostgreSQL but Redis missed the end, then reco
 describe('admin endpoints', () => {
   let worker: WorkerHandle;
   beforeAll(async () => {
-    worker = await startWorker(api.config, { sweepEveryMs: 60_000, reconcileEveryMs: 3_600_000, metricsPort: 0, reconcileSettleMs: 50 });
+    worker = await startWorker(api.config, { sweepEveryMs: 60_000, reconcileEveryMs: 3_600_000, metricsPort: 0 });
   });
   afterAll(async () => {
     await worker.close();

@@ -24,6 +24,7 @@ const envSchema = z.object({
   STRIPE_WEBHOOK_SECRET: z.string().min(8, 'must be at least 8 characters').optional(),
   DEMO_MODE: boolish.optional(),
   HOLD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100000).default(30),
+  HOLD_OUTBOX_MAX_PENDING: z.coerce.number().int().min(1).max(10_000_000).default(100_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   CORS_ORIGINS: z.string().optional(),
@@ -43,6 +44,8 @@ export interface Config {
   stripeWebhookSecret: string;
   demoMode: boolean;
   holdRateLimitPerMinute: number;
+  /** Per event: holds not yet written to PostgreSQL past which new holds answer 503 (the outbox is never trimmed). */
+  holdOutboxMaxPending: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** `auto`: human-readable lines on a terminal outside production, JSON lines otherwise. */
   logFormat: 'auto' | 'json' | 'pretty';
@@ -94,6 +97,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     stripeWebhookSecret: secret('STRIPE_WEBHOOK_SECRET', DEV_STRIPE_WEBHOOK_SECRET),
     demoMode,
     holdRateLimitPerMinute: e.HOLD_RATE_LIMIT_PER_MINUTE,
+    holdOutboxMaxPending: e.HOLD_OUTBOX_MAX_PENDING,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     corsOrigins: (e.CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),

@@ -1,8 +1,8 @@
 import type { Prisma } from '@prisma/client';
 import type { DbClient } from './event.repository';
 import { translated } from './errors';
-import type { OrderRow } from './order.repository';
-import type { PaymentRow, PaymentStatusDb } from './payment.repository';
+import { orderRow, type OrderRow } from './order.repository';
+import { paymentRow, type PaymentRow, type PaymentStatusDb } from './payment.repository';
 
 /**
  * The admin console's lists. Every list is keyset-paged in a total order that
@@ -25,7 +25,7 @@ function after(field: 'createdAt' | 'at' | 'receivedAt', key?: { at: Date; id: s
   return { OR: [{ [field]: { gt: key.at } }, { [field]: key.at, id: { gt: key.id } }] };
 }
 
-export function listOrderRows(
+export async function listOrderRows(
   db: DbClient,
   filter: { eventId?: string; search?: string },
   limit: number,
@@ -42,7 +42,7 @@ export function listOrderRows(
     ];
   }
   const page = after('createdAt', key) as Prisma.OrderWhereInput | undefined;
-  return translated(() =>
+  const rows = await translated(() =>
     db.order.findMany({
       where: page ? { AND: [where, page] } : where,
       select: orderSelect,
@@ -50,6 +50,7 @@ export function listOrderRows(
       take: limit,
     }),
   );
+  return rows.map(orderRow);
 }
 
 /**
@@ -57,7 +58,7 @@ export function listOrderRows(
  * carries the status too: PostgreSQL sorts the enum in declaration order
  * (IGNORED < APPLIED < REFUND_REQUIRED), so `status desc` puts refunds first, ignored ones last.
  */
-export function listPaymentRows(
+export async function listPaymentRows(
   db: DbClient,
   filter: { status?: PaymentStatusDb },
   limit: number,
@@ -70,13 +71,14 @@ export function listPaymentRows(
     const later: PaymentStatusDb[] = key.status === 'REFUND_REQUIRED' ? ['APPLIED', 'IGNORED'] : key.status === 'APPLIED' ? ['IGNORED'] : [];
     page = later.length ? { OR: [sameStatus, { status: { in: later } }] } : sameStatus;
   }
-  return translated(() =>
+  const rows = await translated(() =>
     db.payment.findMany({
       where: page ? { AND: [where, page] } : where,
       orderBy: [{ status: 'desc' }, { receivedAt: 'asc' }, { id: 'asc' }],
       take: limit,
     }),
   );
+  return rows.map(paymentRow);
 }
 
 export interface AuditRow {

@@ -13,6 +13,20 @@ export class TransactionConflict extends Error {
   override name = 'TransactionConflict';
 }
 
+/**
+ * PostgreSQL refused the data itself (SQLSTATE class 22, data exception, or 23,
+ * integrity constraint other than a unique one): the same statement will fail
+ * again however often it is retried.
+ */
+export class DataRefused extends Error {
+  override name = 'DataRefused';
+  constructor(readonly sqlState: string, message: string) {
+    super(message);
+  }
+}
+
+const refusedData = (code: string | undefined) => !!code && (code.startsWith('22') || (code.startsWith('23') && code !== '23505'));
+
 /** The database could not be reached or did not answer in time. */
 export class DatabaseUnavailable extends Error {
   override name = 'DatabaseUnavailable';
@@ -23,12 +37,14 @@ const UNAVAILABLE_MESSAGE = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|timeout exceeded 
 
 /** Translates Prisma's and pg's errors at the data-access edge. */
 export function translateDbError(err: unknown): unknown {
-  if (err instanceof UniqueViolation || err instanceof TransactionConflict || err instanceof DatabaseUnavailable) {
+  if (err instanceof UniqueViolation || err instanceof TransactionConflict || err instanceof DatabaseUnavailable || err instanceof DataRefused) {
     return err;
   }
   if (err instanceof Prisma.PrismaClientKnownRequestError) {
-    const pgCode = (err.meta as { driverAdapterError?: { cause?: { originalCode?: string } } } | undefined)
-      ?.driverAdapterError?.cause?.originalCode;
+    const cause = (err.meta as { driverAdapterError?: { cause?: { originalCode?: string; originalMessage?: string } } } | undefined)
+      ?.driverAdapterError?.cause;
+    const pgCode = cause?.originalCode;
+    if (refusedData(pgCode)) return new DataRefused(pgCode!, cause?.originalMessage ?? err.message);
     if (pgCode === '40001' || pgCode === '40P01') return new TransactionConflict(err.message);
     if (pgCode === '23505') return new UniqueViolation('raw query');
     if (err.code === 'P2002') {
@@ -43,6 +59,7 @@ export function translateDbError(err: unknown): unknown {
   const code = (err as { code?: string } | null)?.code;
   if (code === '40001' || code === '40P01') return new TransactionConflict(message);
   if (code === '23505') return new UniqueViolation(String((err as { constraint?: string }).constraint ?? 'unknown'));
+  if (refusedData(code)) return new DataRefused(code!, message);
   if (UNAVAILABLE_MESSAGE.test(message) || (err as { cause?: unknown })?.cause && UNAVAILABLE_MESSAGE.test(String((err as { cause: unknown }).cause))) {
     return new DatabaseUnavailable(message);
   }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Prisma } from '@prisma/client';
 import type { Db } from './client';
 import { translated } from './errors';
+import { money } from './money';
 
 export type DbClient = Db | Prisma.TransactionClient;
 
@@ -97,7 +98,7 @@ export async function insertEvent(tx: DbClient, input: NewEvent): Promise<string
         FROM unnest(${s.map(() => randomUUID())}::uuid[], ${s.map((x) => x.section)}::text[],
                     ${s.map((x) => x.row)}::text[], ${s.map((x) => x.number)}::int[],
                     ${s.map((x) => `${x.section}-${x.row}-${x.number}`)}::text[], ${s.map((x) => x.tier)}::text[],
-                    ${s.map((x) => x.priceCents)}::int[])
+                    ${s.map((x) => x.priceCents)}::bigint[])
              AS u(id, section, row_name, number, label, tier, price_cents)`;
     }
     if (input.ticketTypes.length) {
@@ -109,8 +110,17 @@ export async function insertEvent(tx: DbClient, input: NewEvent): Promise<string
   });
 }
 
-export function findEvent(db: DbClient, id: string): Promise<EventRow | null> {
-  return translated(() => db.event.findUnique({ where: { id }, select: eventSelect }) as Promise<EventRow | null>);
+type RawEventRow = Omit<EventRow, 'ticketTypes' | 'salesStatus'> & {
+  salesStatus: string; ticketTypes: (Omit<TicketTypeRow, 'priceCents'> & { priceCents: bigint })[];
+};
+/** An event as Prisma reads it (money as bigint) made an EventRow. */
+function eventRow(r: RawEventRow): EventRow {
+  return { ...r, salesStatus: r.salesStatus as SalesStatus, ticketTypes: r.ticketTypes.map((t) => ({ ...t, priceCents: money(t.priceCents) })) };
+}
+
+export async function findEvent(db: DbClient, id: string): Promise<EventRow | null> {
+  const r = await translated(() => db.event.findUnique({ where: { id }, select: eventSelect }));
+  return r && eventRow(r);
 }
 
 /** Locks the event's row for the rest of the transaction and reads it; null when there is none. */
@@ -119,13 +129,20 @@ export async function lockEvent(tx: DbClient, id: string): Promise<EventRow | nu
   return locked.length ? findEvent(tx, id) : null;
 }
 
+/** Locks a ticket type's row (confirms of it wait) and reads its capacity and sold; null when there is none. */
+export async function lockTicketType(tx: DbClient, eventId: string, id: string): Promise<{ capacity: number; sold: number } | null> {
+  const rows = await translated(() => tx.$queryRaw<{ capacity: number; sold: number }[]>`
+    SELECT capacity, sold FROM ticket_types WHERE id = ${id}::uuid AND event_id = ${eventId}::uuid FOR UPDATE`);
+  return rows[0] ?? null;
+}
+
 export async function updateEventSettings(tx: DbClient, id: string, settings: EventSettings): Promise<void> {
   await translated(() => tx.event.update({ where: { id }, data: settings }));
 }
 
 /** Events in creation order, keyset-paged on (createdAt, id) so pages stay right while rows are added. */
-export function listEvents(db: DbClient, limit: number, after?: { createdAt: Date; id: string }): Promise<EventRow[]> {
-  return translated(() =>
+export async function listEvents(db: DbClient, limit: number, after?: { createdAt: Date; id: string }): Promise<EventRow[]> {
+  const rows = await translated(() =>
     db.event.findMany({
       select: eventSelect,
       where: after
@@ -133,18 +150,20 @@ export function listEvents(db: DbClient, limit: number, after?: { createdAt: Dat
         : undefined,
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       take: limit,
-    }) as Promise<EventRow[]>,
+    }),
   );
+  return rows.map(eventRow);
 }
 
-export function listSeats(db: DbClient, eventId: string): Promise<SeatRow[]> {
-  return translated(() =>
+export async function listSeats(db: DbClient, eventId: string): Promise<SeatRow[]> {
+  const rows = await translated(() =>
     db.seat.findMany({
       where: { eventId },
       select: { id: true, section: true, row: true, number: true, label: true, tier: true, priceCents: true },
       orderBy: [{ section: 'asc' }, { row: 'asc' }, { number: 'asc' }],
     }),
   );
+  return rows.map((r) => ({ ...r, priceCents: money(r.priceCents) }));
 }
 
 export interface SaleState {

@@ -1,6 +1,7 @@
 import { Prisma } from '@prisma/client';
 import type { DbClient } from './event.repository';
 import { translated } from './errors';
+import { money } from './money';
 
 export type HoldStatusDb = 'ACTIVE' | 'CONFIRMED' | 'EXPIRED' | 'RELEASED';
 
@@ -38,13 +39,21 @@ export async function insertHoldsIfMissing(db: DbClient, rows: NewHoldRow[]): Pr
     FROM unnest(${rows.map((h) => h.id)}::text[], ${rows.map((h) => h.eventId)}::uuid[],
                 ${rows.map((h) => h.customerId)}::text[], ${rows.map((h) => h.createdAt.toISOString())}::timestamptz[],
                 ${rows.map((h) => h.expiresAt.toISOString())}::timestamptz[], ${rows.map((h) => JSON.stringify(h.items))}::jsonb[],
-                ${rows.map((h) => h.totalCents)}::int[], ${rows.map((h) => h.currency)}::text[])
+                ${rows.map((h) => h.totalCents)}::bigint[], ${rows.map((h) => h.currency)}::text[])
          AS u(id, event_id, customer_id, created_at, expires_at, items, total_cents, currency)
     ON CONFLICT (id) DO NOTHING`);
 }
 
-export function findHold(db: DbClient, id: string): Promise<HoldRow | null> {
-  return translated(() => db.hold.findUnique({ where: { id }, select: holdSelect }));
+/** A hold row as PostgreSQL or Prisma hands it over (money as bigint) made a HoldRow. */
+function holdRow<T extends { totalCents: bigint | number }>(r: T): Omit<T, 'totalCents'> & { totalCents: number } {
+  return { ...r, totalCents: money(r.totalCents) };
+}
+const holdRows = <T extends { totalCents: bigint | number }>(rows: T[]) => rows.map(holdRow);
+type RawHoldRow = Omit<HoldRow, 'totalCents'> & { totalCents: bigint };
+
+export async function findHold(db: DbClient, id: string): Promise<HoldRow | null> {
+  const r = await translated(() => db.hold.findUnique({ where: { id }, select: holdSelect }));
+  return r && holdRow(r);
 }
 
 /** The hold columns as HoldRow fields, for raw statements on the confirm path. */
@@ -58,8 +67,8 @@ const HOLD_COLUMNS = Prisma.sql`id, event_id::text AS "eventId", customer_id AS 
  * there is none.
  */
 export async function lockHold(tx: DbClient, id: string): Promise<HoldRow | null> {
-  const rows = await translated(() => tx.$queryRaw<HoldRow[]>`SELECT ${HOLD_COLUMNS} FROM holds WHERE id = ${id} FOR UPDATE`);
-  return rows[0] ?? null;
+  const rows = await translated(() => tx.$queryRaw<RawHoldRow[]>`SELECT ${HOLD_COLUMNS} FROM holds WHERE id = ${id} FOR UPDATE`);
+  return rows[0] ? holdRow(rows[0]) : null;
 }
 
 /** Moves a hold to a new status (and records its order, releaser or end), in one statement. */
@@ -68,7 +77,7 @@ export async function updateHold(
   id: string,
   data: { status: HoldStatusDb; orderId?: string; releasedBy?: string; releasedAt?: Date; endedAt?: Date },
 ): Promise<HoldRow> {
-  const rows = await translated(() => tx.$queryRaw<HoldRow[]>`
+  const rows = await translated(() => tx.$queryRaw<RawHoldRow[]>`
     UPDATE holds SET status = ${data.status}::"HoldStatus",
       order_id = COALESCE(${data.orderId ?? null}::uuid, order_id),
       released_by = COALESCE(${data.releasedBy ?? null}::text, released_by),
@@ -77,17 +86,17 @@ export async function updateHold(
     WHERE id = ${id}
     RETURNING ${HOLD_COLUMNS}`);
   if (!rows[0]) throw new Error(`hold ${id} vanished while it was locked`);
-  return rows[0];
+  return holdRow(rows[0]);
 }
 
 /** Records an extension of a locked, active hold: its new expiry and one more extension. */
 export async function recordHoldExtension(tx: DbClient, id: string, expiresAt: Date): Promise<HoldRow> {
-  const rows = await translated(() => tx.$queryRaw<HoldRow[]>`
+  const rows = await translated(() => tx.$queryRaw<RawHoldRow[]>`
     UPDATE holds SET expires_at = ${expiresAt.toISOString()}::timestamptz, extensions = extensions + 1
     WHERE id = ${id} AND status = 'ACTIVE'
     RETURNING ${HOLD_COLUMNS}`);
   if (!rows[0]) throw new Error(`hold ${id} left ACTIVE while it was locked`);
-  return rows[0];
+  return holdRow(rows[0]);
 }
 
 /** Marks a hold expired only if it is still active and its time has passed; returns whether it did. */
@@ -109,7 +118,7 @@ export interface HoldFilter {
   activeAsOf?: Date;
 }
 
-export function listHolds(db: DbClient, filter: HoldFilter, limit: number, after?: { createdAt: Date; id: string }): Promise<HoldRow[]> {
+export async function listHolds(db: DbClient, filter: HoldFilter, limit: number, after?: { createdAt: Date; id: string }): Promise<HoldRow[]> {
   const where: Prisma.HoldWhereInput = { eventId: filter.eventId };
   if (filter.activeAsOf) Object.assign(where, { status: 'ACTIVE', expiresAt: { gt: filter.activeAsOf } });
   else if (filter.expiredAsOf) {
@@ -118,33 +127,33 @@ export function listHolds(db: DbClient, filter: HoldFilter, limit: number, after
   const page: Prisma.HoldWhereInput | undefined = after
     ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] }
     : undefined;
-  return translated(() =>
+  return holdRows(await translated(() =>
     db.hold.findMany({
       where: page ? { AND: [where, page] } : where,
       select: holdSelect,
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       take: limit,
     }),
-  );
+  ));
 }
 
 /** Active holds whose time has passed: the expiry bookkeeping's work list. */
-export function findDueHolds(db: DbClient, now: Date, limit: number): Promise<HoldRow[]> {
-  return translated(() =>
+export async function findDueHolds(db: DbClient, now: Date, limit: number): Promise<HoldRow[]> {
+  return holdRows(await translated(() =>
     db.hold.findMany({
       where: { status: 'ACTIVE', expiresAt: { lte: now } },
       select: holdSelect,
       orderBy: { expiresAt: 'asc' },
       take: limit,
     }),
-  );
+  ));
 }
 
 /** Holds still active and not yet due, of one event (reconciliation checks their leases). */
-export function findLiveHolds(db: DbClient, eventId: string, now: Date): Promise<HoldRow[]> {
-  return translated(() =>
+export async function findLiveHolds(db: DbClient, eventId: string, now: Date): Promise<HoldRow[]> {
+  return holdRows(await translated(() =>
     db.hold.findMany({ where: { eventId, status: 'ACTIVE', expiresAt: { gt: now } }, select: holdSelect }),
-  );
+  ));
 }
 
 /** The events that have holds still active and not yet due. */

@@ -1,6 +1,7 @@
 export { createDb, type Db, type DbOptions } from './client';
 export { createPgPool } from './pg-pool';
-export { UniqueViolation, TransactionConflict, DatabaseUnavailable, translateDbError, translated } from './errors';
+export { UniqueViolation, TransactionConflict, DatabaseUnavailable, DataRefused, translateDbError, translated } from './errors';
+export { money, moneyOrNull } from './money';
 export * from './event.repository';
 export * from './hold.repository';
 export { runTransaction, type Tx } from './transaction';

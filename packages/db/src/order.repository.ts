@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DbClient } from './event.repository';
 import { translated } from './errors';
+import { money } from './money';
 
 export interface OrderItemRow {
   seatId: string | null;
@@ -80,14 +81,14 @@ export async function insertOrder(tx: DbClient, order: NewOrder): Promise<void> 
     WITH o AS (
       INSERT INTO orders (id, number, event_id, customer_id, hold_id, total_cents, currency, payment_reference, created_at)
       VALUES (${order.id}::uuid, ${`pending-${order.id}`}, ${order.eventId}::uuid, ${order.customerId}, ${order.holdId},
-              ${order.totalCents}, ${order.currency}, ${order.paymentReference}, ${order.createdAt.toISOString()}::timestamptz)
+              ${order.totalCents}::bigint, ${order.currency}, ${order.paymentReference}, ${order.createdAt.toISOString()}::timestamptz)
       RETURNING id
     )
     INSERT INTO order_items (id, order_id, seat_id, ticket_type_id, label, tier, price_cents, quantity, position)
     SELECT u.id, o.id, u.seat_id, u.ticket_type_id, u.label, u.tier, u.price_cents, u.quantity, u.position
     FROM o, unnest(${items.map(() => randomUUID())}::uuid[], ${items.map((i) => i.seatId)}::uuid[],
                    ${items.map((i) => i.ticketTypeId)}::uuid[], ${items.map((i) => i.label)}::text[],
-                   ${items.map((i) => i.tier)}::text[], ${items.map((i) => i.priceCents)}::int[],
+                   ${items.map((i) => i.tier)}::text[], ${items.map((i) => i.priceCents)}::bigint[],
                    ${items.map((i) => i.quantity)}::int[], ${items.map((_, position) => position)}::int[])
          AS u(id, seat_id, ticket_type_id, label, tier, price_cents, quantity, position)`);
 }
@@ -112,10 +113,19 @@ export async function assignOrderNumber(tx: DbClient, orderId: string, year: num
   return number;
 }
 
-export function findOrder(db: DbClient, id: string): Promise<OrderRow | null> {
-  return translated(() => db.order.findUnique({ where: { id }, select: orderSelect }));
+/** An order as Prisma reads it (money as bigint) made an OrderRow. */
+export function orderRow(r: Omit<OrderRow, 'totalCents' | 'items'> & {
+  totalCents: bigint | number; items: (Omit<OrderItemRow, 'priceCents'> & { priceCents: bigint | number })[];
+}): OrderRow {
+  return { ...r, totalCents: money(r.totalCents), items: r.items.map((i) => ({ ...i, priceCents: money(i.priceCents) })) };
 }
 
-export function findOrderByHold(db: DbClient, holdId: string): Promise<OrderRow | null> {
-  return translated(() => db.order.findUnique({ where: { holdId }, select: orderSelect }));
+export async function findOrder(db: DbClient, id: string): Promise<OrderRow | null> {
+  const r = await translated(() => db.order.findUnique({ where: { id }, select: orderSelect }));
+  return r && orderRow(r);
+}
+
+export async function findOrderByHold(db: DbClient, holdId: string): Promise<OrderRow | null> {
+  const r = await translated(() => db.order.findUnique({ where: { holdId }, select: orderSelect }));
+  return r && orderRow(r);
 }

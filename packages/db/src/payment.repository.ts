@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DbClient } from './event.repository';
 import { translated } from './errors';
+import { moneyOrNull } from './money';
 
 export type PaymentStatusDb = 'IGNORED' | 'APPLIED' | 'REFUND_REQUIRED';
 
@@ -26,8 +27,14 @@ export interface PaymentRow extends Required<NewPayment> {
   refundNote: string | null;
 }
 
-export function findPayment(db: DbClient, id: string): Promise<PaymentRow | null> {
-  return translated(() => db.payment.findUnique({ where: { id } }));
+/** A payment as Prisma reads it (money as bigint) made a PaymentRow. */
+export function paymentRow(r: Omit<PaymentRow, 'amountCents'> & { amountCents: bigint | number | null }): PaymentRow {
+  return { ...r, amountCents: moneyOrNull(r.amountCents) };
+}
+
+export async function findPayment(db: DbClient, id: string): Promise<PaymentRow | null> {
+  const r = await translated(() => db.payment.findUnique({ where: { id } }));
+  return r && paymentRow(r);
 }
 
 /**
@@ -42,7 +49,9 @@ export async function markPaymentRefunded(
       where: { id, status: 'REFUND_REQUIRED', refundedAt: null },
       data: { refundedBy: by, refundedAt: at, refundNote: note },
     });
-    return r.count === 1 ? tx.payment.findUnique({ where: { id } }) : null;
+    if (r.count !== 1) return null;
+    const row = await tx.payment.findUnique({ where: { id } });
+    return row && paymentRow(row);
   });
 }
 
@@ -53,11 +62,12 @@ export async function insertPayment(tx: DbClient, payment: NewPayment): Promise<
   await translated(() => tx.$executeRaw`
     INSERT INTO payments (id, provider, provider_event_id, reference, hold_id, amount_cents, currency, status, reason, order_id, event_id)
     VALUES (${id}::uuid, ${p.provider}, ${p.providerEventId ?? null}, ${p.reference}, ${p.holdId ?? null},
-            ${p.amountCents ?? null}::int, ${p.currency ?? null}, ${p.status}::"PaymentStatus", ${p.reason ?? null},
+            ${p.amountCents ?? null}::bigint, ${p.currency ?? null}, ${p.status}::"PaymentStatus", ${p.reason ?? null},
             ${p.orderId ?? null}::uuid, ${p.eventId ?? null}::uuid)`);
   return id;
 }
 
-export function findPaymentByProviderEvent(db: DbClient, providerEventId: string): Promise<PaymentRow | null> {
-  return translated(() => db.payment.findUnique({ where: { providerEventId } }));
+export async function findPaymentByProviderEvent(db: DbClient, providerEventId: string): Promise<PaymentRow | null> {
+  const r = await translated(() => db.payment.findUnique({ where: { providerEventId } }));
+  return r && paymentRow(r);
 }

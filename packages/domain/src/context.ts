@@ -19,16 +19,22 @@ export interface DomainMetrics {
   holdsExpired(count: number): void;
   /** A confirm batch of this many confirms committed, its statement having taken this long (group commit). */
   confirmBatch?(size: number, seconds: number): void;
+  /** Outbox records PostgreSQL refused, parked so the others go on. */
+  outboxParked(count: number): void;
 }
 
-export const noMetrics: DomainMetrics = { holdOutcome() {}, confirmOutcome() {}, holdsExpired() {} };
+export const noMetrics: DomainMetrics = { holdOutcome() {}, confirmOutcome() {}, holdsExpired() {}, outboxParked() {} };
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 export interface DomainSettings {
   holdRateLimitPerMinute: number;
   /** Group commit of confirms; defaults from DEFAULT_CONFIRM_BATCH. */
   confirmBatch?: Partial<ConfirmBatchSettings>;
+  /** Per event: holds not yet persisted in PostgreSQL past which new holds answer 503 (default 100000). */
+  holdOutboxMaxPending?: number;
 }
+
+export const DEFAULT_HOLD_OUTBOX_MAX_PENDING = 100_000;
 
 export interface DomainContext {
   db: Db;
@@ -60,7 +66,7 @@ export function createDomain(deps: {
     log,
     metrics,
     catalog: new EventCatalog(deps.db),
-    persister: new HoldPersister(deps.db, deps.store, log, 20, deps.onHoldsPersisted),
+    persister: new HoldPersister(deps.db, deps.store, log, 20, deps.onHoldsPersisted, (n) => metrics.outboxParked(n)),
     confirms: new ConfirmBatcher(deps.db, confirmBatchSettings(deps.settings.confirmBatch), (size, seconds) => metrics.confirmBatch?.(size, seconds)),
   };
 }

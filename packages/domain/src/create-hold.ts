@@ -1,7 +1,7 @@
 // A buyer holds seats (by id or best available in a tier) or general-admission
 // tickets: one Redis script takes all or nothing, and PostgreSQL hears of it later.
 import type { HoldAttempt, HoldRequestBase } from '@holdfast/hold-store';
-import type { DomainContext } from './context';
+import { DEFAULT_HOLD_OUTBOX_MAX_PENDING, type DomainContext } from './context';
 import type { Catalog } from './event-catalog';
 import { bestAvailable } from './best-available';
 import { errors, type AppError } from './errors';
@@ -24,6 +24,8 @@ export interface CreateHoldInput {
 const RATE_WINDOW_MS = 60_000;
 /** Best-available retries when other buyers take its candidates first. */
 const MAX_BEST_ROUNDS = 25;
+/** What a buyer refused because PostgreSQL is behind is told to wait. */
+const HOLD_BACKLOG_RETRY_AFTER_SECONDS = 5;
 
 export async function createHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hold> {
   try {
@@ -81,10 +83,10 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
     maxPerCustomer: event.maxTicketsPerCustomer,
     rateLimit: ctx.settings.holdRateLimitPerMinute,
     rateWindowMs: RATE_WINDOW_MS,
+    outboxMaxPending: ctx.settings.holdOutboxMaxPending ?? DEFAULT_HOLD_OUTBOX_MAX_PENDING,
   };
   const record = (items: HoldItem[]): HoldRecordJson => ({
-    eventId, customerId, items, currency: event.currency,
-    totalCents: items.reduce((t, i) => t + i.priceCents * i.quantity, 0),
+    eventId, customerId, items, currency: event.currency, totalCents: holdTotalCents(items),
   });
   /** Runs a script; primes the event in Redis first when Redis does not know it. */
   const attempt = async (run: () => Promise<HoldAttempt>): Promise<HoldAttempt> => {
@@ -127,6 +129,10 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
       throw errors.soldOut(Math.max(0, result.available));
     case 'not_ready':
       throw errors.unavailable('Redis');
+    case 'outbox_full':
+      ctx.log.warn({ eventId, pending: result.pending }, 'hold refused: the event\'s outbox is full (PostgreSQL is behind)');
+      ctx.persister.notify(eventId);
+      throw errors.holdBacklogFull(HOLD_BACKLOG_RETRY_AFTER_SECONDS);
   }
   ctx.persister.notify(eventId);
   const r = record(items);
@@ -136,6 +142,21 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
     expiresAt: new Date(result.nowMs + base.ttlMs).toISOString(),
     items: r.items, totalCents: r.totalCents, currency: r.currency, orderId: null, releasedBy: null, extensions: 0,
   };
+}
+
+/**
+ * A hold's total in cents. Money is stored as bigint and shown as a JSON
+ * number, so a total must be an integer JavaScript holds exactly: anything past
+ * Number.MAX_SAFE_INTEGER is refused here, before Redis or PostgreSQL see it.
+ */
+export function holdTotalCents(items: Pick<HoldItem, 'priceCents' | 'quantity'>[]): number {
+  const total = items.reduce((t, i) => t + i.priceCents * i.quantity, 0);
+  if (!Number.isSafeInteger(total) || total < 0) {
+    throw errors.validation({
+      fields: [{ path: 'quantity', message: `the hold's total (${total} cents) is larger than an amount can be (${Number.MAX_SAFE_INTEGER} cents)` }],
+    });
+  }
+  return total;
 }
 
 function seatItems(catalog: Catalog, seatIds: string[]): HoldItem[] {

@@ -76,6 +76,14 @@ export const errors = {
     new AppError('OVERLOADED', 'Too many confirms are waiting right now; nothing was done, try again shortly.', 503, { retryAfterSeconds }, {
       'Retry-After': String(retryAfterSeconds),
     }),
+  holdBacklogFull: (retryAfterSeconds: number) =>
+    new AppError(
+      'SERVICE_UNAVAILABLE',
+      'Holds are paused while earlier holds are being saved; try again shortly.',
+      503,
+      { reason: 'hold_backlog_full', retryAfterSeconds },
+      { 'Retry-After': String(retryAfterSeconds) },
+    ),
   unavailable: (what: string) =>
     new AppError('SERVICE_UNAVAILABLE', `${what} is unavailable right now; try again shortly.`, 503, { dependency: what }),
 };

@@ -1,5 +1,5 @@
-import { insertHoldsIfMissing, type Db } from '@holdfast/db';
-import type { HoldStore } from '@holdfast/hold-store';
+import { DataRefused, insertHoldsIfMissing, type Db, type NewHoldRow } from '@holdfast/db';
+import type { HoldStore, OutboxEntry } from '@holdfast/hold-store';
 import type { Logger } from './context';
 import { parseRecord } from './hold-view';
 
@@ -15,6 +15,12 @@ export interface PersistedHold {
  * The hold script appends each hold to its event's outbox stream in Redis, in
  * the same atomic step as the hold; this drains the outboxes in batches.
  * Inserts skip rows that exist, so draining twice changes nothing.
+ *
+ * One record PostgreSQL refuses (a data error: SQLSTATE class 22 or 23) must
+ * not block its event's outbox for ever: when a batch is refused, its records
+ * are written one by one, and each refused one is parked (kept in the event's
+ * parked stream with the error, counted, logged) and acknowledged, so the others
+ * go on. Any other failure (PostgreSQL away, a timeout) leaves the batch for later.
  */
 export class HoldPersister {
   private readonly dirty = new Set<string>();
@@ -32,6 +38,8 @@ export class HoldPersister {
      * drained again later. The apps schedule the holds' expiry jobs here.
      */
     private readonly onPersisted?: (rows: PersistedHold[]) => Promise<void>,
+    /** Hears how many records were parked (the apps count holdfast_outbox_parked_total). */
+    private readonly onParked?: (count: number) => void,
   ) {}
 
   /** A hold was just taken in this event: drain its outbox soon. */
@@ -72,16 +80,40 @@ export class HoldPersister {
     for (;;) {
       const entries = await this.store.readOutbox(eventId, 500);
       if (!entries.length) return written;
-      const rows = entries.map((e) => {
-        const r = parseRecord(e.json);
-        return {
-          id: e.holdId, eventId, customerId: r.customerId, createdAt: new Date(e.createdAtMs),
-          expiresAt: new Date(e.expiresAtMs), items: r.items, totalCents: r.totalCents, currency: r.currency,
-        };
-      });
-      written += await insertHoldsIfMissing(this.db, rows);
-      if (this.onPersisted) await this.onPersisted(rows.map((r) => ({ id: r.id, eventId, expiresAt: r.expiresAt })));
-      await this.store.ackOutbox(eventId, entries.map((e) => e.entryId));
+      const good: { entry: OutboxEntry; row: NewHoldRow }[] = [];
+      const bad: { entry: OutboxEntry; error: string }[] = [];
+      for (const entry of entries) {
+        try {
+          good.push({ entry, row: toRow(eventId, entry) });
+        } catch (err) {
+          bad.push({ entry, error: `unreadable record: ${(err as Error).message}` });
+        }
+      }
+      let rows = good.map((g) => g.row);
+      try {
+        written += await insertHoldsIfMissing(this.db, rows);
+      } catch (err) {
+        if (!(err instanceof DataRefused)) throw err;
+        // One record spoils the batch: write them one by one, setting aside each refused one.
+        rows = [];
+        for (const g of good) {
+          try {
+            written += await insertHoldsIfMissing(this.db, [g.row]);
+            rows.push(g.row);
+          } catch (one) {
+            if (!(one instanceof DataRefused)) throw one;
+            bad.push({ entry: g.entry, error: `PostgreSQL refused the record (SQLSTATE ${one.sqlState}): ${one.message}` });
+          }
+        }
+      }
+      if (this.onPersisted && rows.length) await this.onPersisted(rows.map((r) => ({ id: r.id, eventId, expiresAt: r.expiresAt })));
+      for (const b of bad) {
+        await this.store.parkOutboxEntry(eventId, b.entry, b.error);
+        this.log.error({ eventId, holdId: b.entry.holdId, error: b.error }, 'a hold record could not be persisted; parked in the outbox:parked stream');
+      }
+      if (bad.length) this.onParked?.(bad.length);
+      const parked = new Set(bad.map((b) => b.entry.entryId));
+      await this.store.ackOutbox(eventId, entries.map((e) => e.entryId).filter((id) => !parked.has(id)));
       if (entries.length < 500) return written;
     }
   }
@@ -90,4 +122,16 @@ export class HoldPersister {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
   }
+}
+
+/** The row an outbox entry stands for; throws when its record is not a hold record. */
+function toRow(eventId: string, e: OutboxEntry): NewHoldRow {
+  const r = parseRecord(e.json);
+  if (!r || typeof r !== 'object' || !Array.isArray(r.items) || typeof r.customerId !== 'string') {
+    throw new Error('not a hold record');
+  }
+  return {
+    id: e.holdId, eventId, customerId: r.customerId, createdAt: new Date(e.createdAtMs),
+    expiresAt: new Date(e.expiresAtMs), items: r.items, totalCents: r.totalCents, currency: r.currency,
+  };
 }

@@ -1,7 +1,7 @@
 // Reconciliation compares Redis (the leases) with PostgreSQL (the truth) per event
 // and repairs the drift with compare-and-set writes; every repair is logged and reported.
 import {
-  eventsWithLiveHolds, existingEventIds, findHold, findLiveHolds, holdStatuses, lockHold, readSaleState, recordAudit,
+  eventsWithLiveHolds, existingEventIds, findHold, findLiveHolds, holdStatuses, lockHold, lockTicketType, readSaleState, recordAudit,
   runTransaction, updateHold, type HoldRow,
 } from '@holdfast/db';
 import type { ReconcileStore, TicketCounters } from '@holdfast/hold-store';
@@ -14,7 +14,7 @@ export const REPAIR_KINDS = [
   'sold_set_missing', // a seat SOLD in PostgreSQL missing from Redis's sold set: added
   'sold_set_extra', // a seat in Redis's sold set that PostgreSQL has AVAILABLE (seen twice): removed
   'sold_seat_key', // a lease or held entry on a seat already SOLD: removed
-  'ga_counter', // a ticket type's cap/sold/held differing from PostgreSQL and its holds (seen twice): rewritten
+  'ga_counter', // a ticket type's cap/sold/held differing from PostgreSQL and its live holds: rewritten (row locked, one script)
   'hold_restored', // an ACTIVE hold whose leases were lost: taken again for its remaining time
   'hold_ended', // an ACTIVE hold whose leases were lost and whose items someone else has now: ended
   'key_without_ttl', // a seat key, hold record or rate-limit key without a TTL: given one (or removed)
@@ -40,8 +40,6 @@ export interface ReconcileReport {
 }
 
 export interface ReconcileOptions {
-  /** How long to wait before re-reading a suspected drift that may be a confirm in flight. */
-  settleMs?: number;
   onRepair?: (entry: RepairEntry) => void;
 }
 
@@ -49,15 +47,12 @@ const RECORD_TTL_MS = 24 * 3600 * 1000;
 const RATE_WINDOW_MS = 60_000;
 const MAX_ENTRIES = 200;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /**
  * One reconciliation run over every event Redis knows or that has live holds in
  * PostgreSQL. The report is stored for admins (last run only).
  */
 export async function reconcile(ctx: DomainContext, rs: ReconcileStore, opts: ReconcileOptions = {}): Promise<ReconcileReport> {
   const started = Date.now();
-  const settleMs = opts.settleMs ?? 500;
   const report: ReconcileReport = {
     startedAt: new Date(started).toISOString(), finishedAt: '', durationMs: 0, events: 0,
     repairs: Object.fromEntries(REPAIR_KINDS.map((k) => [k, 0])) as Record<RepairKind, number>,
@@ -79,7 +74,7 @@ export async function reconcile(ctx: DomainContext, rs: ReconcileStore, opts: Re
     if (!existing.has(eventId)) continue;
     report.events++;
     try {
-      await reconcileEvent(ctx, rs, eventId, scan.keys.get(eventId), settleMs, repair);
+      await reconcileEvent(ctx, rs, eventId, scan.keys.get(eventId), repair);
     } catch (err) {
       report.errors.push({ eventId, message: err instanceof Error ? err.message : String(err) });
       ctx.log.error({ eventId, err: err instanceof Error ? err.message : String(err) }, 'reconciliation of an event failed');
@@ -103,7 +98,7 @@ type Repair = (kind: RepairKind, eventId: string, detail: string) => void;
 async function reconcileEvent(
   ctx: DomainContext, rs: ReconcileStore, eventId: string,
   keys: { seatKeys: string[]; holdRecordKeys: string[]; rateLimitKeys: string[] } | undefined,
-  settleMs: number, repair: Repair,
+  repair: Repair,
 ): Promise<void> {
   const now = new Date();
   const liveHolds = await findLiveHolds(ctx.db, eventId, now);
@@ -113,7 +108,7 @@ async function reconcileEvent(
 
   if (await ctx.store.isPrimed(eventId)) {
     await reconcileSold(ctx, rs, eventId, repair);
-    await reconcileTickets(ctx, rs, eventId, settleMs, repair);
+    await reconcileTickets(ctx, rs, eventId, repair);
   }
   if (keys) {
     await reconcileTtls(ctx, rs, eventId, keys, repair);
@@ -227,23 +222,31 @@ async function reconcileSold(ctx: DomainContext, rs: ReconcileStore, eventId: st
   }
 }
 
-/** Each ticket type's cap and sold against PostgreSQL, and held against its holds' quantities. */
-async function reconcileTickets(ctx: DomainContext, rs: ReconcileStore, eventId: string, settleMs: number, repair: Repair) {
+/**
+ * Each ticket type's cap and sold against PostgreSQL, and held against its
+ * holds' quantities. A drift seen is repaired at once, however busy the sale:
+ * the ticket type's row is locked (no confirm of it commits meanwhile) and one
+ * script rewrites the counters from what Redis has at that instant (its live
+ * holds, pruned on its own clock) and PostgreSQL's locked numbers, less the
+ * confirms PostgreSQL committed that have not reached Redis yet.
+ */
+async function reconcileTickets(ctx: DomainContext, rs: ReconcileStore, eventId: string, repair: Repair) {
   const { ticketTypes } = await readSaleState(ctx.db, eventId);
   const drift = (c: TicketCounters, t: { capacity: number; sold: number }) =>
     c.cap !== String(t.capacity) || c.sold !== String(t.sold) || c.held !== String(c.heldByHolds);
   for (const t of ticketTypes) {
-    const first = await rs.ticketCounters(eventId, t.id);
-    if (!drift(first, t)) continue;
-    await sleep(settleMs);
-    const pg = (await readSaleState(ctx.db, eventId)).ticketTypes.find((x) => x.id === t.id);
-    const second = await rs.ticketCounters(eventId, t.id);
-    if (!pg || !drift(second, pg)) continue;
-    if (second.cap !== first.cap || second.sold !== first.sold || second.held !== first.held) continue; // moving: next run
-    const next = { cap: pg.capacity, sold: pg.sold, held: second.heldByHolds };
-    if (await rs.setTicketCounters(eventId, t.id, second, next)) {
+    if (!drift(await rs.ticketCounters(eventId, t.id), t)) continue;
+    const r = await runTransaction(ctx.db, async (tx) => {
+      const pg = await lockTicketType(tx, eventId, t.id);
+      if (!pg) return null;
+      const ids = await rs.ticketHoldIds(eventId, t.id);
+      const statuses = await holdStatuses(tx, ids);
+      const confirmedHoldIds = ids.filter((id) => statuses.get(id) === 'CONFIRMED');
+      return rs.repairTicketCounters(eventId, t.id, { ...pg, confirmedHoldIds });
+    });
+    if (r?.written) {
       repair('ga_counter', eventId,
-        `ticket type ${t.id}: cap ${second.cap || '-'}→${next.cap}, sold ${second.sold || '-'}→${next.sold}, held ${second.held || '-'}→${next.held}`);
+        `ticket type ${t.id}: cap ${r.before.cap || '-'}→${r.after.cap}, sold ${r.before.sold || '-'}→${r.after.sold}, held ${r.before.held || '-'}→${r.after.held}`);
     }
   }
 }

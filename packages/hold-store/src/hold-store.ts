@@ -5,6 +5,7 @@ import { registerScripts, type ScriptName, type ScriptRunner } from './scripts';
 export type HoldAttempt =
   | { kind: 'ok'; candidate: number; nowMs: number }
   | { kind: 'not_ready' }
+  | { kind: 'outbox_full'; pending: number }
   | { kind: 'rate_limited'; retryAfterMs: number }
   | { kind: 'limit_exceeded'; inUse: number }
   | { kind: 'unavailable'; seatIds: string[] }
@@ -20,6 +21,8 @@ export interface HoldRequestBase {
   /** 0 when this attempt must not count against the customer's rate limit. */
   rateLimit: number;
   rateWindowMs: number;
+  /** The most outbox entries not yet persisted in PostgreSQL; at it, holds are refused (OUTBOX_FULL). */
+  outboxMaxPending: number;
 }
 
 /** A selection the seat script may take, with the hold's JSON (items, totals) should it win. */
@@ -110,6 +113,8 @@ function parse(reply: (string | number)[]): HoldAttempt {
       return { kind: 'ok', candidate: Number(rest[0]), nowMs: Number(rest[1]) };
     case 'NOT_READY':
       return { kind: 'not_ready' };
+    case 'OUTBOX_FULL':
+      return { kind: 'outbox_full', pending: Number(rest[0]) };
     case 'RATE_LIMITED':
       return { kind: 'rate_limited', retryAfterMs: Number(rest[0]) };
     case 'LIMIT_EXCEEDED':
@@ -147,7 +152,7 @@ export class HoldStore {
     const args = [
       req.holdId, req.customerId, req.ttlMs, req.maxPerCustomer, req.rateLimit, req.rateWindowMs,
       k.channel, req.candidates.length, ...req.candidates.map((c) => c.seatIds.length),
-      ...req.candidates.map((c) => c.recordJson), ...seatIds,
+      ...req.candidates.map((c) => c.recordJson), ...seatIds, req.outboxMaxPending,
     ];
     return parse(await this.run.holdSeats(keys, args));
   }
@@ -164,7 +169,7 @@ export class HoldStore {
     ];
     const args = [
       req.holdId, req.customerId, req.ttlMs, req.maxPerCustomer, req.rateLimit, req.rateWindowMs,
-      req.recordJson, k.channel, req.ticketTypeId, req.quantity,
+      req.recordJson, k.channel, req.ticketTypeId, req.quantity, req.outboxMaxPending,
     ];
     return parse(await this.run.holdTickets(keys, args));
   }
@@ -342,6 +347,11 @@ export class HoldStore {
     };
   }
 
+  /** Entries of an event's outbox not yet persisted (acknowledged entries are deleted). */
+  async outboxLength(eventId: string): Promise<number> {
+    return this.redis.xlen(eventKeys(eventId).outbox);
+  }
+
   /** The oldest entries of an event's outbox (holds still to be persisted). */
   async readOutbox(eventId: string, count = 500): Promise<OutboxEntry[]> {
     const entries = await this.redis.xrange(eventKeys(eventId).outbox, '-', '+', 'COUNT', count);
@@ -354,6 +364,35 @@ export class HoldStore {
         json: f.json!,
         createdAtMs: Number(f.createdAt),
         expiresAtMs: Number(f.expiresAt),
+      };
+    });
+  }
+
+  /**
+   * Moves an outbox entry PostgreSQL refused to the event's parked stream, with
+   * the error, in one MULTI: the outbox goes on draining past it.
+   */
+  async parkOutboxEntry(eventId: string, entry: OutboxEntry, error: string): Promise<void> {
+    const k = eventKeys(eventId);
+    const res = await this.redis
+      .multi()
+      .xadd(k.outboxParked, '*', 'holdId', entry.holdId, 'createdAt', entry.createdAtMs, 'expiresAt', entry.expiresAtMs,
+        'json', entry.json, 'entryId', entry.entryId, 'error', error, 'parkedAt', Date.now())
+      .xdel(k.outbox, entry.entryId)
+      .exec();
+    if (!res) throw new Error('parking an outbox entry was aborted');
+    for (const [err] of res) if (err) throw err;
+  }
+
+  /** The entries parked for an event (oldest first), with the error PostgreSQL gave. */
+  async parkedOutbox(eventId: string, count = 100): Promise<(OutboxEntry & { error: string })[]> {
+    const entries = await this.redis.xrange(eventKeys(eventId).outboxParked, '-', '+', 'COUNT', count);
+    return entries.map(([, fields]) => {
+      const f: Record<string, string> = {};
+      for (let i = 0; i < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
+      return {
+        entryId: f.entryId!, holdId: f.holdId!, json: f.json!,
+        createdAtMs: Number(f.createdAt), expiresAtMs: Number(f.expiresAt), error: f.error!,
       };
     });
   }

@@ -11,6 +11,8 @@ export function eventKeys(eventId: string) {
     held: `${p}:held`,
     bought: `${p}:bought`,
     outbox: `${p}:outbox`,
+    /** Outbox records PostgreSQL refused (kept with the error for a human; never retried by themselves). */
+    outboxParked: `${p}:outbox:parked`,
     channel: `${p}:changes`,
     seat: (seatId: string) => `${p}:seat:${seatId}`,
     customer: (customerId: string) => `${p}:cust:${customerId}`,

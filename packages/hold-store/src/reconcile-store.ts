@@ -161,15 +161,31 @@ export class ReconcileStore {
     };
   }
 
-  /** Writes the counters only while they still read as `seen`. */
-  async setTicketCounters(
-    eventId: string, ticketTypeId: string, seen: TicketCounters, next: { cap: number; sold: number; held: number },
-  ): Promise<boolean> {
-    const r = await this.run.setTicketCounters(
-      [eventKeys(eventId).ticketType(ticketTypeId)],
-      [seen.cap, seen.sold, seen.held, next.cap, next.sold, next.held],
+  /** Ids of the holds counted in a ticket type's held tickets (live or not yet pruned). */
+  async ticketHoldIds(eventId: string, ticketTypeId: string): Promise<string[]> {
+    return this.redis.hkeys(eventKeys(eventId).ticketTypeHolds(ticketTypeId));
+  }
+
+  /**
+   * Rewrites a ticket type's counters in one step on Redis's clock (see
+   * repair-ticket-counters-3.lua): cap and sold from PostgreSQL, sold less the
+   * holds PostgreSQL confirmed that Redis still holds, held from the live holds.
+   * Null when the ticket type is not in Redis.
+   */
+  async repairTicketCounters(
+    eventId: string, ticketTypeId: string, pg: { capacity: number; sold: number; confirmedHoldIds: string[] },
+  ): Promise<{ written: boolean; before: Omit<TicketCounters, 'heldByHolds'>; after: { cap: number; sold: number; held: number } } | null> {
+    const k = eventKeys(eventId);
+    const r = await this.run.repairTicketCounters(
+      [k.ticketType(ticketTypeId), k.ticketTypeExpiry(ticketTypeId), k.ticketTypeHolds(ticketTypeId)],
+      [pg.capacity, pg.sold, ...pg.confirmedHoldIds],
     );
-    return Number(r) === 1;
+    if (Number(r[0]) === -1) return null;
+    return {
+      written: Number(r[0]) === 1,
+      before: { cap: String(r[1]), sold: String(r[2]), held: String(r[3]) },
+      after: { cap: Number(r[4]), sold: Number(r[5]), held: Number(r[6]) },
+    };
   }
 
   /** Remaining TTL (ms) of each key: -1 when it has none, -2 when it is gone. */

@@ -15,7 +15,7 @@ const SCRIPT_FILES = {
   idempotencyBegin: 'idempotency-begin-1.lua',
   idempotencyEnd: 'idempotency-end-1.lua',
   fixSeatKey: 'fix-seat-key-3.lua',
-  setTicketCounters: 'set-ticket-counters-1.lua',
+  repairTicketCounters: 'repair-ticket-counters-3.lua',
   countHoldRequest: 'count-hold-request-1.lua',
 } as const;
 

@@ -16,11 +16,13 @@
     ARGV[4] max tickets per customer                     ARGV[5] rate limit (0: not counted)
     ARGV[6] rate window ms      ARGV[7] change channel     ARGV[8] number of candidates (n)
     ARGV[9 .. 8+n] candidate sizes; ARGV[9+n .. 8+2n] each candidate's hold JSON
-    (items, totals); then the seat ids in KEYS order
+    (items, totals); then the seat ids in KEYS order; last: the most outbox
+    entries not yet persisted (ARGV[#ARGV]) before holds are refused
 
   Output:
     {"OK", candidate index (1-based), now ms}
     {"NOT_READY"}                     the event must be primed first
+    {"OUTBOX_FULL", entries pending}  PostgreSQL is that far behind: nothing written
     {"RATE_LIMITED", retry after ms}
     {"LIMIT_EXCEEDED", tickets in use}
     {"UNAVAILABLE", seat id, ...}     held or sold seats of the candidates
@@ -32,6 +34,11 @@
 local now = nowMs()
 
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_READY'} end
+
+-- The outbox is never trimmed (a hold answered 201 must reach PostgreSQL): past
+-- its limit of entries not yet persisted, new holds are refused instead.
+local pending = redis.call('XLEN', KEYS[8])
+if pending >= tonumber(ARGV[#ARGV]) then return {'OUTBOX_FULL', pending} end
 
 local retryAfter = rateLimited(KEYS[6], tonumber(ARGV[5]), ARGV[6])
 if retryAfter then return {'RATE_LIMITED', retryAfter} end
@@ -85,6 +92,6 @@ redis.call('HSET', KEYS[4], ARGV[1], size .. ':' .. expiresAt)
 local json = ARGV[jsonAt + chosen - 1]
 redis.call('HSET', KEYS[7], 'json', json, 'createdAt', now, 'expiresAt', expiresAt, 'status', 'active')
 redis.call('PEXPIRE', KEYS[7], ttl + 86400000)
-redis.call('XADD', KEYS[8], 'MAXLEN', '~', 100000, '*', 'holdId', ARGV[1], 'createdAt', now, 'expiresAt', expiresAt, 'json', json)
+redis.call('XADD', KEYS[8], '*', 'holdId', ARGV[1], 'createdAt', now, 'expiresAt', expiresAt, 'json', json)
 redis.call('PUBLISH', ARGV[7], cjson.encode({ seatIds = seatIds, status = 'held' }))
 return {'OK', chosen, now}

@@ -13,9 +13,11 @@
     ARGV[1] hold id   ARGV[2] customer id   ARGV[3] ttl ms   ARGV[4] max per customer
     ARGV[5] rate limit (0: not counted)     ARGV[6] rate window ms
     ARGV[7] hold JSON  ARGV[8] change channel  ARGV[9] ticket type id  ARGV[10] quantity
+    ARGV[11] the most outbox entries not yet persisted before holds are refused
 
   Output:
     {"OK", 1, now ms} | {"NOT_READY"} | {"RATE_LIMITED", retry after ms}
+    {"OUTBOX_FULL", entries pending} (PostgreSQL is that far behind: nothing written)
     {"LIMIT_EXCEEDED", tickets in use} | {"SOLD_OUT", available}
 ]]
 --- @include "now-ms"
@@ -26,6 +28,11 @@
 local now = nowMs()
 
 if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[2]) == 0 then return {'NOT_READY'} end
+
+-- The outbox is never trimmed (a hold answered 201 must reach PostgreSQL): past
+-- its limit of entries not yet persisted, new holds are refused instead.
+local pending = redis.call('XLEN', KEYS[9])
+if pending >= tonumber(ARGV[11]) then return {'OUTBOX_FULL', pending} end
 
 local retryAfter = rateLimited(KEYS[7], tonumber(ARGV[5]), ARGV[6])
 if retryAfter then return {'RATE_LIMITED', retryAfter} end
@@ -46,6 +53,6 @@ redis.call('HSET', KEYS[4], ARGV[1], quantity)
 redis.call('HSET', KEYS[5], ARGV[1], quantity .. ':' .. expiresAt)
 redis.call('HSET', KEYS[8], 'json', ARGV[7], 'createdAt', now, 'expiresAt', expiresAt, 'status', 'active')
 redis.call('PEXPIRE', KEYS[8], ttl + 86400000)
-redis.call('XADD', KEYS[9], 'MAXLEN', '~', 100000, '*', 'holdId', ARGV[1], 'createdAt', now, 'expiresAt', expiresAt, 'json', ARGV[7])
+redis.call('XADD', KEYS[9], '*', 'holdId', ARGV[1], 'createdAt', now, 'expiresAt', expiresAt, 'json', ARGV[7])
 redis.call('PUBLISH', ARGV[8], cjson.encode({ ticketTypeId = ARGV[9], available = available - quantity }))
 return {'OK', 1, now}

@@ -43,10 +43,14 @@ local ttId = ARGV[3]
 local quantity = tonumber(ARGV[4])
 if ttId ~= '' then
   if redis.call('EXISTS', KEYS[4]) == 0 then return {'NOT_READY'} end
+  -- Lazy expiry first; then the hold's own entry, when still live, is replaced,
+  -- never added to: its tickets are counted once.
   local available = ticketAvailability(KEYS[4], KEYS[5], KEYS[6], now)
-  if available < quantity then return {'SOLD_OUT', available} end
-  redis.call('HINCRBY', KEYS[4], 'held', quantity)
-  redis.call('ZADD', KEYS[5], expiresAt, holdId)
+  local own = tonumber(redis.call('HGET', KEYS[6], holdId) or '0')
+  if available + own < quantity then return {'SOLD_OUT', available + own} end
+  redis.call('HINCRBY', KEYS[4], 'held', quantity - own)
+  local score = tonumber(redis.call('ZSCORE', KEYS[5], holdId) or '0')
+  redis.call('ZADD', KEYS[5], math.max(score, expiresAt), holdId)
   redis.call('HSET', KEYS[6], holdId, quantity)
 end
 
