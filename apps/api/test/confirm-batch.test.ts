@@ -190,6 +190,35 @@ test('when one batch holds a fence breach, a late payment, a released hold and a
   await expectInvariants(api.rt.db, gaEvent.id);
 });
 
+test('when a hold\'s row stays locked past the lock timeout, then its confirm steps aside, the others of its batch commit, and it goes through once the lock is gone', async () => {
+  const api = suite.api;
+  const blocker = await blockerHold(api, newEvent);
+  const { event, seats } = await newEvent({ seats: seatGrid(['A'], 1, 3) });
+  const holds = await Promise.all(seats.map((s, i) => holdSeats(api, event.id, `buyer-${i}`, [s.id])));
+  await api.rt.ctx.persister.flush([event.id]);
+  const [stuck, ...others] = holds;
+  const lock = new pg.Client({ connectionString: api.config.databaseUrl });
+  await lock.connect();
+  try {
+    await lock.query('BEGIN');
+    await lock.query('SELECT 1 FROM holds WHERE id = $1 FOR UPDATE', [stuck!.id]);
+    const answeredAt: Record<string, number> = {};
+    const timed = (id: string) => () => confirmVia(api, id).then((r) => {
+      answeredAt[id] = Date.now();
+      if (id === others[others.length - 1]!.id) void lock.query('COMMIT');
+      return r;
+    });
+    const run = await gathered(api, blocker.id, () => confirmVia(api, blocker.id), [stuck!, ...others].map((h) => timed(h.id)));
+    expect(run.results.map((r) => r.status)).toEqual([201, 201, 201]);
+    // The others were answered first (their batch committed without the stuck one), the stuck one after its retry.
+    for (const h of others) expect(answeredAt[h.id]!).toBeLessThan(answeredAt[stuck!.id]!);
+    expect(await api.rt.db.order.count({ where: { eventId: event.id } })).toBe(3);
+    await expectInvariants(api.rt.db, event.id);
+  } finally {
+    await lock.end();
+  }
+});
+
 test('when a Stripe payment arrives through the webhook use-case in a batch of a new year, then it gets its order and a number of that year', async () => {
   const api = suite.api;
   const blocker = await blockerHold(api, newEvent);

@@ -26,7 +26,8 @@ export interface ConfirmBatchItem {
   } | null;
 }
 
-export type ConfirmBatchKind = 'created' | 'existing' | 'released' | 'expired' | 'fence' | 'not_found' | 'unique' | 'invalid';
+/** busy: a row it needed stayed locked past the lock timeout (5 s); it is tried again. */
+export type ConfirmBatchKind = 'created' | 'existing' | 'released' | 'expired' | 'fence' | 'not_found' | 'unique' | 'busy' | 'invalid';
 
 export interface ConfirmBatchResult {
   kind: ConfirmBatchKind;

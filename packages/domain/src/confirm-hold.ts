@@ -134,13 +134,14 @@ async function confirm(ctx: DomainContext, input: ConfirmInput, options: Confirm
         // Anything else (PostgreSQL unreachable, a timeout): the claim lapses with its lease.
         throw err;
       }
-      if (result.kind === 'unique') {
-        // A unique race (two processes inserting the same hold's row): retry; a duplicate finds the
-        // hold CONFIRMED on its next attempt and answers with that order.
+      if (result.kind === 'unique' || result.kind === 'busy') {
+        // A unique race (two processes inserting the same hold's row), or a row another transaction
+        // kept locked past the lock timeout: retry; a duplicate finds the hold CONFIRMED next time.
         if (attempt < MAX_ATTEMPTS) {
           await backoff(attempt);
           continue;
         }
+        if (result.kind === 'busy') throw new TransactionConflict(`hold ${input.holdId} stayed locked`);
         throw new UniqueViolation(`confirm of hold ${input.holdId}`);
       }
       return finishConfirm(ctx, claim, outcomeOf(result, claim));

@@ -22,7 +22,8 @@
 --   created | existing (order_json: the order with its items),
 --   released (HOLD_NOT_ACTIVE), expired (the lease was lost, marked EXPIRED),
 --   fence (the items were sold behind Redis’s back, marked EXPIRED),
---   not_found, unique (a unique race: try again), invalid (a value was not valid).
+--   not_found, unique (a unique race: try again), busy (a row stayed locked past the
+--   5 s lock timeout: try again), invalid (a value was not valid).
 CREATE OR REPLACE FUNCTION holdfast_confirm_batch(confirms jsonb)
 RETURNS TABLE (idx int, kind text, order_json jsonb)
 LANGUAGE plpgsql
@@ -45,6 +46,9 @@ AS E'DECLARE
   last_n bigint\073
   j int\073
 BEGIN
+  -- No confirm waits long for a row another transaction holds: past this, that confirm alone
+  -- steps aside (busy) and is tried again, and the rest of the batch goes on.
+  PERFORM set_config(''lock_timeout'', ''5s'', true)\073
   FOR c IN SELECT value FROM jsonb_array_elements(confirms) LOOP
     i := i + 1\073
     kinds := kinds || NULL::text\073
@@ -121,6 +125,8 @@ BEGIN
         kinds[i] := ''fence''\073
       WHEN unique_violation THEN
         kinds[i] := ''unique''\073
+      WHEN lock_not_available THEN
+        kinds[i] := ''busy''\073
       WHEN data_exception THEN
         kinds[i] := ''invalid''\073
     END\073
