@@ -302,7 +302,7 @@ test('when confirms run with no other confirm about, then each goes at once in a
 });
 
 test('when a confirm batch setting is not valid, then the configuration is refused with one line naming it; unset, the defaults hold', () => {
-  for (const [name, value] of [['CONFIRM_BATCH_MAX', '0'], ['CONFIRM_BATCH_WAIT_MS', '-1'], ['CONFIRM_MAX_WAITING', 'many']]) {
+  for (const [name, value] of [['CONFIRM_BATCH_MAX', '0'], ['CONFIRM_BATCH_WAIT_MS', '-1'], ['CONFIRM_MAX_WAITING', 'many']] as const) {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration: ${name} `));
   }
   expect(loadConfig({})).toMatchObject({ confirmBatchMax: 32, confirmBatchWaitMs: 0, confirmMaxWaiting: 2000 });
