@@ -1,13 +1,14 @@
 import type { PgbenchResult } from './baselines/pgbench.runner';
 import type { RedisBenchmarkResult } from './baselines/redis-benchmark.runner';
 import type { BenchPlan } from './bench-plan.config';
+import type { BestReport } from './holdfast/holdfast-best.bench';
 import type { ConfirmRun } from './holdfast/holdfast-confirms.bench';
 import type { GrowthRow, MemoryResult } from './holdfast/holdfast-holds.bench';
 import type { HttpLoadResult } from './http-load.generator';
 import type { RaceLabReport } from './race-lab.runner';
 
-export type Section = 'race' | 'hold' | 'growth' | 'confirm';
-export const ALL_SECTIONS: Section[] = ['race', 'hold', 'growth', 'confirm'];
+export type Section = 'race' | 'hold' | 'growth' | 'confirm' | 'best';
+export const ALL_SECTIONS: Section[] = ['race', 'hold', 'growth', 'confirm', 'best'];
 
 export interface Skipped {
   skipped: string;
@@ -105,4 +106,5 @@ export interface BenchReport {
   holdPath: HoldPathReport | null;
   growth: GrowthReport | Skipped | null;
   confirmPath: ConfirmPathReport | null;
+  best: BestReport | null;
 }

@@ -25,6 +25,7 @@ import type {
 } from './bench-report.types';
 import { isSkipped } from './bench-report.types';
 import { runBatchPgbench } from './holdfast/confirm-batch.bench';
+import { measureBest } from './holdfast/holdfast-best.bench';
 import { hasConfirmEndpoint, measureConfirms, type ConfirmRun } from './holdfast/holdfast-confirms.bench';
 import { loadHolds, measureGrowth, measureMemoryPerHeldSeat, SeatCursor, type GrowthEvent } from './holdfast/holdfast-holds.bench';
 import { holdfastRedisUrl, openHoldfastFixture, type HoldfastFixture } from './holdfast/holdfast.fixture';
@@ -120,12 +121,16 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
     whatIf: process.env.BENCH_WHATIF ?? null,
   };
   const holdfast = new HoldfastSession(log, options.apiNodeArgs);
-  const report: BenchReport = { meta, plan, raceLab: null, holdPath: null, growth: null, confirmPath: null };
+  const report: BenchReport = { meta, plan, raceLab: null, holdPath: null, growth: null, confirmPath: null, best: null };
   try {
     if (options.sections.includes('race')) report.raceLab = await raceSection(plan, databaseUrl, holdfast, log);
     if (options.sections.includes('hold')) report.holdPath = await holdSection(plan, redisUrl, holdfast, log);
     if (options.sections.includes('growth')) report.growth = await growthSection(plan, holdfast, log);
     if (options.sections.includes('confirm')) report.confirmPath = await confirmSection(plan, databaseUrl, holdfast, log);
+    if (options.sections.includes('best')) {
+      const { fixture, api } = await holdfast.get();
+      report.best = await measureBest(api, fixture, plan.best, log);
+    }
   } finally {
     await holdfast.close();
   }
