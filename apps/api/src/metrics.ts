@@ -55,6 +55,18 @@ export function createMetrics(sources: MetricSources = {}) {
   const confirmOutcomes = new client.Counter({
     name: 'holdfast_confirm_requests_total', help: 'Confirm attempts by result code.', labelNames: ['result'], registers: [registry],
   });
+  const confirmBatches = new client.Histogram({
+    name: 'holdfast_confirm_batch_size',
+    help: 'Confirms per group-commit batch (one transaction each).',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+    registers: [registry],
+  });
+  const confirmBatchSeconds = new client.Histogram({
+    name: 'holdfast_confirm_batch_seconds',
+    help: 'Duration of each committed group-commit batch statement (one round trip to PostgreSQL).',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [registry],
+  });
   const outboxParked = new client.Counter({
     name: 'holdfast_outbox_parked_total', help: 'Hold records PostgreSQL refused, parked aside so the outbox drains on.', registers: [registry],
   });
@@ -76,6 +88,10 @@ export function createMetrics(sources: MetricSources = {}) {
     },
     holdsExpired(count) {
       expiredHere += count;
+    },
+    confirmBatch(size, seconds) {
+      confirmBatches.observe(size);
+      confirmBatchSeconds.observe(seconds);
     },
     outboxParked(count) {
       outboxParked.inc(count);

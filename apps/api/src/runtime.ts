@@ -82,7 +82,11 @@ export async function createApiRuntime(config: Config, log = createLogger(config
     db,
     store: new HoldStore(redis, config.holdReplicaAcks > 0
       ? { replicas: config.holdReplicaAcks, timeoutMs: config.holdReplicaAckTimeoutMs } : null),
-    settings: { holdRateLimitPerMinute: config.holdRateLimitPerMinute, holdOutboxMaxPending: config.holdOutboxMaxPending },
+    settings: {
+      holdRateLimitPerMinute: config.holdRateLimitPerMinute,
+      holdOutboxMaxPending: config.holdOutboxMaxPending,
+      confirmBatch: { maxBatch: config.confirmBatchMax, maxWaitMs: config.confirmBatchWaitMs, maxWaiting: config.confirmMaxWaiting },
+    },
     log,
     metrics: metrics.domain,
     // Each persisted hold gets its delayed expiry job, off the request path.
@@ -97,6 +101,7 @@ export async function createApiRuntime(config: Config, log = createLogger(config
   return {
     app, ctx, db, redis, log, metrics, queues,
     async close() {
+      ctx.confirms.stop();
       await ctx.persister.flush().catch(() => undefined);
       ctx.persister.stop();
       await Promise.all(Object.values(queues).map((q) => q.close().catch(() => undefined)));

@@ -164,3 +164,36 @@ test('when the connection drops, then the map says so, reconnects and catches up
     await relay.close();
   }
 });
+
+test('when most of a tier is taken, then best available leads there and holds the best free seats side by side', async () => {
+  const admin = await demoToken(server.baseUrl, `e2e-admin-busy-${Date.now()}`, 'admin');
+  const busyEvent = await createEvent(server.baseUrl, admin, { name: `E2E Busy Tier ${Date.now()}`, holdTtlSeconds: 600 });
+  // Others hold all of section A's premium row and two of B's: 10 of the 16 premium seats.
+  const seats = (await (await fetch(`${server.baseUrl}/v1/events/${busyEvent.id}/seats`)).json()) as { seats: { id: string; label: string }[] };
+  const ids = (labels: string[]) => labels.map((l) => seats.seats.find((s) => s.label === l)!.id);
+  for (const [who, labels] of [
+    ['e2e-busy-1', ['A-1-1', 'A-1-2', 'A-1-3', 'A-1-4', 'A-1-5']],
+    ['e2e-busy-2', ['A-1-6', 'A-1-7', 'A-1-8', 'B-1-1', 'B-1-3']],
+  ] as const) {
+    const token = await demoToken(server.baseUrl, `${who}-${Date.now()}`, 'customer');
+    const held = await fetch(`${server.baseUrl}/v1/events/${busyEvent.id}/holds`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+      body: JSON.stringify({ seatIds: ids([...labels]) }),
+    });
+    expect(held.status).toBe(201);
+  }
+  const page = await openEvent(DESKTOP, busyEvent.id);
+  await page.waitForSelector('[data-testid="best-busy"]');
+  expect(await page.locator('#best-tier').inputValue()).toBe('premium');
+  await shot(page, '11-busy-tier-best-available');
+  await page.click('[data-testid="hold-best"]');
+  const panel = await page.waitForSelector('[data-testid="hold-panel"]');
+  const text = (await panel.textContent()) ?? '';
+  // The best pair left: B-1-4 and B-1-5 (B-1-2 sits alone between two held seats).
+  expect(text).toContain('B-1-4');
+  expect(text).toContain('B-1-5');
+  await seatShows(page, 'B-1-4', 'yours', 5000);
+  await seatShows(page, 'B-1-5', 'yours', 5000);
+  await shot(page, '12-busy-tier-held');
+});

@@ -29,7 +29,7 @@ export function createWorkerMetrics() {
   };
   return {
     registry, jobs, repairs, domain,
-    repair: (kind: RepairKind) => repairs.inc({ kind }),
+    repair: (kind: RepairKind, count = 1) => repairs.inc({ kind }, count),
   };
 }
 

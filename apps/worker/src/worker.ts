@@ -96,7 +96,7 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
   };
   const expiryProcessor = expireHoldProcessor(ctx);
   const sweep = sweepProcessor(ctx, rs);
-  const reconcileJob = reconcileProcessor(ctx, rs, (e) => metrics.repair(e.kind));
+  const reconcileJob = reconcileProcessor(ctx, rs, (e) => metrics.repair(e.kind, e.count));
   const workers = [
     new Worker(EXPIRY_QUEUE, expiryProcessor, workerOpts),
     new Worker(MAINTENANCE_QUEUE, async (job: Job) => {

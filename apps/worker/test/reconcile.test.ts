@@ -233,3 +233,40 @@ describe('admin endpoints', () => {
     expect(await api.rt.queues.maintenance.getJobCounts('waiting', 'active')).toEqual(before);
   });
 });
+
+test('when the free set best available walks disagrees with the seat keys, or Redis lost the seat index, then reconciliation repairs it and counts each drift', async () => {
+  const { event, seats } = await createTestEvent(api, { seats: seatGrid(['A'], 1, 6) });
+  const k = eventKeys(event.id);
+  const counted = (report: ReconcileReport, kind: RepairKind) =>
+    report.entries.filter((e) => e.eventId === event.id && e.kind === kind).reduce((t, e) => t + (e.count ?? 1), 0);
+  try {
+    const first = await api.call('POST', `/v1/events/${event.id}/holds`, { token: api.token('customer'), body: { tier: 'standard', quantity: 1 } });
+    expect(first.status).toBe(201);
+    expect(first.body.hold.items[0].seatId).toBe(seats[0]!.id); // primed and indexed on the way
+    await api.rt.ctx.persister.flush();
+    // Drift: the held seat back in the free set; two free seats missing from it.
+    await api.rt.redis.zadd(k.free, 0, seats[0]!.id);
+    await api.rt.redis.zrem(k.free, seats[4]!.id, seats[5]!.id);
+
+    let report = await run();
+    expect(counted(report, 'free_set_extra')).toBe(1);
+    expect(counted(report, 'free_set_missing')).toBe(2);
+    expect(counted(report, 'seat_index_rebuilt')).toBe(0);
+    const free = () => api.rt.redis.zrange(k.free, 0, -1);
+    expect(await free()).toEqual(seats.slice(1).map((s) => s.id));
+
+    // A second run finds nothing to repair.
+    report = await run();
+    expect(counted(report, 'free_set_extra') + counted(report, 'free_set_missing')).toBe(0);
+
+    // The index is lost (the rest of the event's keys kept): rebuilt and counted once.
+    await api.rt.redis.del(k.seatIndex, k.free);
+    report = await run();
+    expect(counted(report, 'seat_index_rebuilt')).toBe(1);
+    expect(await free()).toEqual(seats.slice(1).map((s) => s.id));
+    const next = await api.call('POST', `/v1/events/${event.id}/holds`, { token: api.token('customer'), body: { tier: 'standard', quantity: 2 } });
+    expect(next.body.hold.items.map((i: { seatId: string }) => i.seatId)).toEqual([seats[1]!.id, seats[2]!.id]);
+  } finally {
+    await dropTestEvent(api, event.id);
+  }
+});

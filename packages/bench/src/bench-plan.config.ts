@@ -27,6 +27,20 @@ export interface BenchPlan {
     /** Holds taken while reading Redis memory before and after. */
     memoryHolds: number;
   };
+  /** Best available against holds by seat id, and the best-available script alone on a large tier. */
+  best: {
+    levels: number[];
+    /** Rounds that visit every level in turn (by id, then best, at each). */
+    rounds: number;
+    /** Per level, per path and per round. */
+    requests: number;
+    warmupRequests: number;
+    maxDurationMs: number;
+    tierSeats: number;
+    takenPcts: number[];
+    quantities: number[];
+    scriptCalls: number;
+  };
   confirmPath: {
     /** Concurrent confirms (and pgbench clients). */
     concurrency: number;
@@ -56,6 +70,10 @@ export function benchPlan(quick: boolean): BenchPlan {
         seatMapRequests: 3,
         memoryHolds: 1000,
       },
+      best: {
+        levels: [1, 10, 50, 100], rounds: 2, requests: 400, warmupRequests: 40, maxDurationMs: 6000,
+        tierSeats: 100_000, takenPcts: [0, 50, 99], quantities: [1, 2, 8], scriptCalls: 200,
+      },
       confirmPath: { concurrency: 50, rounds: 2, confirmsPerRound: 400, maxDurationMs: 8000, buyersPerEvent: [50, 150, 450] },
     };
   }
@@ -72,6 +90,10 @@ export function benchPlan(quick: boolean): BenchPlan {
       maxDurationMs: 15_000,
       seatMapRequests: 10,
       memoryHolds: 10_000,
+    },
+    best: {
+      levels: [1, 10, 50, 100], rounds: 3, requests: 2000, warmupRequests: 200, maxDurationMs: 20_000,
+      tierSeats: 100_000, takenPcts: [0, 50, 99], quantities: [1, 2, 8], scriptCalls: 1000,
     },
     confirmPath: { concurrency: 50, rounds: 3, confirmsPerRound: 3000, maxDurationMs: 30_000, buyersPerEvent: [100, 1000, 10_000] },
   };

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { Client } from 'pg';
 
 import { launchChildServer, type ChildServer } from './baselines/child-server.launcher';
-import { runPgbench } from './baselines/pgbench.runner';
+import { runPgbench, type PgbenchResult } from './baselines/pgbench.runner';
 import { runRedisBenchmark } from './baselines/redis-benchmark.runner';
 import { benchDatabaseUrl, ensureDatabase, retryWhileTooManyClients } from './bench-database.service';
 import type { BenchPlan } from './bench-plan.config';
@@ -24,6 +24,8 @@ import type {
   Skipped,
 } from './bench-report.types';
 import { isSkipped } from './bench-report.types';
+import { runBatchPgbench } from './holdfast/confirm-batch.bench';
+import { measureBest } from './holdfast/holdfast-best.bench';
 import { hasConfirmEndpoint, measureConfirms, type ConfirmRun } from './holdfast/holdfast-confirms.bench';
 import { loadHolds, measureGrowth, measureMemoryPerHeldSeat, SeatCursor, type GrowthEvent } from './holdfast/holdfast-holds.bench';
 import { clusterSection } from './holdfast/holdfast-cluster.bench';
@@ -120,12 +122,16 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
     whatIf: process.env.BENCH_WHATIF ?? null,
   };
   const holdfast = new HoldfastSession(log, options.apiNodeArgs);
-  const report: BenchReport = { meta, plan, raceLab: null, holdPath: null, growth: null, confirmPath: null };
+  const report: BenchReport = { meta, plan, raceLab: null, holdPath: null, growth: null, confirmPath: null, best: null };
   try {
     if (options.sections.includes('race')) report.raceLab = await raceSection(plan, databaseUrl, holdfast, log);
     if (options.sections.includes('hold')) report.holdPath = await holdSection(plan, redisUrl, holdfast, log);
     if (options.sections.includes('growth')) report.growth = await growthSection(plan, holdfast, log);
     if (options.sections.includes('confirm')) report.confirmPath = await confirmSection(plan, databaseUrl, holdfast, log);
+    if (options.sections.includes('best')) {
+      const { fixture, api } = await holdfast.get();
+      report.best = await measureBest(api, fixture, plan.best, log);
+    }
     if (options.sections.includes('cluster')) {
       report.clusterScale = await clusterSection({
         databaseUrl: holdfastDatabaseUrl(), redisUrl: holdfastRedisUrl(),
@@ -345,7 +351,8 @@ async function confirmSection(
       `  pgbench ${Math.round(pgbench.tps)} tps p99 ${pgbench.latency.p99Ms} ms` +
         (isSkipped(holdfastApi) ? '' : `, holdfast ${Math.round(holdfastApi.confirms.okPerSec)}/s p99 ${holdfastApi.confirms.okLatency.p99Ms} ms`),
     );
-    results.push({ pgbench, holdfastApi });
+    const pgbenchBatch = await confirmBatchBaseline(databaseUrl, concurrency, confirmsPerRound, holdfastApi, log);
+    results.push({ pgbench, holdfastApi, ...(pgbenchBatch ? { pgbenchBatch } : {}) });
   }
   let byBuyers: ConfirmRun[] | Skipped = { skipped: NO_CONFIRM };
   if (canConfirm) {
@@ -383,6 +390,16 @@ async function confirmSection(
     holdfastVsPgbench: ran.length > 0 ? round3(median(ran.map((r) => r.holdfastApi.confirms.okPerSec / r.pgbench.tps))) : null,
     byBuyers,
   };
+}
+
+/** pgbench shaped like the batches holdfast made in this round (issue 12); none when it made none. */
+async function confirmBatchBaseline(
+  databaseUrl: string, concurrency: number, confirms: number, run: ConfirmRun | Skipped, log: (line: string) => void,
+): Promise<PgbenchResult | null> {
+  if (isSkipped(run) || !run.batches?.batches) return null;
+  const result = await runBatchPgbench({ databaseUrl, concurrency, confirms, perTransaction: run.batches.meanSize, log });
+  log(`  pgbench batches of ${result.confirmsPerTransaction} (${result.clients} clients): ${Math.round(result.confirmsPerSec)} confirms/s, p99 ${result.latency.p99Ms} ms; holdfast's batches: ${run.batches.batches}, mean ${run.batches.meanSize}`);
+  return result;
 }
 
 function medianOrNull(values: Array<number | null>): number | null {

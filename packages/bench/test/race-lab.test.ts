@@ -118,6 +118,7 @@ describe('race lab (tiny flash sale against the real PostgreSQL)', () => {
       holdPath: null,
       growth: null,
       confirmPath: null,
+      best: null,
     };
     const markdown = renderMarkdown(bench);
     expect(markdown).toContain('## Race lab: 60 buyers, 20 tickets, 6 concurrent clients');

@@ -38,6 +38,9 @@ const envSchema = z.object({
   HOLD_REPLICA_ACK_TIMEOUT_MS: z.coerce.number().int().min(1).max(10000).default(200),
   API_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
   WORKER_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
+  CONFIRM_BATCH_MAX: z.coerce.number().int().min(1).max(500).default(32),
+  CONFIRM_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(100).default(0),
+  CONFIRM_MAX_WAITING: z.coerce.number().int().min(1).max(1_000_000).default(2000),
 });
 
 export interface Config {
@@ -68,6 +71,12 @@ export interface Config {
   apiProcesses: number;
   /** Worker processes `npm start` runs. */
   workerProcesses: number;
+  /** Most confirms in one group-commit batch (1: one transaction per confirm). */
+  confirmBatchMax: number;
+  /** After a batch, how long the next may wait for more confirms while it has fewer than confirmBatchMax (0: none). */
+  confirmBatchWaitMs: number;
+  /** Confirms waiting for a batch past which the API answers 503 OVERLOADED with Retry-After. */
+  confirmMaxWaiting: number;
   /** Settings that fell back to development values; the caller logs them as warnings. */
   warnings: string[];
 }
@@ -132,6 +141,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     holdReplicaAckTimeoutMs: e.HOLD_REPLICA_ACK_TIMEOUT_MS,
     apiProcesses: e.API_PROCESSES,
     workerProcesses: e.WORKER_PROCESSES,
+    confirmBatchMax: e.CONFIRM_BATCH_MAX,
+    confirmBatchWaitMs: e.CONFIRM_BATCH_WAIT_MS,
+    confirmMaxWaiting: e.CONFIRM_MAX_WAITING,
     warnings,
   };
 }

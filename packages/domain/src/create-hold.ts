@@ -1,13 +1,13 @@
 // A buyer holds seats (by id or best available in a tier) or general-admission
 // tickets: one Redis script takes all or nothing, and PostgreSQL hears of it later.
-import type { HoldAttempt, HoldRequestBase } from '@holdfast/hold-store';
+import type { BestAttempt, HoldAttempt, HoldRequestBase } from '@holdfast/hold-store';
 import { DEFAULT_HOLD_OUTBOX_MAX_PENDING, type DomainContext } from './context';
 import type { Catalog } from './event-catalog';
-import { bestAvailable } from './best-available';
 import { errors, type AppError } from './errors';
 import { isUuid, newHoldId } from './ids';
 import type { Hold, HoldItem, HoldRecordJson } from './hold-view';
 import { primeEvent } from './prime-event';
+import { syncSeatIndex } from './seat-index';
 import { assertSaleOpen } from './sale-window';
 
 export type HoldSelector =
@@ -22,8 +22,6 @@ export interface CreateHoldInput {
 }
 
 const RATE_WINDOW_MS = 60_000;
-/** Best-available retries when other buyers take its candidates first. */
-const MAX_BEST_ROUNDS = 25;
 /** What a buyer refused because PostgreSQL is behind is told to wait. */
 const HOLD_BACKLOG_RETRY_AFTER_SECONDS = 5;
 
@@ -113,7 +111,7 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
     const candidate = { seatIds: selector.seatIds, recordJson: JSON.stringify(record(items)) };
     result = await attempt(() => ctx.store.holdSeats({ ...base, candidates: [candidate] }));
   } else {
-    ({ result, items } = await holdBest(ctx, catalog, base, selector, record, attempt));
+    ({ result, items } = await holdBest(ctx, catalog, base, selector, attempt));
   }
 
   switch (result.kind) {
@@ -167,42 +165,36 @@ function seatItems(catalog: Catalog, seatIds: string[]): HoldItem[] {
 }
 
 /**
- * Best available: compute candidate selections from what Redis says is taken,
- * offer them to one script (the first wholly free one is held), and when other
- * buyers got there first, mark those seats taken and try again. SOLD_OUT only
- * when a fresh read shows the tier cannot supply the quantity.
+ * Best available: one script (hold-best-10.lua) picks the best free selection
+ * in the tier at that instant and holds it, or answers SOLD_OUT. No retry loop:
+ * the only second call is after Redis had to be primed or its seat index built.
  */
 async function holdBest(
   ctx: DomainContext,
   catalog: Catalog,
   base: HoldRequestBase,
   selector: { tier: string; quantity: number },
-  record: (items: HoldItem[]) => HoldRecordJson,
   attempt: (run: () => Promise<HoldAttempt>) => Promise<HoldAttempt>,
 ): Promise<{ result: HoldAttempt; items: HoldItem[] }> {
   const tierSeats = catalog.tiers.get(selector.tier);
   if (!tierSeats) {
     throw errors.validation({ fields: [{ path: 'tier', message: `this event has no seats in tier "${selector.tier}"` }] });
   }
-  let states = await ctx.store.seatStates(base.eventId);
-  if (!states.primed) {
-    await primeEvent(ctx, base.eventId);
-    states = await ctx.store.seatStates(base.eventId);
-  }
-  const taken = new Set<string>([...states.held, ...states.sold]);
-  for (let round = 0; round < MAX_BEST_ROUNDS; round++) {
-    const candidates = bestAvailable(tierSeats, (id) => taken.has(id), selector.quantity);
-    if (!candidates) {
-      const free = tierSeats.filter((s) => !taken.has(s.id)).length;
-      return { result: { kind: 'sold_out', available: free }, items: [] };
+  // Whatever the script picks, its total is at most that of the tier's dearest seats: refused here when too large.
+  holdTotalCents(seatItems(catalog, tierSeats.slice(-selector.quantity).map((s) => s.id)));
+  const req = { ...base, tier: selector.tier, quantity: selector.quantity, currency: catalog.event.currency };
+  let best: BestAttempt | null = null;
+  const run = async (): Promise<HoldAttempt> => {
+    best = await ctx.store.holdBest(req);
+    if (best.kind === 'not_indexed') {
+      await syncSeatIndex(ctx, base.eventId);
+      best = await ctx.store.holdBest(req);
     }
-    const offers = candidates.map((seatIds) => ({ seatIds, recordJson: JSON.stringify(record(seatItems(catalog, seatIds))) }));
-    // Only the first round counts against the customer's rate limit.
-    const rateLimit = round === 0 ? base.rateLimit : 0;
-    const result = await attempt(() => ctx.store.holdSeats({ ...base, rateLimit, candidates: offers }));
-    if (result.kind === 'ok') return { result, items: seatItems(catalog, candidates[result.candidate - 1]!) };
-    if (result.kind !== 'unavailable') return { result, items: [] };
-    for (const id of result.seatIds) taken.add(id);
-  }
-  throw errors.unavailable('Seat selection under contention');
+    // Still no index (Redis lost its data again meanwhile): answered as Redis not ready.
+    return best.kind === 'not_indexed' ? { kind: 'not_ready' } : best;
+  };
+  const result = await attempt(run);
+  const done = best as BestAttempt | null;
+  if (result.kind !== 'ok' || done?.kind !== 'ok') return { result, items: [] };
+  return { result, items: seatItems(catalog, done.seatIds) };
 }

@@ -13,7 +13,8 @@ export { adminMarkRefunded } from './admin-payments';
 export { createHold, countRefusedHoldRequest, type CreateHoldInput, type HoldSelector } from './create-hold';
 export { getHold, releaseHold, findAnyHold, type Principal, type Releaser } from './holds';
 export { primeEvent, ensurePrimed } from './prime-event';
-export { bestAvailable } from './best-available';
+export { sortTierSeats } from './best-available';
+export { syncSeatIndex, seatIndexLayout, type SeatIndexSync } from './seat-index';
 export type { Page } from './paging';
 export { adminListHolds, adminReleaseHold, type AdminHoldQuery } from './admin-holds';
 export { adminListOrders } from './admin-orders';
@@ -25,8 +26,11 @@ export {
 } from './reconcile';
 export type { PersistedHold } from './hold-persister';
 export {
-  claimHoldLease, confirmHold, confirmInTransaction, finishConfirm, type ConfirmInput, type ConfirmOptions, type ConfirmResult,
+  claimHoldLease, confirmHold, finishConfirm, type ConfirmInput, type ConfirmOptions, type ConfirmResult,
   type ConfirmTxOutcome, type HoldClaim, type PaymentInput,
 } from './confirm-hold';
+export {
+  ConfirmBatcher, confirmBatchSettings, DEFAULT_CONFIRM_BATCH, type ConfirmBatchSettings, type ConfirmBatchStats,
+} from './confirm-batcher';
 export { getOrder, orderFromRow, type Order } from './orders';
 export { applyStripePayment, type StripePayment, type StripeOutcome } from './apply-stripe-payment';

@@ -1,6 +1,7 @@
 import { findLiveHolds, readSaleState } from '@holdfast/db';
 import type { DomainContext } from './context';
 import { holdContents, type HoldItem } from './hold-view';
+import { syncSeatIndex } from './seat-index';
 
 const inflight = new WeakMap<DomainContext, Map<string, Promise<void>>>();
 
@@ -8,7 +9,8 @@ const inflight = new WeakMap<DomainContext, Map<string, Promise<void>>>();
  * Loads an event's sale state from PostgreSQL into Redis when Redis does not
  * have it (first use, or after Redis lost its data), with the leases of the
  * holds PostgreSQL still has ACTIVE, so their seats, tickets and customer
- * limits stay theirs from the first request on. Concurrent callers in one
+ * limits stay theirs from the first request on; then the free-seat index best
+ * available is decided on is built (seat-index.ts). Concurrent callers in one
  * process share one load; across processes the script keeps the first.
  */
 export function primeEvent(ctx: DomainContext, eventId: string): Promise<void> {
@@ -23,6 +25,8 @@ export function primeEvent(ctx: DomainContext, eventId: string): Promise<void> {
       }));
       const primed = await ctx.store.primeEvent({ eventId, ...state, liveHolds });
       if (primed) ctx.log.info({ eventId, soldSeats: state.soldSeatIds.length }, 'primed event in Redis from PostgreSQL');
+      // Best available needs the free-seat index, built from the state just loaded.
+      await syncSeatIndex(ctx, eventId);
     })().finally(() => map!.delete(eventId));
     map.set(eventId, p);
   }

@@ -9,6 +9,7 @@ import type { DomainContext } from './context';
 import { holdContents, type HoldItem } from './hold-view';
 import { endHoldInRedis } from './holds';
 import { primeEvent } from './prime-event';
+import { syncSeatIndex } from './seat-index';
 
 export const REPAIR_KINDS = [
   'sold_set_missing', // a seat SOLD in PostgreSQL missing from Redis's sold set: added
@@ -19,6 +20,9 @@ export const REPAIR_KINDS = [
   'hold_ended', // an ACTIVE hold whose leases were lost and whose items someone else has now: ended
   'key_without_ttl', // a seat key, hold record or rate-limit key without a TTL: given one (or removed)
   'stale_lease', // a seat lease whose hold has ended in PostgreSQL (its end never reached Redis; seen twice): removed
+  'seat_index_rebuilt', // an event with seats primed in Redis without its free-seat index (Redis lost it): built again
+  'free_set_missing', // a free seat (not sold, no lease) missing from the free set best available walks: added
+  'free_set_extra', // a sold or leased seat in the free set: removed
 ] as const;
 export type RepairKind = (typeof REPAIR_KINDS)[number];
 
@@ -26,6 +30,8 @@ export interface RepairEntry {
   kind: RepairKind;
   eventId: string;
   detail: string;
+  /** How many repairs of this kind the entry stands for (seats of one event at once); 1 when absent. */
+  count?: number;
 }
 
 export interface ReconcileReport {
@@ -58,9 +64,9 @@ export async function reconcile(ctx: DomainContext, rs: ReconcileStore, opts: Re
     repairs: Object.fromEntries(REPAIR_KINDS.map((k) => [k, 0])) as Record<RepairKind, number>,
     entries: [], errors: [],
   };
-  const repair = (kind: RepairKind, eventId: string, detail: string) => {
-    report.repairs[kind]++;
-    const entry = { kind, eventId, detail };
+  const repair = (kind: RepairKind, eventId: string, detail: string, count = 1) => {
+    report.repairs[kind] += count;
+    const entry: RepairEntry = count === 1 ? { kind, eventId, detail } : { kind, eventId, detail, count };
     if (report.entries.length < MAX_ENTRIES) report.entries.push(entry);
     ctx.log.warn({ repair: kind, eventId, detail }, 'reconciliation repaired drift');
     opts.onRepair?.(entry);
@@ -93,7 +99,7 @@ export async function lastReconcileReport(rs: ReconcileStore): Promise<Reconcile
   return json ? (JSON.parse(json) as ReconcileReport) : null;
 }
 
-type Repair = (kind: RepairKind, eventId: string, detail: string) => void;
+type Repair = (kind: RepairKind, eventId: string, detail: string, count?: number) => void;
 
 async function reconcileEvent(
   ctx: DomainContext, rs: ReconcileStore, eventId: string,
@@ -109,6 +115,7 @@ async function reconcileEvent(
   if (await ctx.store.isPrimed(eventId)) {
     await reconcileSold(ctx, rs, eventId, repair);
     await reconcileTickets(ctx, rs, eventId, repair);
+    await reconcileSeatIndex(ctx, eventId, repair);
   }
   if (keys) {
     await reconcileTtls(ctx, rs, eventId, keys, repair);
@@ -220,6 +227,22 @@ async function reconcileSold(ctx: DomainContext, rs: ReconcileStore, eventId: st
     await rs.removeHeldEntries(eventId, heldSold);
     for (const id of heldSold) repair('sold_seat_key', eventId, `held entry of sold seat ${id} removed`);
   }
+}
+
+/**
+ * The free-seat index best available walks, against the seat keys and the sold
+ * set (just reconciled with PostgreSQL): rebuilt when missing, else each seat
+ * put in or out of the free set as it is now. Seats whose lease lapsed by time
+ * come back too, without counting as drift (that is how leases end).
+ */
+async function reconcileSeatIndex(ctx: DomainContext, eventId: string, repair: Repair) {
+  const r = await syncSeatIndex(ctx, eventId);
+  if (r.rebuilt) {
+    repair('seat_index_rebuilt', eventId, `free-seat index built again (${r.missing} free seats)`);
+    return;
+  }
+  if (r.missing) repair('free_set_missing', eventId, `${r.missing} free seat(s) added to the free set`, r.missing);
+  if (r.extra) repair('free_set_extra', eventId, `${r.extra} taken or sold seat(s) removed from the free set`, r.extra);
 }
 
 /**

@@ -129,6 +129,58 @@ function toOutboxEntry([entryId, fields]: [string, string[]]): OutboxEntry {
   return { entryId, holdId: f.holdId!, json: f.json!, createdAtMs: Number(f.createdAt), expiresAtMs: Number(f.expiresAt) };
 }
 
+/** What a best-available request asks for besides the hold's base. */
+export interface BestRequest {
+  tier: string;
+  quantity: number;
+  currency: string;
+  /** Usable seats the script looks at for q side by side (default bestWindow(quantity)). */
+  window?: number;
+}
+
+export type BestAttempt =
+  | { kind: 'ok'; candidate: number; nowMs: number; sideBySide: boolean; seatIds: string[] }
+  | Exclude<HoldAttempt, { kind: 'ok' }>
+  | { kind: 'not_indexed' };
+
+/**
+ * How many usable free seats hold-best looks at to find q seats side by side
+ * before it settles for the q cheapest: 48 + 16 per seat asked for, at most
+ * 1,024 (and never fewer than q). Rows of 20–40 seats: two or more rows' worth.
+ */
+export function bestWindow(quantity: number): number {
+  return Math.max(quantity, Math.min(1024, 48 + 16 * quantity));
+}
+
+/** One seat of the free-seat index: its rank orders by tier, price, section, row, number. */
+export interface IndexedSeat {
+  id: string;
+  rank: number;
+  /** Same number for seats of one section and row. */
+  rowId: number;
+  number: number;
+  priceCents: number;
+  label: string;
+}
+
+/** A tier's ranks, lowest to highest, inclusive. */
+export interface TierRange {
+  tier: string;
+  lo: number;
+  hi: number;
+}
+
+export interface FreeSeatSync {
+  /** The index was complete before this chunk. */
+  wasComplete: boolean;
+  /** Free seats that were missing from the free set (drift), added. */
+  added: number;
+  /** Taken or sold seats that were in the free set (drift), removed. */
+  removed: number;
+  /** Free seats whose lease had lapsed by time (not drift), added. */
+  lapsed: number;
+}
+
 /** How long an ended hold's record stays readable in Redis. */
 const RECORD_TTL_MS = 24 * 3600 * 1000;
 
@@ -174,7 +226,18 @@ export class HoldStore {
     name: 'holdSeats' | 'holdTickets', keys: string[], args: (string | number)[],
     giveBack: (attempt: HoldAttempt) => Promise<unknown>,
   ): Promise<HoldAttempt> {
-    if (!this.replicaAcks || this.replicaAcks.replicas === 0) return parse(await this.run[name](keys, args));
+    return this.acknowledged(name, keys, args, parse, giveBack);
+  }
+
+  /**
+   * Runs a hold script and parses its reply; with replica acks, WAIT follows on the
+   * same connection and an 'ok' too few replicas have is given back (ReplicaAckError).
+   */
+  private async acknowledged<T extends { kind: string }>(
+    name: ScriptName, keys: string[], args: (string | number)[],
+    parseReply: (reply: (string | number)[]) => T, giveBack: (attempt: T) => Promise<unknown>,
+  ): Promise<T> {
+    if (!this.replicaAcks || this.replicaAcks.replicas === 0) return parseReply(await this.run[name](keys, args));
     const { replicas, timeoutMs } = this.replicaAcks;
     const p = this.redis.pipeline() as unknown as Record<string, (...a: unknown[]) => unknown> & { exec(): Promise<[Error | null, unknown][] | null> };
     p[scriptCommand(name)]!(keys.length, ...keys, ...args);
@@ -183,7 +246,7 @@ export class HoldStore {
     if (!res) throw new Error('hold pipeline was aborted');
     const [[e1, reply], [e2, acked]] = res as [[Error | null, unknown], [Error | null, unknown]];
     if (e1) throw e1;
-    const attempt = parse(reply as (string | number)[]);
+    const attempt = parseReply(reply as (string | number)[]);
     if (attempt.kind !== 'ok') return attempt;
     if (e2 || Number(acked) < replicas) {
       await giveBack(attempt).catch(() => undefined);
@@ -192,13 +255,14 @@ export class HoldStore {
     return attempt;
   }
 
+
   /** Holds the first candidate selection whose seats are all free (one round trip). */
   async holdSeats(req: HoldRequestBase & { candidates: SeatCandidate[] }): Promise<HoldAttempt> {
     const k = eventKeys(req.eventId);
     const seatIds = req.candidates.flatMap((c) => c.seatIds);
     const keys = [
       k.ready, k.sold, k.held, k.customer(req.customerId), k.bought,
-      k.rateLimit(req.customerId), k.hold(req.holdId), k.outbox,
+      k.rateLimit(req.customerId), k.hold(req.holdId), k.outbox, k.free,
       ...seatIds.map(k.seat),
     ];
     const args = [
@@ -210,6 +274,52 @@ export class HoldStore {
       eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
       seatIds: req.candidates[a.candidate - 1]?.seatIds ?? [], ticketTypeId: null, quantity: 0,
     }) : Promise.resolve());
+  }
+
+  /**
+   * Best available in one tier, decided inside one script (hold-best-10.lua):
+   * the best free selection at this instant is held, or SOLD_OUT. One round trip.
+   */
+  async holdBest(req: HoldRequestBase & BestRequest): Promise<BestAttempt> {
+    const k = eventKeys(req.eventId);
+    const keys = [
+      k.ready, k.sold, k.held, k.customer(req.customerId), k.bought,
+      k.rateLimit(req.customerId), k.hold(req.holdId), k.outbox, k.free, k.seatIndex,
+    ];
+    const args = [
+      req.holdId, req.customerId, req.ttlMs, req.maxPerCustomer, req.rateLimit, req.rateWindowMs,
+      k.channel, req.tier, req.quantity, k.seatPrefix, req.eventId, req.currency, req.window ?? bestWindow(req.quantity),
+      req.outboxMaxPending,
+    ];
+    const parseBest = (reply: (string | number)[]): BestAttempt => {
+      if (reply[0] === 'NOT_INDEXED') return { kind: 'not_indexed' };
+      if (reply[0] !== 'OK') return parse(reply) as Exclude<HoldAttempt, { kind: 'ok' }>;
+      return { kind: 'ok', candidate: 1, nowMs: Number(reply[1]), sideBySide: Number(reply[2]) === 1, seatIds: reply.slice(3).map(String) };
+    };
+    return this.acknowledged('holdBest', keys, args, parseBest, (a) => this.endHold({
+      eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
+      seatIds: a.kind === 'ok' ? a.seatIds : [], ticketTypeId: null, quantity: req.quantity,
+    }));
+  }
+
+  /**
+   * Builds or repairs the free-seat index for a chunk of an event's seats
+   * (sync-free-seats-4.lua); `tiers` on the last chunk marks the index complete.
+   */
+  async syncFreeSeats(
+    eventId: string, seats: readonly IndexedSeat[], last: { tiers: readonly TierRange[]; seatCount: number } | null,
+  ): Promise<FreeSeatSync> {
+    const k = eventKeys(eventId);
+    const args: (string | number)[] = [k.seatPrefix, seats.length, last ? last.tiers.length : 0, last ? last.seatCount : 0];
+    for (const s of seats) args.push(s.id, s.rank, s.rowId, s.number, s.priceCents, s.label);
+    for (const t of last?.tiers ?? []) args.push(t.tier, t.lo, t.hi);
+    const [complete, added, removed, lapsed] = (await this.run.syncFreeSeats([k.sold, k.held, k.free, k.seatIndex], args)).map(Number);
+    return { wasComplete: complete === 1, added: added!, removed: removed!, lapsed: lapsed! };
+  }
+
+  /** Whether the event's free-seat index is complete. */
+  async isSeatIndexed(eventId: string): Promise<boolean> {
+    return (await this.redis.hexists(eventKeys(eventId).seatIndex, '_n')) === 1;
   }
 
   /** Holds general-admission tickets of one type (one round trip). */
@@ -248,7 +358,7 @@ export class HoldStore {
     const keys = [
       k.ready, k.sold, k.held, k.customer(input.customerId), k.bought,
       tt ? k.ticketType(tt) : k.ready, tt ? k.ticketTypeExpiry(tt) : k.ready, tt ? k.ticketTypeHolds(tt) : k.ready,
-      k.hold(input.holdId), k.claim(input.holdId), ...input.seatIds.map(k.seat),
+      k.hold(input.holdId), k.claim(input.holdId), k.free, k.seatIndex, ...input.seatIds.map(k.seat),
     ];
     const args = [
       input.holdId, input.customerId, input.mode, k.channel, tt, input.quantity, RECORD_TTL_MS, input.claimToken ?? '',
@@ -270,7 +380,7 @@ export class HoldStore {
     const keys = [
       k.ready, k.sold, k.held,
       tt ? k.ticketType(tt) : k.ready, tt ? k.ticketTypeExpiry(tt) : k.ready, tt ? k.ticketTypeHolds(tt) : k.ready,
-      k.hold(input.holdId), k.customer(input.customerId), k.claim(input.holdId), ...input.seatIds.map(k.seat),
+      k.hold(input.holdId), k.customer(input.customerId), k.claim(input.holdId), k.free, ...input.seatIds.map(k.seat),
     ];
     const args = [input.holdId, input.token, input.leaseMs, tt, input.quantity, k.channel, ...input.seatIds];
     const reply = await this.run.claimHold(keys, args);
@@ -300,7 +410,7 @@ export class HoldStore {
     const keys = [
       k.ready, k.sold, k.held,
       tt ? k.ticketType(tt) : k.ready, tt ? k.ticketTypeExpiry(tt) : k.ready, tt ? k.ticketTypeHolds(tt) : k.ready,
-      k.hold(input.holdId), k.customer(input.customerId), ...input.seatIds.map(k.seat),
+      k.hold(input.holdId), k.customer(input.customerId), k.free, ...input.seatIds.map(k.seat),
     ];
     const args = [input.holdId, input.leaseMs, tt, input.quantity, k.channel, ...input.seatIds];
     const reply = await this.run.retakeHold(keys, args);

@@ -14,6 +14,11 @@ export function eventKeys(eventId: string) {
     /** Outbox records PostgreSQL refused (kept with the error for a human; never retried by themselves). */
     outboxParked: `${p}:outbox:parked`,
     channel: `${p}:changes`,
+    /** Free seats (zset seat id -> rank) and the seat index they are ranked by (hold-best, sync-free-seats). */
+    free: `${p}:free`,
+    seatIndex: `${p}:seatix`,
+    /** Prefix of the seat keys, for scripts that find their seats themselves (hold-best). */
+    seatPrefix: `${p}:seat:`,
     seat: (seatId: string) => `${p}:seat:${seatId}`,
     customer: (customerId: string) => `${p}:cust:${customerId}`,
     rateLimit: (customerId: string) => `${p}:rl:${customerId}`,

@@ -93,7 +93,11 @@ export class ReconcileStore {
   }
 
   async addSold(eventId: string, seatIds: string[]): Promise<void> {
-    if (seatIds.length) await this.redis.sadd(eventKeys(eventId).sold, ...seatIds);
+    if (!seatIds.length) return;
+    const k = eventKeys(eventId);
+    // A sold seat leaves the free set in the same step.
+    const res = await this.redis.multi().sadd(k.sold, ...seatIds).zrem(k.free, ...seatIds).exec();
+    for (const [err] of res ?? []) if (err) throw err;
   }
 
   async removeSold(eventId: string, seatIds: string[]): Promise<void> {
@@ -133,7 +137,7 @@ export class ReconcileStore {
   /** Gives the seat key a TTL (ms > 0) or removes it (ms = 0), only while `owner` still has it (and no confirm claims it). */
   async fixSeatKey(eventId: string, seatId: string, owner: string, ms: number): Promise<boolean> {
     const k = eventKeys(eventId);
-    const r = await this.run.fixSeatKey([k.seat(seatId), k.held, k.claim(owner)], [owner, seatId, ms]);
+    const r = await this.run.fixSeatKey([k.seat(seatId), k.held, k.claim(owner), k.free, k.seatIndex, k.sold], [owner, seatId, ms]);
     return Number(r) === 1;
   }
 

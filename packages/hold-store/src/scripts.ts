@@ -4,17 +4,19 @@ import { isCluster, type RedisClient } from './redis-client';
 
 /** Script file names follow BullMQ's habit: `<name>-<fixed key count>.lua`. */
 const SCRIPT_FILES = {
-  holdSeats: 'hold-seats-8.lua',
+  holdSeats: 'hold-seats-9.lua',
+  holdBest: 'hold-best-10.lua',
+  syncFreeSeats: 'sync-free-seats-4.lua',
   holdTickets: 'hold-tickets-9.lua',
-  endHold: 'end-hold-10.lua',
-  claimHold: 'claim-hold-9.lua',
-  retakeHold: 'retake-hold-8.lua',
+  endHold: 'end-hold-12.lua',
+  claimHold: 'claim-hold-10.lua',
+  retakeHold: 'retake-hold-9.lua',
   extendHold: 'extend-hold-6.lua',
   primeEvent: 'prime-event-4.lua',
   readAvailability: 'read-availability-1.lua',
   idempotencyBegin: 'idempotency-begin-1.lua',
   idempotencyEnd: 'idempotency-end-1.lua',
-  fixSeatKey: 'fix-seat-key-3.lua',
+  fixSeatKey: 'fix-seat-key-6.lua',
   repairTicketCounters: 'repair-ticket-counters-3.lua',
   countHoldRequest: 'count-hold-request-1.lua',
 } as const;

@@ -8,6 +8,7 @@ import { formatDateTime, formatDuration, formatMoney } from '../shared/format';
 import { describeError, takenSeatIds, type MessageContext } from '../shared/messages';
 import { useEventStream } from '../shared/stream';
 import { isSeatItem, type Event, type HoldRequest, type Seat } from '../shared/types';
+import { BUSY_WINDOW_MS, busyTiers } from './busy';
 import { HoldPanel } from './HoldPanel';
 import { heldSeatIds } from './purchase';
 import { QuickPick } from './QuickPick';
@@ -69,8 +70,15 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
     maxTicketsPerCustomer: event?.maxTicketsPerCustomer,
   };
 
+  // Seat changes heard on the stream lately, by tier: how busy each tier is (busy.ts).
+  const changes = useRef<{ tier: string; at: number }[]>([]);
   const live = useEventStream(eventId, {
     onSeat: ({ seatId, status }) => {
+      const tier = seatById.get(seatId)?.tier;
+      if (tier) {
+        const at = Date.now();
+        changes.current = [...changes.current.filter((c) => at - c.at <= BUSY_WINDOW_MS), { tier, at }];
+      }
       markSeats(new Set([seatId]), status);
       if (status === 'available' && heldSeatIds(current.current).has(seatId)) void recheck();
     },
@@ -134,6 +142,7 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
   const chosen = [...selected].flatMap((id) => seatById.get(id) ?? []);
   const gone = chosen.filter((s) => s.status !== 'available');
   const tiers = [...new Set(seats.map((s) => s.tier))];
+  const busyNow = busyTiers(seats, changes.current, Date.now());
 
   return (
     <main class="page event-page">
@@ -224,6 +233,7 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
         <aside class="side-column">
           <QuickPick
             tiers={tiers}
+            busy={busyNow}
             ticketTypes={event.ticketTypes}
             currency={event.currency}
             disabled={!picking || busy}

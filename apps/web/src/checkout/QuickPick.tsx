@@ -5,6 +5,8 @@ import type { HoldRequest, TicketType } from '../shared/types';
 
 interface Props {
   tiers: string[];
+  /** Tiers selling fast (busy.ts), busiest first: best available leads there. */
+  busy?: string[];
   ticketTypes: TicketType[];
   currency: string;
   disabled: boolean;
@@ -25,11 +27,13 @@ function Quantity({ id, value, onChange }: { id: string; value: number; onChange
   );
 }
 
-export function QuickPick({ tiers, ticketTypes, currency, disabled, onHold }: Props) {
-  const [tier, setTier] = useState(tiers[0] ?? '');
+export function QuickPick({ tiers, busy = [], ticketTypes, currency, disabled, onHold }: Props) {
+  // Until the buyer picks a tier, the busiest one is offered (else the first).
+  const [tier, setTier] = useState<string | null>(null);
   const [bestQuantity, setBestQuantity] = useState(2);
   const [gaQuantity, setGaQuantity] = useState<Record<string, number>>({});
-  const chosenTier = tiers.includes(tier) ? tier : (tiers[0] ?? '');
+  const chosenTier = tier !== null && tiers.includes(tier) ? tier : (busy.find((t) => tiers.includes(t)) ?? tiers[0] ?? '');
+  const selling = busy.includes(chosenTier);
 
   return (
     <div class="quick-pick">
@@ -43,6 +47,12 @@ export function QuickPick({ tiers, ticketTypes, currency, disabled, onHold }: Pr
           }}
         >
           <h3>Best available</h3>
+          {selling && (
+            <p class="notice" data-testid="best-busy">
+              {chosenTier} is selling fast: seats picked on the map may be gone by the time you ask. Best available holds the
+              best free seats in one step.
+            </p>
+          )}
           <div class="field-row">
             <label for="best-quantity">Seats</label>
             <Quantity id="best-quantity" value={bestQuantity} onChange={setBestQuantity} />
@@ -54,7 +64,7 @@ export function QuickPick({ tiers, ticketTypes, currency, disabled, onHold }: Pr
                 </option>
               ))}
             </select>
-            <button type="submit" data-testid="hold-best" disabled={disabled}>
+            <button type="submit" class={selling ? 'primary' : undefined} data-testid="hold-best" disabled={disabled}>
               Find seats
             </button>
           </div>

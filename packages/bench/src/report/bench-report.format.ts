@@ -1,4 +1,5 @@
 import { isSkipped, type BenchReport, type PathSummary } from '../bench-report.types';
+import { groupCommitSection } from '../holdfast/confirm-batch.bench';
 import { formatNumber, formatRatio, markdownTable, ratio, type Cell } from './markdown-table.format';
 import { renderBarChart, type ChartPanel } from './svg-chart.render';
 import { renderClusterSection } from '../holdfast/holdfast-cluster.bench';
@@ -14,7 +15,10 @@ export function renderMarkdown(report: BenchReport): string {
       `commit ${meta.gitCommit ?? 'unknown'} · ${meta.durationSec} s`,
   );
   if (meta.whatIf) out.push('', `**Experiment, not a normal run:** BENCH_WHATIF=${meta.whatIf} was applied to the holdfast API.`);
-  out.push(...raceLabSection(report), ...holdPathSection(report), ...growthSection(report), ...confirmSection(report), ...renderClusterSection(report.clusterScale), ...targetsSection(report));
+  out.push(
+    ...raceLabSection(report), ...holdPathSection(report), ...growthSection(report), ...confirmSection(report), ...groupCommitSection(report),
+    ...bestSection(report), ...renderClusterSection(report.clusterScale), ...targetsSection(report),
+  );
   return `${out.join('\n')}\n`;
 }
 
@@ -258,6 +262,60 @@ function confirmSection(report: BenchReport): string[] {
     );
   }
   return out;
+}
+
+function bestSection(report: BenchReport): string[] {
+  const best = report.best;
+  if (!best) return [];
+  const plan = report.plan.best;
+  const levels = best.levels.map((l): Cell[] => [
+    l.concurrency,
+    l.byIdAlonePerSec,
+    l.bestAlonePerSec,
+    formatRatio(l.throughputRatio),
+    l.byIdCpuMs,
+    l.bestCpuMs,
+    l.byId.p50Ms,
+    l.best.p50Ms,
+    l.byId.p99Ms,
+    l.best.p99Ms,
+    formatRatio(l.p99Ratio),
+    l.p99Ratio === null ? '–' : l.p99Ratio <= 1.2 ? 'met' : 'missed',
+  ]);
+  const scripts = best.scripts.map((t): Cell[] => [
+    `${t.takenPct} %`, t.quantity, t.calls, t.p50Us, t.p99Us, t.maxUs, t.clientP50Us, t.quantity > 1 ? `${t.sideBySide}/${t.calls}` : '–',
+  ]);
+  const m = best.memory;
+  return [
+    '',
+    '## Best available',
+    '',
+    `Holds through the API at each number of connections. Latency: one load per round in which every connection alternates a hold of ` +
+      `one given seat (\`{"seatIds": [id]}\`, distinct seats) and a best-available hold (\`{"tier": "standard", "quantity": 1}\`, ` +
+      `another event of the same size), ${plan.requests} of each measured after ${plan.warmupRequests} of each, so both meet the same ` +
+      `moment's load. Throughput: then each path alone (${Math.floor(plan.requests / 2)} holds, which goes first alternating by round). ` +
+      `Every load starts once the API has persisted the previous one's holds. ${plan.rounds} rounds visit the levels in turn; medians of ` +
+      'the rounds, and the median of the per-round ratios. Target: best available p99 ≤ 1.2 × by seat id.',
+    '',
+    markdownTable(
+      ['connections', 'by id holds/s (alone)', 'best holds/s (alone)', 'best/by id holds/s', 'by id API CPU ms/hold', 'best API CPU ms/hold', 'by id p50 ms', 'best p50 ms', 'by id p99 ms', 'best p99 ms',
+        'best/by id p99', 'p99 ≤ 1.2×'],
+      levels,
+    ),
+    ...failures(best.levels.map((l): [string, string[]] => [`${l.concurrency} connections`, l.failureSamples])),
+    '',
+    `The script alone (\`hold-best-10.lua\`) on a ${best.tierSeats.toLocaleString('en-US')}-seat tier (sections of 100 rows × 100 seats, ` +
+      'one price), taken seats chosen at random, each hold undone before the next call; its own time from `SLOWLOG` on a private ' +
+      'redis-server (µs), and the round trip the client saw:',
+    '',
+    markdownTable(['taken', 'quantity', 'calls', 'script p50 µs', 'script p99 µs', 'script max µs', 'round trip p50 µs', 'side by side'], scripts),
+    '',
+    `For comparison, \`hold-seats-9.lua\` holding one given seat on the same tier: p50 ${best.byIdScript.p50Us} µs, p99 ${best.byIdScript.p99Us} µs, ` +
+      `max ${best.byIdScript.maxUs} µs (${best.byIdScript.calls} calls).`,
+    '',
+    `Redis memory of the structure (\`MEMORY USAGE … SAMPLES 0\`, every seat free): free set ${m.freeSetBytes.toLocaleString('en-US')} bytes, ` +
+      `seat index ${m.seatIndexBytes.toLocaleString('en-US')} bytes: **${m.bytesPerSeat} bytes per seat** (${m.seats.toLocaleString('en-US')} seats).`,
+  ];
 }
 
 function targetsSection(report: BenchReport): string[] {

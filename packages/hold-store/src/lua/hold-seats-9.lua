@@ -11,7 +11,8 @@
     KEYS[6] the customer's rate-limit window counter
     KEYS[7] hold record (hash)
     KEYS[8] outbox (stream of holds to persist in PostgreSQL)
-    KEYS[9..] seat keys, candidate after candidate
+    KEYS[9] free seats (zset, see includes/free-seats): the held seats leave it
+    KEYS[10..] seat keys, candidate after candidate
     ARGV[1] hold id             ARGV[2] customer id      ARGV[3] ttl ms
     ARGV[4] max tickets per customer                     ARGV[5] rate limit (0: not counted)
     ARGV[6] rate window ms      ARGV[7] change channel     ARGV[8] number of candidates (n)
@@ -63,7 +64,7 @@ for c = 1, ncand do
   for i = 1, size do
     local k = offset + i
     local seatId = ARGV[seatAt + k - 1]
-    if redis.call('SISMEMBER', KEYS[2], seatId) == 1 or redis.call('EXISTS', KEYS[8 + k]) == 1 then
+    if redis.call('SISMEMBER', KEYS[2], seatId) == 1 or redis.call('EXISTS', KEYS[9 + k]) == 1 then
       free = false
       if not seen[seatId] then seen[seatId] = true; unavailable[#unavailable + 1] = seatId end
     end
@@ -83,11 +84,11 @@ local seatIds = {}
 for i = 1, size do
   local k = offset + i
   local seatId = ARGV[seatAt + k - 1]
-  redis.call('SET', KEYS[8 + k], ARGV[1], 'NX', 'PX', ttl)
+  redis.call('SET', KEYS[9 + k], ARGV[1], 'NX', 'PX', ttl)
   redis.call('ZADD', KEYS[3], expiresAt, seatId)
+  redis.call('ZREM', KEYS[9], seatId)
   seatIds[#seatIds + 1] = seatId
 end
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
 redis.call('HSET', KEYS[4], ARGV[1], size .. ':' .. expiresAt)
 local json = ARGV[jsonAt + chosen - 1]
 redis.call('HSET', KEYS[7], 'json', json, 'createdAt', now, 'expiresAt', expiresAt, 'status', 'active')

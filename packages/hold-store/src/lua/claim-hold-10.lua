@@ -14,7 +14,8 @@
     KEYS[5] ticket-type holds by expiry (zset)   KEYS[6] ticket-type quantities (hash)
     KEYS[7] hold record (hash)   KEYS[8] the customer's holds (hash)
     KEYS[9] the hold's claims (hash token -> until ms)
-    KEYS[10..] seat keys
+    KEYS[10] free seats (zset, see includes/free-seats): seats taken again leave it
+    KEYS[11..] seat keys
     ARGV[1] hold id   ARGV[2] the confirm's token   ARGV[3] lease ms
     ARGV[4] ticket type id ("" for seats)   ARGV[5] quantity   ARGV[6] change channel
     ARGV[7..] seat ids in KEYS order
@@ -37,8 +38,8 @@ local untilMs = now + lease
 -- Check every seat before writing any.
 local taken = {}
 local lapsed = {}
-for i = 10, #KEYS do
-  local seatId = ARGV[i - 3]
+for i = 11, #KEYS do
+  local seatId = ARGV[i - 4]
   local owner = redis.call('GET', KEYS[i])
   if redis.call('SISMEMBER', KEYS[2], seatId) == 1 or (owner and owner ~= holdId) then
     taken[#taken + 1] = seatId
@@ -76,17 +77,18 @@ if ttId ~= '' then
   end
 end
 
-for i = 10, #KEYS do
-  local seatId = ARGV[i - 3]
+for i = 11, #KEYS do
+  local seatId = ARGV[i - 4]
   local ttl = redis.call('PTTL', KEYS[i])
   if ttl < lease then
     redis.call('SET', KEYS[i], holdId, 'PX', lease)
     redis.call('ZADD', KEYS[3], untilMs, seatId)
   end
+  redis.call('ZREM', KEYS[10], seatId)
 end
 
 -- The customer's tickets in use keep counting this hold while it is claimed.
-local count = #KEYS - 9
+local count = #KEYS - 10
 if ttId ~= '' then count = quantity end
 local mine = redis.call('HGET', KEYS[8], holdId)
 local mineUntil = mine and tonumber(string.match(mine, ':(%d+)$')) or 0

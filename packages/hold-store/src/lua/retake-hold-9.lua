@@ -7,7 +7,8 @@
     KEYS[4] ticket type (hash cap, sold, held; any key of the slot when none)
     KEYS[5] ticket-type holds by expiry (zset)   KEYS[6] ticket-type quantities (hash)
     KEYS[7] hold record (hash)   KEYS[8] the customer's holds (hash)
-    KEYS[9..] seat keys
+    KEYS[9] free seats (zset, see includes/free-seats): seats taken again leave it
+    KEYS[10..] seat keys
     ARGV[1] hold id   ARGV[2] lease ms   ARGV[3] ticket type id ("" for seats)
     ARGV[4] quantity  ARGV[5] change channel  ARGV[6..] seat ids in KEYS order
 
@@ -27,8 +28,8 @@ local holdId, lease = ARGV[1], tonumber(ARGV[2])
 local expiresAt = now + lease
 
 local taken = {}
-for i = 9, #KEYS do
-  local seatId = ARGV[i - 3]
+for i = 10, #KEYS do
+  local seatId = ARGV[i - 4]
   local owner = redis.call('GET', KEYS[i])
   if redis.call('SISMEMBER', KEYS[2], seatId) == 1 or (owner and owner ~= holdId) then
     taken[#taken + 1] = seatId
@@ -55,10 +56,11 @@ if ttId ~= '' then
 end
 
 local seatIds = {}
-for i = 9, #KEYS do
-  local seatId = ARGV[i - 3]
+for i = 10, #KEYS do
+  local seatId = ARGV[i - 4]
   redis.call('SET', KEYS[i], holdId, 'PX', lease)
   redis.call('ZADD', KEYS[3], expiresAt, seatId)
+  redis.call('ZREM', KEYS[9], seatId)
   seatIds[#seatIds + 1] = seatId
 end
 if #seatIds > 0 then

@@ -5,6 +5,8 @@
 
   Input:
     KEYS[1] seat key   KEYS[2] held seats (zset)   KEYS[3] the owner's claims (hash)
+    KEYS[4] free seats (zset)   KEYS[5] seat index (hash)   KEYS[6] sold seats (set):
+    a removed key gives its seat back to the free set (see includes/free-seats)
     ARGV[1] the owner (hold id) reconciliation saw   ARGV[2] seat id
     ARGV[3] ttl ms to set, or 0 to remove the key (and its held entry)
 
@@ -12,6 +14,7 @@
 ]]
 --- @include "now-ms"
 --- @include "live-claims"
+--- @include "free-seats"
 
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 local ms = tonumber(ARGV[3])
@@ -21,5 +24,6 @@ if ms > 0 then
 else
   redis.call('DEL', KEYS[1])
   redis.call('ZREM', KEYS[2], ARGV[2])
+  freeSeatBack(KEYS[4], KEYS[5], KEYS[6], ARGV[2])
 end
 return 1

@@ -11,7 +11,8 @@
     KEYS[6] ticket type (hash cap, sold, held; any key of the slot when none)
     KEYS[7] ticket-type holds by expiry (zset)   KEYS[8] ticket-type quantities (hash)
     KEYS[9] hold record (hash)   KEYS[10] the hold's claims (hash token -> until ms)
-    KEYS[11..] seat keys
+    KEYS[11] free seats (zset)   KEYS[12] seat index (hash), see includes/free-seats
+    KEYS[13..] seat keys
     ARGV[1] hold id   ARGV[2] customer id   ARGV[3] "released" | "expired" | "confirmed"
     ARGV[4] change channel   ARGV[5] ticket type id ("" for seats)   ARGV[6] quantity
     ARGV[7] record ttl ms    ARGV[8] the ending confirm's claim token ("" for none)
@@ -23,6 +24,7 @@
 ]]
 --- @include "now-ms"
 --- @include "live-claims"
+--- @include "free-seats"
 
 local holdId, mode = ARGV[1], ARGV[3]
 if mode == 'confirmed' then
@@ -37,8 +39,8 @@ local confirmed = mode == 'confirmed'
 local quantity = tonumber(ARGV[6])
 
 local freed = {}
-for i = 11, #KEYS do
-  local seatId = ARGV[i - 2]
+for i = 13, #KEYS do
+  local seatId = ARGV[i - 4]
   local owner = redis.call('GET', KEYS[i])
   if owner == holdId then
     redis.call('DEL', KEYS[i])
@@ -50,6 +52,11 @@ for i = 11, #KEYS do
     if not confirmed then freed[#freed + 1] = seatId end
   end
   if confirmed and ready then redis.call('SADD', KEYS[2], seatId) end
+  if confirmed then
+    redis.call('ZREM', KEYS[11], seatId)
+  elseif not owner or owner == holdId then
+    freeSeatBack(KEYS[11], KEYS[12], KEYS[2], seatId)
+  end
 end
 
 redis.call('HDEL', KEYS[4], holdId)
@@ -71,9 +78,9 @@ end
 
 redis.call('HSET', KEYS[9], 'status', mode)
 redis.call('PEXPIRE', KEYS[9], ARGV[7])
-if #KEYS >= 11 then
+if #KEYS >= 13 then
   local seatIds = {}
-  for i = 11, #KEYS do seatIds[#seatIds + 1] = ARGV[i - 2] end
+  for i = 13, #KEYS do seatIds[#seatIds + 1] = ARGV[i - 4] end
   if confirmed then
     redis.call('PUBLISH', ARGV[4], cjson.encode({ seatIds = seatIds, status = 'sold' }))
   elseif #freed > 0 then
