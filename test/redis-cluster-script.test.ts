@@ -2,7 +2,7 @@
 // 3-replica cluster on loopback and prints the REDIS_CLUSTER_NODES to export;
 // stop ends exactly those nodes and removes their data.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,7 +30,8 @@ test('when the cluster script starts and stops, then 3 masters and 3 replicas se
     }
   }
   expect(base).toBeGreaterThan(0);
-  const dir = path.join(mkdtempSync(path.join(os.tmpdir(), 'holdfast-cluster-script-')), 'nodes');
+  const parent = mkdtempSync(path.join(os.tmpdir(), 'holdfast-cluster-script-'));
+  const dir = path.join(parent, 'nodes');
   const env = { ...process.env, REDIS_CLUSTER_BASE_PORT: String(base), REDIS_CLUSTER_DIR: dir };
   try {
     const { stdout } = await run(script, ['start'], { env, timeout: 60_000 });
@@ -45,4 +46,5 @@ test('when the cluster script starts and stops, then 3 masters and 3 replicas se
   }
   for (let i = 0; i < 6; i++) expect(await cli(base + i, 'PING').catch(() => 'gone')).toBe('gone');
   expect(existsSync(dir)).toBe(false);
+  rmSync(parent, { recursive: true, force: true });
 }, 90_000);
