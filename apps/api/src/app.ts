@@ -7,6 +7,7 @@ import type { Config } from '@holdfast/config';
 import type { DomainContext } from '@holdfast/domain';
 import { IdempotencyStore, type ChangeFeed } from '@holdfast/hold-store';
 import { cors } from './middleware/cors';
+import { staticHeaders } from './middleware/static-headers';
 import { errorHandler, notFound } from './middleware/errors';
 import { idempotent } from './middleware/idempotency';
 import { adminRoutes } from './routes/admin.routes';
@@ -51,22 +52,43 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.set('trust proxy', false);
 
+  // The request's logger is made only when something logs (a getter on this app's request
+  // prototype): on the hot path nothing logs at the default level, and a pino child per
+  // request was a measurable share of a hold's CPU (docs/benchmarks.md, "Group commit").
+  const childLogs = new WeakMap<Request, Logger>();
+  Object.defineProperty(app.request, 'log', {
+    configurable: true,
+    get(this: Request): Logger {
+      let child = childLogs.get(this);
+      if (!child) childLogs.set(this, (child = log.child({ reqId: this.requestId })));
+      return child;
+    },
+    set(this: Request, value: Logger) {
+      childLogs.set(this, value);
+    },
+  });
+  // One labelled histogram child per method, route and status, looked up by a string key.
+  const durations = new Map<string, { observe(v: number): void }>();
+  const debugEnabled = () => log.isLevelEnabled('debug');
   app.use((req: Request, res: Response, next: NextFunction) => {
     const incoming = req.headers['x-request-id'];
     req.requestId = typeof incoming === 'string' && /^[\w\-.]{1,100}$/.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', req.requestId);
-    req.log = log.child({ reqId: req.requestId });
     const start = process.hrtime.bigint();
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
-      metrics.httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
-      req.log!.debug({ method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+      const status = res.statusCode;
+      const key = `${req.method} ${route} ${status}`;
+      let histogram = durations.get(key);
+      if (!histogram) durations.set(key, (histogram = metrics.httpDuration.labels({ method: req.method, route, status: String(status) })));
+      histogram.observe(seconds);
+      if (debugEnabled()) req.log!.debug({ method: req.method, route, status, ms: Math.round(seconds * 1000) }, 'request');
     });
     next();
   });
   // No upgrade-insecure-requests: the pages are also opened over plain http (a LAN address with DEMO_MODE=true).
-  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
+  app.use(staticHeaders(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } })));
   app.use(cors(config.corsOrigins));
   // No app-wide body parser: each route reads its body after authorization (middleware/body.ts).
   // Stripe signs the exact bytes it sends: its webhook reads the raw body itself.

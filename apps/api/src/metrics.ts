@@ -21,6 +21,8 @@ export function createMetrics(sources: MetricSources = {}) {
     name: 'holdfast_holds_expired_total',
     help: 'Holds that ended by expiry (counted by the worker process, read from Redis on scrape).',
     registers: [registry],
+    // Every API process reads the same shared value: one /metrics over several processes takes it once.
+    aggregator: 'max',
     async collect() {
       // The expiries happen in the worker; its count lives in Redis. A scrape while Redis is away keeps the last value.
       if (sources.stats) expiredShared = await sources.stats.readStat('holds_expired').catch(() => expiredShared);
@@ -33,6 +35,7 @@ export function createMetrics(sources: MetricSources = {}) {
     help: 'Jobs per queue and state (failed: jobs that used up their attempts), read on scrape.',
     labelNames: ['queue', 'state'],
     registers: [registry],
+    aggregator: 'max',
     async collect() {
       if (!sources.queues?.length) return;
       try {
@@ -51,6 +54,18 @@ export function createMetrics(sources: MetricSources = {}) {
   });
   const confirmOutcomes = new client.Counter({
     name: 'holdfast_confirm_requests_total', help: 'Confirm attempts by result code.', labelNames: ['result'], registers: [registry],
+  });
+  const confirmBatches = new client.Histogram({
+    name: 'holdfast_confirm_batch_size',
+    help: 'Confirms per group-commit batch (one transaction each).',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+    registers: [registry],
+  });
+  const confirmBatchSeconds = new client.Histogram({
+    name: 'holdfast_confirm_batch_seconds',
+    help: 'Duration of each committed group-commit batch statement (one round trip to PostgreSQL).',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [registry],
   });
   const outboxParked = new client.Counter({
     name: 'holdfast_outbox_parked_total', help: 'Hold records PostgreSQL refused, parked aside so the outbox drains on.', registers: [registry],
@@ -80,11 +95,23 @@ export function createMetrics(sources: MetricSources = {}) {
     holdsExpired(count) {
       expiredHere += count;
     },
+    confirmBatch(size, seconds) {
+      confirmBatches.observe(size);
+      confirmBatchSeconds.observe(seconds);
+    },
     outboxParked(count) {
       outboxParked.inc(count);
     },
   };
-  return { registry, httpDuration, domain, stream: { open: streamsOpen, refused: streamsRefused } };
+  return {
+    registry, httpDuration, domain,
+    stream: { open: streamsOpen, refused: streamsRefused },
+    /**
+     * What /metrics answers: this process's registry, or (several API processes)
+     * every process's, added up by the supervising process (prom-client's AggregatorRegistry).
+     */
+    text: () => registry.metrics(),
+  };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

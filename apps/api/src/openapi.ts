@@ -31,6 +31,7 @@ const unauthorized = err('UNAUTHORIZED: no token, a bad signature or an expired 
 const forbidden = err('FORBIDDEN: the role may not call this endpoint');
 const invalid = err('VALIDATION_FAILED: `details.fields` names each field and why');
 const unavailable = err('SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable');
+const overloadedOrUnavailable = err('OVERLOADED (too many confirms waiting; nothing was done, retry after Retry-After seconds), or SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable');
 export const ROUTES: RouteDoc[] = [
   { method: 'get', path: '/healthz', operationId: 'health', tag: 'Operations', summary: 'The process runs.', responses: { 200: { description: 'ok', schema: responses.health } } },
   {
@@ -134,14 +135,14 @@ export const ROUTES: RouteDoc[] = [
       201: { description: 'the order, created now', schema: responses.order }, 200: { description: 'the order this hold already became', schema: responses.order },
       400: invalid, 401: unauthorized, 403: forbidden, 404: err('HOLD_NOT_FOUND'),
       409: err('HOLD_EXPIRED (its items are gone), HOLD_NOT_ACTIVE (released), or IDEMPOTENCY_IN_PROGRESS'),
-      422: err('IDEMPOTENCY_KEY_REUSED'), 503: unavailable,
+      422: err('IDEMPOTENCY_KEY_REUSED'), 503: overloadedOrUnavailable,
     },
   },
   {
     method: 'post', path: '/v1/webhooks/stripe', operationId: 'stripeWebhook', tag: 'Confirming', query: emptyQuery, body: stripeEventEnvelope,
     headers: [{ name: 'Stripe-Signature', required: true, description: '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with STRIPE_WEBHOOK_SECRET; 300 s tolerance.' }],
     summary: 'Stripe events (`payment_intent.succeeded`, `checkout.session.completed` when paid, `checkout.session.async_payment_succeeded`); a paid event that cannot become an order is recorded as refund_required, one without a holdId as ignored; `async_payment_failed` makes no order.',
-    responses: { 200: { description: 'received (also duplicates and unhandled types)', schema: responses.received }, 400: err('INVALID_SIGNATURE, or VALIDATION_FAILED'), 503: unavailable },
+    responses: { 200: { description: 'received (also duplicates and unhandled types)', schema: responses.received }, 400: err('INVALID_SIGNATURE, or VALIDATION_FAILED'), 503: overloadedOrUnavailable },
   },
   {
     method: 'post', path: '/v1/demo/holds/{holdId}/pay', operationId: 'demoPay', tag: 'Confirming', roles: ['customer'], demoOnly: true, query: emptyQuery,

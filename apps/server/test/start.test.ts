@@ -217,3 +217,16 @@ test('when DEMO_MODE=true is set explicitly, then the API listens on every inter
     await api.stop();
   }
 }, 90000);
+
+test('when demo mode is on by default with API_PROCESSES=2, then the API processes listen on loopback only too', async () => {
+  const api = await listeningApi({ NODE_ENV: 'development', API_PROCESSES: '2' }, ['DEMO_MODE']);
+  try {
+    expect((await fetch(`http://127.0.0.1:${api.port}/healthz`)).status).toBe(200);
+    expect(await connects(otherAddress(), api.port)).toBe(false);
+    const deadline = Date.now() + 30000;
+    while (!api.out().includes('listens on 127.0.0.1 only') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(api.out()).toContain('holdfast: demo mode listens on 127.0.0.1 only');
+  } finally {
+    await api.stop();
+  }
+}, 120000);

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { Client } from 'pg';
 
 import { launchChildServer, type ChildServer } from './baselines/child-server.launcher';
-import { runPgbench } from './baselines/pgbench.runner';
+import { runPgbench, type PgbenchResult } from './baselines/pgbench.runner';
 import { runRedisBenchmark } from './baselines/redis-benchmark.runner';
 import { benchDatabaseUrl, ensureDatabase, retryWhileTooManyClients } from './bench-database.service';
 import type { BenchPlan } from './bench-plan.config';
@@ -24,10 +24,12 @@ import type {
   Skipped,
 } from './bench-report.types';
 import { isSkipped } from './bench-report.types';
+import { runBatchPgbench } from './holdfast/confirm-batch.bench';
 import { measureBest } from './holdfast/holdfast-best.bench';
 import { hasConfirmEndpoint, measureConfirms, type ConfirmRun } from './holdfast/holdfast-confirms.bench';
 import { loadHolds, measureGrowth, measureMemoryPerHeldSeat, SeatCursor, type GrowthEvent } from './holdfast/holdfast-holds.bench';
-import { holdfastRedisUrl, openHoldfastFixture, type HoldfastFixture } from './holdfast/holdfast.fixture';
+import { clusterSection } from './holdfast/holdfast-cluster.bench';
+import { holdfastDatabaseUrl, holdfastRedisUrl, openHoldfastFixture, type HoldfastFixture } from './holdfast/holdfast.fixture';
 import { runHttpLoad, type HttpLoadResult } from './http-load.generator';
 import { round3 } from './latency.histogram';
 import { withProcessCpu } from './process-cpu.probe';
@@ -129,6 +131,12 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
     if (options.sections.includes('best')) {
       const { fixture, api } = await holdfast.get();
       report.best = await measureBest(api, fixture, plan.best, log);
+    }
+    if (options.sections.includes('cluster')) {
+      report.clusterScale = await clusterSection({
+        databaseUrl: holdfastDatabaseUrl(), redisUrl: holdfastRedisUrl(),
+        holds: plan.mode === 'quick' ? 1500 : 5000, concurrency: 50, rounds: plan.mode === 'quick' ? 1 : 3,
+      }, log);
     }
   } finally {
     await holdfast.close();
@@ -343,7 +351,8 @@ async function confirmSection(
       `  pgbench ${Math.round(pgbench.tps)} tps p99 ${pgbench.latency.p99Ms} ms` +
         (isSkipped(holdfastApi) ? '' : `, holdfast ${Math.round(holdfastApi.confirms.okPerSec)}/s p99 ${holdfastApi.confirms.okLatency.p99Ms} ms`),
     );
-    results.push({ pgbench, holdfastApi });
+    const pgbenchBatch = await confirmBatchBaseline(databaseUrl, concurrency, confirmsPerRound, holdfastApi, log);
+    results.push({ pgbench, holdfastApi, ...(pgbenchBatch ? { pgbenchBatch } : {}) });
   }
   let byBuyers: ConfirmRun[] | Skipped = { skipped: NO_CONFIRM };
   if (canConfirm) {
@@ -381,6 +390,16 @@ async function confirmSection(
     holdfastVsPgbench: ran.length > 0 ? round3(median(ran.map((r) => r.holdfastApi.confirms.okPerSec / r.pgbench.tps))) : null,
     byBuyers,
   };
+}
+
+/** pgbench shaped like the batches holdfast made in this round (issue 12); none when it made none. */
+async function confirmBatchBaseline(
+  databaseUrl: string, concurrency: number, confirms: number, run: ConfirmRun | Skipped, log: (line: string) => void,
+): Promise<PgbenchResult | null> {
+  if (isSkipped(run) || !run.batches?.batches) return null;
+  const result = await runBatchPgbench({ databaseUrl, concurrency, confirms, perTransaction: run.batches.meanSize, log });
+  log(`  pgbench batches of ${result.confirmsPerTransaction} (${result.clients} clients): ${Math.round(result.confirmsPerSec)} confirms/s, p99 ${result.latency.p99Ms} ms; holdfast's batches: ${run.batches.batches}, mean ${run.batches.meanSize}`);
+  return result;
 }
 
 function medianOrNull(values: Array<number | null>): number | null {

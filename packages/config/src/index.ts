@@ -38,6 +38,17 @@ const envSchema = z.object({
   STREAM_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1000000).default(10000),
   STREAM_MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).max(1000000).default(20),
   STREAM_MAX_BUFFER_BYTES: z.coerce.number().int().min(1024).max(1073741824).default(262144),
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .regex(/^\s*[^\s,:]+:\d{1,5}\s*(,\s*[^\s,:]+:\d{1,5}\s*)*$/, 'must be comma-separated host:port seeds')
+    .optional(),
+  HOLD_REPLICA_ACKS: z.coerce.number().int().min(0).max(5).default(0),
+  HOLD_REPLICA_ACK_TIMEOUT_MS: z.coerce.number().int().min(1).max(10000).default(200),
+  API_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
+  WORKER_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
+  CONFIRM_BATCH_MAX: z.coerce.number().int().min(1).max(500).default(32),
+  CONFIRM_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(100).default(0),
+  CONFIRM_MAX_WAITING: z.coerce.number().int().min(1).max(1_000_000).default(2000),
 });
 
 export interface Config {
@@ -89,6 +100,22 @@ export interface Config {
     /** Bytes waiting for one slow reader before its stream is closed (it reconnects and re-reads). */
     maxBufferBytes: number;
   };
+  /** Redis Cluster seeds (REDIS_CLUSTER_NODES); null: the one node of REDIS_URL. */
+  redisClusterNodes: { host: string; port: number }[] | null;
+  /** Replicas that must acknowledge a hold before it is answered (WAIT); 0: none. */
+  holdReplicaAcks: number;
+  /** How long a hold waits for those acknowledgements before answering 503. */
+  holdReplicaAckTimeoutMs: number;
+  /** API processes `npm start` runs (node:cluster, sharing the port). */
+  apiProcesses: number;
+  /** Worker processes `npm start` runs. */
+  workerProcesses: number;
+  /** Most confirms in one group-commit batch (1: one transaction per confirm). */
+  confirmBatchMax: number;
+  /** After a batch, how long the next may wait for more confirms while it has fewer than confirmBatchMax (0: none). */
+  confirmBatchWaitMs: number;
+  /** Confirms waiting for a batch past which the API answers 503 OVERLOADED with Retry-After. */
+  confirmMaxWaiting: number;
   /** Settings that fell back to development values; the caller logs them as warnings. */
   warnings: string[];
 }
@@ -108,6 +135,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const production = e.NODE_ENV === 'production';
   if (production && e.DEMO_MODE === true) {
     throw new ConfigError('Invalid configuration: DEMO_MODE cannot be turned on when NODE_ENV=production');
+  }
+  if (e.REDIS_CLUSTER_NODES && env.REDIS_URL) {
+    throw new ConfigError('Invalid configuration: set REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both');
+  }
+  if (e.HOLD_REPLICA_ACKS > 0 && !e.REDIS_CLUSTER_NODES) {
+    throw new ConfigError('Invalid configuration: HOLD_REPLICA_ACKS needs REDIS_CLUSTER_NODES (replicas to acknowledge)');
+  }
+  const redisClusterNodes = e.REDIS_CLUSTER_NODES
+    ? e.REDIS_CLUSTER_NODES.split(',').map((seed) => {
+      const [host, port] = seed.trim().split(':') as [string, string];
+      return { host, port: Number(port) };
+    })
+    : null;
+  if (redisClusterNodes?.some((n) => n.port < 1 || n.port > 65535)) {
+    throw new ConfigError('Invalid configuration: REDIS_CLUSTER_NODES has a port outside 1-65535');
   }
   const demoMode = e.DEMO_MODE ?? !production;
   const warnings: string[] = [];
@@ -153,6 +195,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxConnectionsPerClient: e.STREAM_MAX_CONNECTIONS_PER_CLIENT,
       maxBufferBytes: e.STREAM_MAX_BUFFER_BYTES,
     },
+    redisClusterNodes,
+    holdReplicaAcks: e.HOLD_REPLICA_ACKS,
+    holdReplicaAckTimeoutMs: e.HOLD_REPLICA_ACK_TIMEOUT_MS,
+    apiProcesses: e.API_PROCESSES,
+    workerProcesses: e.WORKER_PROCESSES,
+    confirmBatchMax: e.CONFIRM_BATCH_MAX,
+    confirmBatchWaitMs: e.CONFIRM_BATCH_WAIT_MS,
+    confirmMaxWaiting: e.CONFIRM_MAX_WAITING,
     warnings,
   };
 }

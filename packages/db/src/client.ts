@@ -1,8 +1,16 @@
 import { PrismaClient } from '@prisma/client';
 import { PrismaPg } from '@prisma/adapter-pg';
+import type pg from 'pg';
 import { createPgPool } from './pg-pool';
 
 export type Db = PrismaClient;
+
+/** The pg pool under each client createDb made: the confirm batch runs on it directly (one statement, no Prisma). */
+const pools = new WeakMap<Db, pg.Pool>();
+
+export function poolOf(db: Db): pg.Pool | undefined {
+  return pools.get(db);
+}
 
 export interface DbOptions {
   poolSize?: number;
@@ -24,5 +32,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     idleInTransactionTimeoutMillis: options.idleInTransactionTimeoutMillis,
     keepAliveMillis: options.keepAliveMillis,
   });
-  return new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  pools.set(db, pool);
+  return db;
 }

@@ -11,3 +11,4 @@ export * from './admin-list.repository';
 export * from './order.repository';
 export * from './payment.repository';
 export * from './sales.repository';
+export * from './confirm-batch.repository';

@@ -2,7 +2,7 @@ import { DatabaseUnavailable, TransactionConflict } from '@holdfast/db';
 import { RedisUnavailable } from '@holdfast/hold-store';
 import { AppError, errors } from './errors';
 
-const REDIS_DOWN = /Connection is closed|Stream isn't writeable|enableOfflineQueue|Command timed out|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|MaxRetriesPerRequest|Reached the max retries|LOADING|CLUSTERDOWN|MASTERDOWN/;
+const REDIS_DOWN = /Connection is closed|Stream isn't writeable|enableOfflineQueue|Command timed out|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|MaxRetriesPerRequest|Reached the max retries|LOADING|CLUSTERDOWN|MASTERDOWN|NOREPLICAS|TRYAGAIN|Too many Cluster redirections|Failed to refresh slots cache|None of startup nodes is available|Cluster isn't ready/;
 
 /**
  * Maps any error to the domain's AppError family: outages of PostgreSQL or

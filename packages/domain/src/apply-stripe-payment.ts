@@ -48,6 +48,8 @@ const NOT_CONFIRMABLE: Record<string, string> = {
 export async function applyStripePayment(
   ctx: DomainContext, payment: StripePayment, options: ConfirmOptions = {},
 ): Promise<StripeOutcome> {
+  // A full confirm backlog refuses the delivery at once (503 OVERLOADED): Stripe retries it later.
+  ctx.confirms.assertRoom();
   if (await findPaymentByProviderEvent(ctx.db, payment.providerEventId)) return { kind: 'duplicate' };
   const refuse = (error: AppError, reason: string) => recordRefundRequired(ctx, payment, error, reason);
 

@@ -1,5 +1,6 @@
 import type { Db } from '@holdfast/db';
 import type { HoldStore } from '@holdfast/hold-store';
+import { ConfirmBatcher, confirmBatchSettings, type ConfirmBatchSettings } from './confirm-batcher';
 import { EventCatalog } from './event-catalog';
 import { HoldPersister, type PersistedHold } from './hold-persister';
 
@@ -16,6 +17,8 @@ export interface DomainMetrics {
   holdOutcome(result: string): void;
   confirmOutcome(result: string): void;
   holdsExpired(count: number): void;
+  /** A confirm batch of this many confirms committed, its statement having taken this long (group commit). */
+  confirmBatch?(size: number, seconds: number): void;
   /** Outbox records PostgreSQL refused, parked so the others go on. */
   outboxParked(count: number): void;
 }
@@ -25,6 +28,8 @@ export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() 
 
 export interface DomainSettings {
   holdRateLimitPerMinute: number;
+  /** Group commit of confirms; defaults from DEFAULT_CONFIRM_BATCH. */
+  confirmBatch?: Partial<ConfirmBatchSettings>;
   /** Per event: holds not yet persisted in PostgreSQL past which new holds answer 503 (default 100000). */
   holdOutboxMaxPending?: number;
 }
@@ -39,6 +44,8 @@ export interface DomainContext {
   metrics: DomainMetrics;
   catalog: EventCatalog;
   persister: HoldPersister;
+  /** Gathers confirms into batches (one transaction each) and bounds their backlog. */
+  confirms: ConfirmBatcher;
 }
 
 export function createDomain(deps: {
@@ -51,13 +58,15 @@ export function createDomain(deps: {
   onHoldsPersisted?: (rows: PersistedHold[]) => Promise<void>;
 }): DomainContext {
   const log = deps.log ?? silentLogger;
+  const metrics = deps.metrics ?? noMetrics;
   return {
     db: deps.db,
     store: deps.store,
     settings: deps.settings,
     log,
-    metrics: deps.metrics ?? noMetrics,
+    metrics,
     catalog: new EventCatalog(deps.db),
-    persister: new HoldPersister(deps.db, deps.store, log, 20, deps.onHoldsPersisted, (n) => (deps.metrics ?? noMetrics).outboxParked(n)),
+    persister: new HoldPersister(deps.db, deps.store, log, 20, deps.onHoldsPersisted, (n) => metrics.outboxParked(n)),
+    confirms: new ConfirmBatcher(deps.db, confirmBatchSettings(deps.settings.confirmBatch), (size, seconds) => metrics.confirmBatch?.(size, seconds)),
   };
 }

@@ -80,6 +80,10 @@ export const errors = {
     new AppError('INVALID_SIGNATURE', 'The Stripe-Signature header is missing, wrong or too old for this body.', 400),
   paymentRejected: (reason: string) =>
     new AppError('PAYMENT_REJECTED', 'This payment cannot pay for the hold; it is recorded for a refund.', 409, { reason }),
+  overloaded: (retryAfterSeconds: number) =>
+    new AppError('OVERLOADED', 'Too many confirms are waiting right now; nothing was done, try again shortly.', 503, { retryAfterSeconds }, {
+      'Retry-After': String(retryAfterSeconds),
+    }),
   holdBacklogFull: (retryAfterSeconds: number) =>
     new AppError(
       'SERVICE_UNAVAILABLE',

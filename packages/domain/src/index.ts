@@ -26,8 +26,11 @@ export {
 } from './reconcile';
 export type { PersistedHold } from './hold-persister';
 export {
-  claimHoldLease, confirmHold, confirmInTransaction, finishConfirm, type ConfirmInput, type ConfirmOptions, type ConfirmResult,
+  claimHoldLease, confirmHold, finishConfirm, type ConfirmInput, type ConfirmOptions, type ConfirmResult,
   type ConfirmTxOutcome, type HoldClaim, type PaymentInput,
 } from './confirm-hold';
+export {
+  ConfirmBatcher, confirmBatchSettings, DEFAULT_CONFIRM_BATCH, type ConfirmBatchSettings, type ConfirmBatchStats,
+} from './confirm-batcher';
 export { getOrder, orderFromRow, type Order } from './orders';
 export { applyStripePayment, type StripePayment, type StripeOutcome } from './apply-stripe-payment';

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { isCluster, type RedisClient } from './redis-client';
 import { eventKeys } from './keys';
 
 export type Change =
@@ -33,8 +33,12 @@ export class ChangeFeed {
   private readonly subscriptions = new Map<string, Subscription>();
   private readonly channelToEvent = new Map<string, string>();
 
-  constructor(private readonly subscriber: Redis, private readonly subscribeTimeoutMs = SUBSCRIBE_TIMEOUT_MS) {
-    subscriber.on('message', (channel: string, message: string) => this.dispatch(channel, message));
+  /** On a cluster: sharded pub/sub (SSUBSCRIBE on the shard of the event's slot). */
+  private readonly sharded: boolean;
+
+  constructor(private readonly subscriber: RedisClient, private readonly subscribeTimeoutMs = SUBSCRIBE_TIMEOUT_MS) {
+    this.sharded = isCluster(subscriber);
+    subscriber.on(this.sharded ? 'smessage' : 'message', (channel: string, message: string) => this.dispatch(channel, message));
   }
 
   /** Events with a subscription (confirmed or under way). */
@@ -73,7 +77,7 @@ export class ChangeFeed {
   private subscribe(channel: string): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new RedisUnavailable(`Redis did not confirm the subscription within ${this.subscribeTimeoutMs} ms`)), this.subscribeTimeoutMs);
-      this.subscriber.subscribe(channel).then(
+      (this.sharded ? this.subscriber.ssubscribe(channel) : this.subscriber.subscribe(channel)).then(
         () => { clearTimeout(timer); resolve(); },
         (err: Error) => { clearTimeout(timer); reject(new RedisUnavailable(`Redis refused the subscription: ${err.message}`)); },
       );
@@ -86,7 +90,7 @@ export class ChangeFeed {
     this.subscriptions.delete(eventId);
     this.channelToEvent.delete(channel);
     // A SUBSCRIBE that timed out may still land: unsubscribe either way (harmless if it never did).
-    this.subscriber.unsubscribe(channel).catch(() => undefined);
+    (this.sharded ? this.subscriber.sunsubscribe(channel) : this.subscriber.unsubscribe(channel)).catch(() => undefined);
   }
 
   private dispatch(channel: string, message: string): void {

@@ -4,3 +4,8 @@ export { IdempotencyStore, IDEMPOTENCY_TTL_SECONDS, type IdempotencyClaim } from
 export { ReconcileStore, type EventKeyScan, type TicketCounters } from './reconcile-store';
 export { maxmemoryPolicy } from './redis-info';
 export { ChangeFeed, RedisUnavailable, type Change } from './change-feed';
+export {
+  createRedisClient, clusterOptions, clusterState, isCluster, masters, redisOptionsFromUrl,
+  type ClientOptions, type RedisClient, type RedisTarget,
+} from './redis-client';
+export { SCRIPT_FILE_NAMES, scriptFiles, scriptSource, type ScriptName } from './scripts';

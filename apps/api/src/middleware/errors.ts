@@ -37,7 +37,8 @@ export function errorHandler(log: Logger) {
       return;
     }
     if (known) {
-      if (known.status >= 500) (req.log ?? log).warn({ reqId: req.requestId, code: known.code, err: describe(err) }, 'dependency unavailable');
+      if (known.code === 'OVERLOADED') (req.log ?? log).debug({ reqId: req.requestId, code: known.code }, 'refused: overloaded');
+      else if (known.status >= 500) (req.log ?? log).warn({ reqId: req.requestId, code: known.code, err: describe(err) }, 'dependency unavailable');
       for (const [k, v] of Object.entries(known.headers ?? {})) res.setHeader(k, v);
       res.status(known.status).json({
         error: { code: known.code, message: known.message, ...(known.details !== undefined ? { details: known.details } : {}) },

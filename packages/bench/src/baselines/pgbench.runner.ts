@@ -18,6 +18,10 @@ export interface PgbenchOptions {
   clients: number;
   /** Transactions per client (pgbench -t). */
   transactionsPerClient: number;
+  /** Another script (default: confirmScript, one confirm per transaction). */
+  script?: (year: number) => string;
+  /** Confirms each transaction of the script makes (default 1); seats are made for all of them. */
+  confirmsPerTransaction?: number;
 }
 
 export interface PgbenchResult {
@@ -31,6 +35,9 @@ export interface PgbenchResult {
   distinctOrderNumbers: number;
   seatsSold: number;
   script: string;
+  confirmsPerTransaction: number;
+  /** tps × confirmsPerTransaction. */
+  confirmsPerSec: number;
 }
 
 /**
@@ -91,12 +98,13 @@ async function createTables(client: Client, schema: string, seats: number): Prom
 export async function runPgbench(options: PgbenchOptions): Promise<PgbenchResult> {
   assertIdentifier(options.schema);
   const transactions = options.clients * options.transactionsPerClient;
+  const perTransaction = options.confirmsPerTransaction ?? 1;
   const client = new Client({ connectionString: options.databaseUrl });
   await client.connect();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'holdfast-pgbench-'));
   try {
-    await createTables(client, options.schema, transactions);
-    const script = confirmScript(new Date().getUTCFullYear());
+    await createTables(client, options.schema, transactions * perTransaction);
+    const script = (options.script ?? confirmScript)(new Date().getUTCFullYear());
     const scriptFile = path.join(dir, 'confirm.sql');
     await writeFile(scriptFile, script);
 
@@ -145,6 +153,8 @@ export async function runPgbench(options: PgbenchOptions): Promise<PgbenchResult
       distinctOrderNumbers: Number(row?.numbers ?? 0),
       seatsSold: Number(row?.sold ?? 0),
       script,
+      confirmsPerTransaction: perTransaction,
+      confirmsPerSec: round3(tps * perTransaction),
     };
   } finally {
     await client.end();

@@ -2,6 +2,7 @@ import type { ChildServer } from '../baselines/child-server.launcher';
 import { runHttpLoad, type HttpLoadResult } from '../http-load.generator';
 import { round3 } from '../latency.histogram';
 import { processCpuMs } from '../process-cpu.probe';
+import { batchesBetween, readBatchMetric, type BatchCount } from './confirm-batch.bench';
 import type { HoldfastFixture } from './holdfast.fixture';
 import { SeatCursor } from './holdfast-holds.bench';
 
@@ -20,6 +21,8 @@ export interface ConfirmRun {
   apiCpuMsPerConfirm: number | null;
   ordersCommitted: number;
   distinctOrderNumbers: number;
+  /** Group-commit batches the API made for these confirms (its /metrics), with their mean size. */
+  batches?: (BatchCount & { meanSize: number; meanStatementMs: number }) | null;
 }
 
 /**
@@ -45,6 +48,7 @@ export async function measureConfirms(api: ChildServer, fixture: HoldfastFixture
       },
     });
     const serviceToken = fixture.serviceToken();
+    const batchesBefore = await readBatchMetric(api);
     const cpuBefore = await processCpuMs(api.pid);
     const confirms = await runHttpLoad({
       baseUrl: api.baseUrl,
@@ -60,6 +64,7 @@ export async function measureConfirms(api: ChildServer, fixture: HoldfastFixture
       isOk: (status) => status === 201,
     });
     const cpuAfter = await processCpuMs(api.pid);
+    const batchesAfter = await readBatchMetric(api);
     const rows = await fixture.db.$queryRaw<{ orders: bigint; numbers: bigint }[]>`
       SELECT count(*) AS orders, count(DISTINCT number) AS numbers FROM orders WHERE event_id = ${event.eventId}::uuid`;
     return {
@@ -69,6 +74,7 @@ export async function measureConfirms(api: ChildServer, fixture: HoldfastFixture
       apiCpuMsPerConfirm: cpuBefore !== null && cpuAfter !== null && confirms.requests > 0 ? round3((cpuAfter - cpuBefore) / confirms.requests) : null,
       ordersCommitted: Number(rows[0]?.orders ?? 0),
       distinctOrderNumbers: Number(rows[0]?.numbers ?? 0),
+      batches: batchesBetween(batchesBefore, batchesAfter),
     };
   } finally {
     await fixture.dropEvent(event.eventId);

@@ -1,0 +1,176 @@
+// Group commit for confirms: confirms that arrive while a batch is running wait
+// for it and then go together, in ONE statement (one transaction, one COMMIT,
+// one WAL flush); a confirm that finds nothing running goes at once, so a lone
+// confirm never waits for company. The backlog is bounded: past maxWaiting
+// waiting confirms, a confirm is refused at once with 503 OVERLOADED.
+import { confirmBatch, DatabaseUnavailable, type ConfirmBatchItem, type ConfirmBatchResult, type Db } from '@holdfast/db';
+import { errors } from './errors';
+
+export interface ConfirmBatchSettings {
+  /** Most confirms in one batch (N). 1 turns batching off: one transaction per confirm. */
+  maxBatch: number;
+  /** Confirms waiting for a batch past which a new confirm is refused with 503 OVERLOADED. */
+  maxWaiting: number;
+  /**
+   * After a batch, how long the next one may wait for more company while it has
+   * fewer than maxBatch confirms (0: it goes at once; confirms gather while the
+   * previous batch runs). A confirm on an idle server never waits.
+   */
+  maxWaitMs: number;
+  /** Batches running at once (each on its own connection); the order-number row serializes their ends. */
+  inFlight: number;
+}
+
+/** Chosen from measurements (docs/benchmarks.md, "Group commit"). */
+export const DEFAULT_CONFIRM_BATCH: ConfirmBatchSettings = { maxBatch: 32, maxWaiting: 2000, maxWaitMs: 0, inFlight: 1 };
+
+/** The settings, with the defaults for those not given. */
+export function confirmBatchSettings(given: Partial<ConfirmBatchSettings> = {}): ConfirmBatchSettings {
+  const out = { ...DEFAULT_CONFIRM_BATCH };
+  for (const key of Object.keys(out) as (keyof ConfirmBatchSettings)[]) {
+    const value = given[key];
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+/** Seconds a refused confirm is told to wait (Retry-After). */
+const RETRY_AFTER_SECONDS = 1;
+
+/** A confirm's place in the backlog, from admission until it ends. */
+export interface ConfirmTicket {
+  waiting: boolean;
+}
+
+interface Pending {
+  item: ConfirmBatchItem;
+  ticket: ConfirmTicket;
+  resolve(result: ConfirmBatchResult): void;
+  reject(err: unknown): void;
+}
+
+export interface ConfirmBatchStats {
+  batches: number;
+  confirms: number;
+  /** Batches of more than one confirm. */
+  grouped: number;
+  largest: number;
+  /** Milliseconds spent in batch statements (from send to answer), summed. */
+  statementMs: number;
+}
+
+export class ConfirmBatcher {
+  private readonly queue: Pending[] = [];
+  private running = 0;
+  private waitingCount = 0;
+  private timer: NodeJS.Timeout | null = null;
+  readonly stats: ConfirmBatchStats = { batches: 0, confirms: 0, grouped: 0, largest: 0, statementMs: 0 };
+
+  constructor(
+    private readonly db: Db,
+    readonly settings: ConfirmBatchSettings,
+    private readonly onBatch: (size: number, seconds: number) => void = () => {},
+  ) {}
+
+  /** Confirms admitted and not yet running in a batch. */
+  get waiting(): number {
+    return this.waitingCount;
+  }
+
+  /** Confirms in the queue for the next batch (their Redis claims done). */
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  /** Batches running now. */
+  get runningBatches(): number {
+    return this.running;
+  }
+
+  /** Refuses at once (503 OVERLOADED, Retry-After) when the backlog is full. */
+  assertRoom(): void {
+    if (this.waitingCount >= this.settings.maxWaiting) throw errors.overloaded(RETRY_AFTER_SECONDS);
+  }
+
+  /** Admits a confirm into the backlog, or refuses it at once; leave() when it ends, whatever happened. */
+  admit(): ConfirmTicket {
+    this.assertRoom();
+    this.waitingCount++;
+    return { waiting: true };
+  }
+
+  leave(ticket: ConfirmTicket): void {
+    if (ticket.waiting) {
+      ticket.waiting = false;
+      this.waitingCount--;
+    }
+  }
+
+  /** Runs one confirm in the next batch; resolves only after that batch's COMMIT. */
+  run(item: ConfirmBatchItem, ticket: ConfirmTicket): Promise<ConfirmBatchResult> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ item, ticket, resolve, reject });
+      this.next(false);
+    });
+  }
+
+  private next(afterBatch: boolean): void {
+    const { maxBatch, maxWaitMs } = this.settings;
+    if (this.running >= this.settings.inFlight || !this.queue.length) return;
+    if (this.timer) {
+      if (this.queue.length < maxBatch) return;
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    if (afterBatch && maxWaitMs > 0 && this.queue.length < maxBatch) {
+      // A batch just ended and others are on their way: give them a moment to join.
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        this.next(false);
+      }, maxWaitMs);
+      return;
+    }
+    const batch = this.queue.splice(0, maxBatch);
+    for (const p of batch) this.leave(p.ticket);
+    this.running++;
+    void this.execute(batch).finally(() => {
+      this.running--;
+      this.next(true);
+    });
+  }
+
+  private async execute(batch: Pending[]): Promise<void> {
+    this.stats.batches++;
+    this.stats.confirms += batch.length;
+    if (batch.length > 1) this.stats.grouped++;
+    this.stats.largest = Math.max(this.stats.largest, batch.length);
+    const started = performance.now();
+    try {
+      const results = await confirmBatch(this.db, batch.map((p) => p.item));
+      const ms = performance.now() - started;
+      this.stats.statementMs += ms;
+      this.onBatch(batch.length, ms / 1000);
+      batch.forEach((p, i) => p.resolve(results[i]!));
+    } catch (err) {
+      if (batch.length === 1 || err instanceof DatabaseUnavailable) {
+        for (const p of batch) p.reject(err);
+        return;
+      }
+      // Something failed the whole batch (a deadlock, a statement that could not run):
+      // one confirm's trouble must not fail the others, so each goes again alone.
+      for (const p of batch) {
+        try {
+          p.resolve((await confirmBatch(this.db, [p.item]))[0]!);
+        } catch (alone) {
+          p.reject(alone);
+        }
+      }
+    }
+  }
+
+  /** Stops a pending gathering timer (shutdown). */
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
