@@ -104,6 +104,6 @@ export function benchPlan(quick: boolean): BenchPlan {
       tierSeats: 100_000, takenPcts: [0, 50, 99], quantities: [1, 2, 8], scriptCalls: 1000,
     },
     confirmPath: { concurrency: 50, rounds: 3, confirmsPerRound: 3000, maxDurationMs: 30_000, buyersPerEvent: [100, 1000, 10_000] },
-    persist: { holds: 20_000, concurrency: 50, rounds: 2 },
+    persist: { holds: 20_000, concurrency: 50, rounds: 3 },
   };
 }

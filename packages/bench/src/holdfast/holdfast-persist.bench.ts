@@ -94,7 +94,7 @@ export interface PersistOptions {
   concurrency: number;
   rounds: number;
   setups?: PersistSetup[];
-  /** Rows pgbench inserts per client count (default: the holds, at least 25,000, so it runs long enough to time). */
+  /** Rows pgbench inserts per client count (default: 5 × the holds, at least 100,000, so it runs long enough to time). */
   pgbenchRows?: number;
   /** Schema for pgbench's copy of the holds table (dropped at the end). */
   pgbenchSchema?: string;
@@ -115,7 +115,7 @@ export async function persistSection(fixture: HoldfastFixture, options: PersistO
     }
     for (const clients of [...new Set(setups.map((s) => s.drainers))]) {
       const result = await retryWhileTooManyClients(
-        () => runPersistPgbench({ databaseUrl: fixture.databaseUrl, clients, rows: options.pgbenchRows ?? Math.max(options.holds, 25_000), items, schema: options.pgbenchSchema }),
+        () => runPersistPgbench({ databaseUrl: fixture.databaseUrl, clients, rows: options.pgbenchRows ?? Math.max(options.holds * 5, 100_000), items, schema: options.pgbenchSchema }),
         90_000,
         () => log('  PostgreSQL has no free connection slot (shared server); waiting'),
       );
