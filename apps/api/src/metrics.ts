@@ -77,6 +77,12 @@ export function createMetrics(sources: MetricSources = {}) {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
+  const streamsOpen = new client.Gauge({
+    name: 'holdfast_stream_connections', help: 'Event streams open now.', registers: [registry],
+  });
+  const streamsRefused = new client.Counter({
+    name: 'holdfast_stream_refused_total', help: 'Event streams refused or closed early, by reason.', labelNames: ['reason'], registers: [registry],
+  });
   const domain: DomainMetrics = {
     holdOutcome(result) {
       holdOutcomes.inc({ result });
@@ -99,6 +105,7 @@ export function createMetrics(sources: MetricSources = {}) {
   };
   return {
     registry, httpDuration, domain,
+    stream: { open: streamsOpen, refused: streamsRefused },
     /**
      * What /metrics answers: this process's registry, or (several API processes)
      * every process's, added up by the supervising process (prom-client's AggregatorRegistry).

@@ -53,7 +53,13 @@ export function createApiRedis(target: string | RedisTarget): RedisClient {
 
 /** Wires the API: PostgreSQL, Redis, the domain and the HTTP app (not yet listening). */
 export async function createApiRuntime(config: Config, log = createLogger(config, 'holdfast-api')): Promise<ApiRuntime> {
-  const db = createDb(config.databaseUrl, { poolSize: 20, connectionTimeoutMillis: 1500 });
+  const db = createDb(config.databaseUrl, {
+    poolSize: 20,
+    connectionTimeoutMillis: config.database.connectTimeoutMs,
+    queryTimeoutMillis: config.database.queryTimeoutMs,
+    idleInTransactionTimeoutMillis: config.database.idleInTransactionTimeoutMs,
+    keepAliveMillis: config.database.keepAliveMs,
+  });
   const redis = createApiRedis(config);
   redis.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
   await redis.connect();

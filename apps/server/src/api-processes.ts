@@ -66,7 +66,10 @@ export async function runApiProcess(config: Config, log: Logger, index: number):
   const rt = await createApiRuntime(config, log);
   joinClusterMetrics(rt.metrics);
   const server: Server = await new Promise((resolve, reject) => {
-    const s = rt.app.listen(config.port, () => resolve(s));
+    // Demo mode without an explicit DEMO_MODE=true: loopback only (see Config.listenHost).
+    const s = config.listenHost === undefined
+      ? rt.app.listen(config.port, () => resolve(s))
+      : rt.app.listen(config.port, config.listenHost, () => resolve(s));
     s.once('error', reject);
   });
   const address = server.address();

@@ -54,12 +54,17 @@ async function main(): Promise<void> {
 
   const rt = await createApiRuntime(config, log);
   const server: Server = await new Promise((resolve, reject) => {
-    const s = rt.app.listen(config.port, () => resolve(s));
+    const s = config.listenHost === undefined
+      ? rt.app.listen(config.port, () => resolve(s))
+      : rt.app.listen(config.port, config.listenHost, () => resolve(s));
     s.once('error', reject);
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   log.info({ port, demoMode: config.demoMode }, 'holdfast API listening');
+  if (config.listenHost !== undefined) {
+    process.stdout.write(`holdfast: demo mode listens on ${config.listenHost} only (it hands out admin tokens); set DEMO_MODE=true to listen on every interface\n`);
+  }
 
   const worker = role === 'all' ? superviseWorkers(log, process.env, config.workerProcesses, config.workerMetricsPort) : null;
 
@@ -86,7 +91,7 @@ async function main(): Promise<void> {
   if (config.demoMode) {
     const demo = await seedDemoEvent(rt.ctx);
     if (demo) log.info({ eventId: demo }, 'created the demo event');
-    process.stdout.write(`holdfast is running: checkout page at http://localhost:${port}/ (admin at /admin)\n`);
+    process.stdout.write(`holdfast is running: checkout page at http://${config.listenHost ?? 'localhost'}:${port}/ (admin at /admin)\n`);
   }
 }
 
@@ -107,7 +112,10 @@ async function runApiProcesses(config: Config, log: ReturnType<typeof createLogg
   process.on('SIGTERM', () => void stop('SIGTERM'));
   const port = await api.listening;
   log.info({ port, apiProcesses: config.apiProcesses, workerProcesses: withWorkers ? config.workerProcesses : 0 }, 'holdfast API processes listening');
-  if (config.demoMode) process.stdout.write(`holdfast is running: checkout page at http://localhost:${port}/ (admin at /admin)\n`);
+  if (config.listenHost !== undefined) {
+    process.stdout.write(`holdfast: demo mode listens on ${config.listenHost} only (it hands out admin tokens); set DEMO_MODE=true to listen on every interface\n`);
+  }
+  if (config.demoMode) process.stdout.write(`holdfast is running: checkout page at http://${config.listenHost ?? 'localhost'}:${port}/ (admin at /admin)\n`);
 }
 
 /** `--only worker` with WORKER_PROCESSES > 1: that many supervised worker processes. */

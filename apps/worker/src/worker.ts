@@ -50,7 +50,13 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
   const log = opts.log ?? createWorkerLogger(config);
   const sweepEveryMs = opts.sweepEveryMs ?? 10_000;
   const reconcileEveryMs = opts.reconcileEveryMs ?? config.reconcileEverySeconds * 1000;
-  const db = createDb(config.databaseUrl, { poolSize: 5, connectionTimeoutMillis: 3000 });
+  const db = createDb(config.databaseUrl, {
+    poolSize: 5,
+    connectionTimeoutMillis: Math.max(3000, config.database.connectTimeoutMs),
+    queryTimeoutMillis: config.database.workerQueryTimeoutMs,
+    idleInTransactionTimeoutMillis: config.database.idleInTransactionTimeoutMs,
+    keepAliveMillis: config.database.keepAliveMs,
+  });
   // The domain's own client: bounded retries, so a job fails (and is retried) rather than hangs.
   const redis = createRedisClient(config, {
     maxRetriesPerRequest: 2, connectTimeout: 3000, commandTimeout: 5000,
