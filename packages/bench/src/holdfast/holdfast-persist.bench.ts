@@ -6,8 +6,9 @@
  * (the HoldPersister of a domain context built as the API builds it, one
  * consumer of the outbox group each, its expiry jobs scheduled in BullMQ unless
  * told otherwise) drains every outbox, timed until each outbox is empty and
- * every row is in PostgreSQL. Several drainers side by side stand for several
- * API processes draining several events' outboxes at once.
+ * every row is in PostgreSQL. Several drainers side by side are several
+ * consumers of each outbox draining several events at once, as several API
+ * processes do, but in this one Node process (they share its event loop).
  *
  * Next to it, pgbench runs the same statement shape (one multi-row INSERT of
  * the persister's batch size into a copy of the holds table, ON CONFLICT DO
@@ -47,7 +48,7 @@ export interface PersistSetup {
 export const PERSIST_SETUPS: PersistSetup[] = [
   { name: '1 event, 1 drainer (as one API process)', events: 1, drainers: 1, expiryJobs: true },
   { name: '1 event, 1 drainer, rows only (no expiry jobs)', events: 1, drainers: 1, expiryJobs: false },
-  { name: '4 events, 4 drainers (as 4 API processes)', events: 4, drainers: 4, expiryJobs: true },
+  { name: '4 events, 4 drainers side by side (one process)', events: 4, drainers: 4, expiryJobs: true },
 ];
 
 export interface PersistRun {
