@@ -3,13 +3,14 @@ import type { RedisBenchmarkResult } from './baselines/redis-benchmark.runner';
 import type { BenchPlan } from './bench-plan.config';
 import type { ClusterBenchReport } from './holdfast/holdfast-cluster.bench';
 import type { BestReport } from './holdfast/holdfast-best.bench';
+import type { PersistReport } from './holdfast/holdfast-persist.bench';
 import type { ConfirmRun } from './holdfast/holdfast-confirms.bench';
 import type { GrowthRow, MemoryResult } from './holdfast/holdfast-holds.bench';
 import type { HttpLoadResult } from './http-load.generator';
 import type { RaceLabReport } from './race-lab.runner';
 
-export type Section = 'race' | 'hold' | 'growth' | 'confirm' | 'best' | 'cluster';
-export const ALL_SECTIONS: Section[] = ['race', 'hold', 'growth', 'confirm', 'best', 'cluster'];
+export type Section = 'race' | 'hold' | 'growth' | 'confirm' | 'best' | 'cluster' | 'persist';
+export const ALL_SECTIONS: Section[] = ['race', 'hold', 'growth', 'confirm', 'best', 'cluster', 'persist'];
 
 export interface Skipped {
   skipped: string;
@@ -110,4 +111,6 @@ export interface BenchReport {
   best: BestReport | null;
   /** Redis Cluster and API processes (holdfast-cluster.bench.ts). */
   clusterScale?: ClusterBenchReport | null;
+  /** Holds persisted per second by one PostgreSQL primary (holdfast-persist.bench.ts). */
+  persist?: PersistReport | null;
 }

@@ -29,6 +29,7 @@ import { measureBest } from './holdfast/holdfast-best.bench';
 import { hasConfirmEndpoint, measureConfirms, type ConfirmRun } from './holdfast/holdfast-confirms.bench';
 import { loadHolds, measureGrowth, measureMemoryPerHeldSeat, SeatCursor, type GrowthEvent } from './holdfast/holdfast-holds.bench';
 import { clusterSection } from './holdfast/holdfast-cluster.bench';
+import { persistSection } from './holdfast/holdfast-persist.bench';
 import { holdfastDatabaseUrl, holdfastRedisUrl, openHoldfastFixture, type HoldfastFixture } from './holdfast/holdfast.fixture';
 import { runHttpLoad, type HttpLoadResult } from './http-load.generator';
 import { round3 } from './latency.histogram';
@@ -137,6 +138,10 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
         databaseUrl: holdfastDatabaseUrl(), redisUrl: holdfastRedisUrl(),
         holds: plan.mode === 'quick' ? 1500 : 5000, concurrency: 50, rounds: plan.mode === 'quick' ? 1 : 3,
       }, log);
+    }
+    if (options.sections.includes('persist')) {
+      const { fixture } = await holdfast.get();
+      report.persist = await persistSection(fixture, plan.persist, log);
     }
   } finally {
     await holdfast.close();

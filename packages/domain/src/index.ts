@@ -24,7 +24,7 @@ export { expireHold, expireDueHolds, type ExpireOutcome } from './expire-hold';
 export {
   reconcile, lastReconcileReport, REPAIR_KINDS, type RepairKind, type RepairEntry, type ReconcileReport, type ReconcileOptions,
 } from './reconcile';
-export type { PersistedHold } from './hold-persister';
+export { HoldPersister, type PersistedHold } from './hold-persister';
 export {
   claimHoldLease, confirmHold, finishConfirm, type ConfirmInput, type ConfirmOptions, type ConfirmResult,
   type ConfirmTxOutcome, type HoldClaim, type PaymentInput,

@@ -3,6 +3,7 @@ import { groupCommitSection } from '../holdfast/confirm-batch.bench';
 import { formatNumber, formatRatio, markdownTable, ratio, type Cell } from './markdown-table.format';
 import { renderBarChart, type ChartPanel } from './svg-chart.render';
 import { renderClusterSection } from '../holdfast/holdfast-cluster.bench';
+import { renderPersistSection } from '../holdfast/holdfast-persist.bench';
 
 export function renderMarkdown(report: BenchReport): string {
   const { meta } = report;
@@ -17,7 +18,8 @@ export function renderMarkdown(report: BenchReport): string {
   if (meta.whatIf) out.push('', `**Experiment, not a normal run:** BENCH_WHATIF=${meta.whatIf} was applied to the holdfast API.`);
   out.push(
     ...raceLabSection(report), ...holdPathSection(report), ...growthSection(report), ...confirmSection(report), ...groupCommitSection(report),
-    ...bestSection(report), ...renderClusterSection(report.clusterScale), ...targetsSection(report),
+    ...bestSection(report), ...renderClusterSection(report.clusterScale), ...renderPersistSection(report.persist),
+    ...targetsSection(report),
   );
   return `${out.join('\n')}\n`;
 }
