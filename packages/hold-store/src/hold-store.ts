@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { eventKeys } from './keys';
-import { registerScripts, type ScriptName, type ScriptRunner } from './scripts';
+import { registerScripts, writeCoalescer, type ScriptName, type ScriptRunner } from './scripts';
 
 export type HoldAttempt =
   | { kind: 'ok'; candidate: number; nowMs: number }
@@ -187,9 +187,12 @@ function parse(reply: (string | number)[]): HoldAttempt {
  */
 export class HoldStore {
   private readonly run: Record<ScriptName, ScriptRunner>;
+  /** Sends the commands of one event-loop turn in one socket write (scripts.ts). */
+  private readonly coalesce: () => void;
 
   constructor(readonly redis: Redis) {
-    this.run = registerScripts(redis);
+    this.coalesce = writeCoalescer(redis);
+    this.run = registerScripts(redis, this.coalesce);
   }
 
   /** Holds the first candidate selection whose seats are all free (one round trip). */
@@ -428,6 +431,7 @@ export class HoldStore {
 
   /** The hold's record as the hold script wrote it, or null. */
   async getHoldRecord(eventId: string, holdId: string): Promise<HoldRecord | null> {
+    this.coalesce();
     const h = await this.redis.hgetall(eventKeys(eventId).hold(holdId));
     if (!h.json) return null;
     return {

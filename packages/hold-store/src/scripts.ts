@@ -71,9 +71,8 @@ export function writeCoalescer(redis: Redis): () => void {
  * Registers the scripts on an ioredis client. ioredis runs them with EVALSHA and
  * falls back to EVAL on NOSCRIPT, so a restarted Redis reloads them by itself.
  */
-export function registerScripts(redis: Redis): Record<ScriptName, ScriptRunner> {
+export function registerScripts(redis: Redis, coalesce = writeCoalescer(redis)): Record<ScriptName, ScriptRunner> {
   const runners = {} as Record<ScriptName, ScriptRunner>;
-  const coalesce = writeCoalescer(redis);
   for (const name of Object.keys(SCRIPT_FILES) as ScriptName[]) {
     const command = `holdfast_${name}`;
     if (!(command in redis)) redis.defineCommand(command, { lua: scriptSource(name) });
