@@ -6,11 +6,16 @@ import { parse } from 'yaml';
 
 const root = path.resolve(__dirname, '..');
 const compose = parse(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8')) as {
-  services: Record<string, { image?: string; build?: string; command?: string[]; environment?: Record<string, string>; depends_on?: Record<string, unknown> }>;
+  services: Record<string, {
+    image?: string; build?: string; command?: string[]; environment?: Record<string, string>; depends_on?: Record<string, unknown>;
+    profiles?: string[]; network_mode?: string;
+  }>;
 };
+const byDefault = Object.keys(compose.services).filter((name) => !compose.services[name]!.profiles);
+const inCluster = Object.keys(compose.services).filter((name) => compose.services[name]!.profiles?.includes('cluster'));
 
 test('when docker-compose.yml is parsed, then it has postgres, redis, the api and the worker', () => {
-  expect(Object.keys(compose.services).sort()).toEqual(['api', 'postgres', 'redis', 'worker']);
+  expect(byDefault.sort()).toEqual(['api', 'postgres', 'redis', 'worker']);
   expect(compose.services.postgres!.image).toMatch(/^postgres:15/);
   expect(compose.services.redis!.image).toMatch(/^redis:7/);
 });
@@ -31,6 +36,21 @@ test('when the api and worker start, then they wait for healthy services and get
     expect(svc.environment!.JWT_SECRET).toMatch(/^\$\{JWT_SECRET/);
     expect(svc.command!.join(' ')).toBe(`npm start -- --only ${name}`);
   }
+});
+
+test('when the cluster profile is parsed, then six cluster nodes on 7100-7105 never evict and a one-shot joins them with one replica each', () => {
+  const nodes = inCluster.filter((n) => n.startsWith('redis-node-'));
+  expect(nodes).toHaveLength(6);
+  const ports = nodes.map((n) => {
+    const cmd = compose.services[n]!.command!;
+    expect(cmd.join(' ')).toContain('--cluster-enabled yes');
+    expect(cmd.join(' ')).toContain('--maxmemory-policy noeviction');
+    return Number(cmd[cmd.indexOf('--port') + 1]);
+  });
+  expect(ports.sort()).toEqual([7100, 7101, 7102, 7103, 7104, 7105]);
+  const create = compose.services['redis-cluster']!;
+  expect(create.command!.join(' ')).toMatch(/redis-cli --cluster create( 127\.0\.0\.1:710\d){6} --cluster-replicas 1 --cluster-yes/);
+  expect(Object.keys(create.depends_on!).sort()).toEqual(nodes.sort());
 });
 
 test('when the Dockerfile is read, then it installs from the lock file on Node 20 and starts with npm start', () => {

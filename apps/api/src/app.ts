@@ -33,7 +33,7 @@ declare module 'express-serve-static-core' {
 
 export interface AppDeps {
   ctx: DomainContext;
-  config: Pick<Config, 'jwtSecret' | 'demoMode' | 'stripeWebhookSecret' | 'corsOrigins'>;
+  config: Pick<Config, 'jwtSecret' | 'demoMode' | 'stripeWebhookSecret' | 'corsOrigins' | 'stream'>;
   log: Logger;
   checks: ReadinessChecks;
   metrics: Metrics;
@@ -87,7 +87,7 @@ export function createApp(deps: AppDeps): Express {
     });
     next();
   });
-  // No upgrade-insecure-requests: the pages are also opened over plain http (a LAN address in demo mode).
+  // No upgrade-insecure-requests: the pages are also opened over plain http (a LAN address with DEMO_MODE=true).
   app.use(staticHeaders(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } })));
   app.use(cors(config.corsOrigins));
   // No app-wide body parser: each route reads its body after authorization (middleware/body.ts).
@@ -108,7 +108,7 @@ export function createApp(deps: AppDeps): Express {
   if (deps.reconcile) app.use(reconcileRoutes(deps.reconcile, config.jwtSecret));
   if (deps.queues) app.use(queueRoutes(deps.queues, config.jwtSecret));
   if (config.demoMode) app.use(demoPaymentRoutes(ctx, config.jwtSecret, config.stripeWebhookSecret));
-  app.use(streamRoutes(ctx, deps.feed));
+  app.use(streamRoutes(ctx, deps.feed, config.stream, metrics.stream));
   app.use(webRoutes());
 
   app.use(notFound);

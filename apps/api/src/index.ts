@@ -4,3 +4,4 @@ export { signToken, verifyToken } from './middleware/auth';
 export type { ReadinessChecks } from './routes/health.routes';
 export { createApiRuntime, createApiRedis, createLogger, type ApiRuntime } from './runtime';
 export { safeEqual } from './middleware/safe-equal';
+export { joinClusterMetrics, serveClusterMetrics } from './metrics-cluster';

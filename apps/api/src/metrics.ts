@@ -21,6 +21,8 @@ export function createMetrics(sources: MetricSources = {}) {
     name: 'holdfast_holds_expired_total',
     help: 'Holds that ended by expiry (counted by the worker process, read from Redis on scrape).',
     registers: [registry],
+    // Every API process reads the same shared value: one /metrics over several processes takes it once.
+    aggregator: 'max',
     async collect() {
       // The expiries happen in the worker; its count lives in Redis. A scrape while Redis is away keeps the last value.
       if (sources.stats) expiredShared = await sources.stats.readStat('holds_expired').catch(() => expiredShared);
@@ -33,6 +35,7 @@ export function createMetrics(sources: MetricSources = {}) {
     help: 'Jobs per queue and state (failed: jobs that used up their attempts), read on scrape.',
     labelNames: ['queue', 'state'],
     registers: [registry],
+    aggregator: 'max',
     async collect() {
       if (!sources.queues?.length) return;
       try {
@@ -74,6 +77,12 @@ export function createMetrics(sources: MetricSources = {}) {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
+  const streamsOpen = new client.Gauge({
+    name: 'holdfast_stream_connections', help: 'Event streams open now.', registers: [registry],
+  });
+  const streamsRefused = new client.Counter({
+    name: 'holdfast_stream_refused_total', help: 'Event streams refused or closed early, by reason.', labelNames: ['reason'], registers: [registry],
+  });
   const domain: DomainMetrics = {
     holdOutcome(result) {
       holdOutcomes.inc({ result });
@@ -94,7 +103,15 @@ export function createMetrics(sources: MetricSources = {}) {
       outboxParked.inc(count);
     },
   };
-  return { registry, httpDuration, domain };
+  return {
+    registry, httpDuration, domain,
+    stream: { open: streamsOpen, refused: streamsRefused },
+    /**
+     * What /metrics answers: this process's registry, or (several API processes)
+     * every process's, added up by the supervising process (prom-client's AggregatorRegistry).
+     */
+    text: () => registry.metrics(),
+  };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

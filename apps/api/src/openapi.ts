@@ -86,7 +86,10 @@ export const ROUTES: RouteDoc[] = [
   {
     method: 'get', path: '/v1/events/{eventId}/stream', operationId: 'streamEvent', tag: 'Events', query: emptyQuery,
     summary: 'Server-Sent Events: `seat` {seatId, status} when a seat changes status, `availability` {ticketTypeId, available} when a ticket type\'s availability changes.',
-    responses: { 200: { description: 'an event stream', contentType: 'text/event-stream' }, 404: err('EVENT_NOT_FOUND'), 503: unavailable },
+    responses: {
+      200: { description: 'an event stream', contentType: 'text/event-stream' }, 404: err('EVENT_NOT_FOUND'),
+      503: err('SERVICE_UNAVAILABLE: Redis (or PostgreSQL) is unavailable; or STREAM_LIMIT_REACHED: too many streams from this address or on the server (Retry-After)'),
+    },
   },
   {
     method: 'post', path: '/v1/events/{eventId}/holds', operationId: 'createHold', tag: 'Holds', roles: ['customer'], body: createHoldBody,

@@ -1,11 +1,12 @@
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { PRETTY_TRANSPORT, prettyLogs, type Config } from '@holdfast/config';
 import { createDb, type Db } from '@holdfast/db';
 import { createDomain, type DomainContext } from '@holdfast/domain';
-import { ChangeFeed, HoldStore, maxmemoryPolicy, ReconcileStore } from '@holdfast/hold-store';
-import { EXPIRY_QUEUE, MAINTENANCE_QUEUE, scheduleExpiries } from '@holdfast/jobs';
+import {
+  ChangeFeed, createRedisClient, HoldStore, maxmemoryPolicy, ReconcileStore, type RedisClient, type RedisTarget,
+} from '@holdfast/hold-store';
+import { EXPIRY_QUEUE, MAINTENANCE_QUEUE, queuePrefix, scheduleExpiries } from '@holdfast/jobs';
 import type { Express } from 'express';
 import { createApp } from './app';
 import { createMetrics, type Metrics } from './metrics';
@@ -14,7 +15,7 @@ export interface ApiRuntime {
   app: Express;
   ctx: DomainContext;
   db: Db;
-  redis: Redis;
+  redis: RedisClient;
   log: Logger;
   metrics: Metrics;
   queues: { expiry: Queue; maintenance: Queue };
@@ -37,8 +38,8 @@ export function createLogger(config: Pick<Config, 'logLevel' | 'logFormat' | 'no
  * timeouts, so a request answers 503 within 2 seconds while Redis is away, and
  * the client reconnects by itself when it returns.
  */
-export function createApiRedis(url: string): Redis {
-  return new Redis(url, {
+export function createApiRedis(target: string | RedisTarget): RedisClient {
+  return createRedisClient(typeof target === 'string' ? { redisUrl: target, redisClusterNodes: null } : target, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     // A frozen Redis (connection up, no answers) costs a request this long; measured
@@ -52,8 +53,14 @@ export function createApiRedis(url: string): Redis {
 
 /** Wires the API: PostgreSQL, Redis, the domain and the HTTP app (not yet listening). */
 export async function createApiRuntime(config: Config, log = createLogger(config, 'holdfast-api')): Promise<ApiRuntime> {
-  const db = createDb(config.databaseUrl, { poolSize: 20, connectionTimeoutMillis: 1500 });
-  const redis = createApiRedis(config.redisUrl);
+  const db = createDb(config.databaseUrl, {
+    poolSize: 20,
+    connectionTimeoutMillis: config.database.connectTimeoutMs,
+    queryTimeoutMillis: config.database.queryTimeoutMs,
+    idleInTransactionTimeoutMillis: config.database.idleInTransactionTimeoutMs,
+    keepAliveMillis: config.database.keepAliveMs,
+  });
+  const redis = createApiRedis(config);
   redis.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
   await redis.connect();
   const policy = await maxmemoryPolicy(redis);
@@ -63,21 +70,24 @@ export async function createApiRuntime(config: Config, log = createLogger(config
   }
   // Producers only (the worker process consumes). They share the fail-fast client
   // above, so adding a job while Redis is away errors at once instead of queueing.
+  const prefix = queuePrefix(config.redisClusterNodes);
   const queues = {
-    expiry: new Queue(EXPIRY_QUEUE, { connection: redis }),
-    maintenance: new Queue(MAINTENANCE_QUEUE, { connection: redis }),
+    expiry: new Queue(EXPIRY_QUEUE, { connection: redis, prefix }),
+    maintenance: new Queue(MAINTENANCE_QUEUE, { connection: redis, prefix }),
   };
   for (const q of Object.values(queues)) q.on('error', (err) => log.debug({ err: err.message, queue: q.name }, 'queue connection error'));
   const rs = new ReconcileStore(redis);
   const metrics = createMetrics({ queues: Object.values(queues), stats: rs });
-  // Pub/sub needs a connection of its own; it may queue while Redis is away.
-  const subscriber = new Redis(config.redisUrl, { lazyConnect: true, retryStrategy: (times) => Math.min(100 * times, 1000) });
+  // Pub/sub needs a connection of its own (on a cluster, one per shard: sharded
+  // pub/sub); it may queue while Redis is away.
+  const subscriber = createRedisClient(config, { lazyConnect: true, subscriber: true, retryStrategy: (times) => Math.min(100 * times, 1000) });
   subscriber.on('error', (err) => log.debug({ err: err.message }, 'redis subscriber connection error'));
   await subscriber.connect();
   const feed = new ChangeFeed(subscriber);
   const ctx = createDomain({
     db,
-    store: new HoldStore(redis),
+    store: new HoldStore(redis, config.holdReplicaAcks > 0
+      ? { replicas: config.holdReplicaAcks, timeoutMs: config.holdReplicaAckTimeoutMs } : null),
     settings: {
       holdRateLimitPerMinute: config.holdRateLimitPerMinute,
       holdOutboxMaxPending: config.holdOutboxMaxPending,

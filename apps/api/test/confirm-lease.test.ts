@@ -5,7 +5,9 @@ import { expectInvariants } from '../../../test/invariants';
 import { seatGrid, useTestApi } from './harness';
 import { confirmVia, holdSeats, holdTickets, sleep } from './payments-helpers';
 
-const suite = useTestApi();
+// These confirms wait on a lock for over a second on purpose: a statement budget above the
+// request default (DATABASE_QUERY_TIMEOUT_MS, 1.5 s), or the wait itself would answer 503.
+const suite = useTestApi({ DATABASE_QUERY_TIMEOUT_MS: '30000' });
 const { newEvent } = suite;
 
 /** Holds the year's order-number row locked (as a busy confirm would) until the returned release runs. */

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { loadConfig, type Config } from '@holdfast/config';
+import { masters } from '@holdfast/hold-store';
 import { createApiRuntime, signToken, type ApiRuntime } from '../src';
 
 export interface TestApi {
@@ -81,7 +82,7 @@ export async function dropTestEvent(api: TestApi, eventId: string): Promise<void
   await db.$executeRaw`DELETE FROM events WHERE id = ${eventId}::uuid`;
   let cursor = '0';
   do {
-    const [next, keys] = await api.rt.redis.scan(cursor, 'MATCH', `{ev:${eventId}}*`, 'COUNT', 1000);
+    const [next, keys] = await scanOn(api, cursor, 'MATCH', `{ev:${eventId}}*`, 'COUNT', 1000);
     if (keys.length) await api.rt.redis.del(...keys);
     cursor = next;
   } while (cursor !== '0');
@@ -109,4 +110,21 @@ export function useTestApi(env: Record<string, string> = {}) {
       return created;
     },
   };
+}
+
+/**
+ * SCAN … MATCH over every master (the one Redis, or each master of a cluster),
+ * whole: answers cursor '0' with every key found, so a caller's loop runs once.
+ */
+export async function scanOn(api: TestApi, _cursor: string, _match: 'MATCH', pattern: string, _count: 'COUNT', count: number): Promise<[string, string[]]> {
+  const found: string[] = [];
+  for (const node of masters(api.rt.redis)) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', count);
+      found.push(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  }
+  return ['0', found];
 }

@@ -1,5 +1,5 @@
 import { eventKeys } from '@holdfast/hold-store';
-import type { TestApi } from './harness';
+import { scanOn, type TestApi } from './harness';
 
 export type Reply = Awaited<ReturnType<TestApi['call']>>;
 
@@ -70,7 +70,7 @@ export async function holdKeyCount(api: TestApi, eventId: string): Promise<numbe
   let count = 0;
   let cursor = '0';
   do {
-    const [next, keys] = await api.rt.redis.scan(cursor, 'MATCH', `{ev:${eventId}}:*`, 'COUNT', 1000);
+    const [next, keys] = await scanOn(api, cursor, 'MATCH', `{ev:${eventId}}:*`, 'COUNT', 1000);
     count += keys.filter((key) => key.includes(':hold:') || key.includes(':seat:') || key.includes(':cust:')).length;
     cursor = next;
   } while (cursor !== '0');
@@ -83,7 +83,7 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function forgetEventInRedis(api: TestApi, eventId: string): Promise<void> {
   let cursor = '0';
   do {
-    const [next, keys] = await api.rt.redis.scan(cursor, 'MATCH', `{ev:${eventId}}*`, 'COUNT', 1000);
+    const [next, keys] = await scanOn(api, cursor, 'MATCH', `{ev:${eventId}}*`, 'COUNT', 1000);
     if (keys.length) await api.rt.redis.del(...keys);
     cursor = next;
   } while (cursor !== '0');

@@ -1,15 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import pg from 'pg';
 import { errors } from '@holdfast/domain';
 import { IdempotencyStore } from '@holdfast/hold-store';
 import { requireRole } from '../src/middleware/auth';
 import { errorHandler } from '../src/middleware/errors';
 import { idempotent } from '../src/middleware/idempotency';
+import { expectInvariants } from '../../../test/invariants';
 import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from './harness';
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 let api: TestApi;
-beforeAll(async () => { api = await startApi(); });
+// One test keeps a confirm waiting on a row lock while its client hangs up: a statement budget
+// well above the request default (1.5 s), so a loaded machine cannot turn that wait into a 503.
+beforeAll(async () => { api = await startApi({ DATABASE_QUERY_TIMEOUT_MS: '30000' }); });
 afterAll(async () => { await api.close(); });
 
 const holdCount = async (eventId: string) => {
@@ -195,6 +201,67 @@ test('when a confirm is retried with the same key, then the first 201 is replaye
     const orders = await api.rt.db.$queryRaw<{ n: bigint }[]>`SELECT count(*)::bigint AS n FROM orders WHERE event_id = ${event.id}::uuid`;
     expect(Number(orders[0]!.n)).toBe(1);
   } finally {
+    await dropTestEvent(api, event.id);
+  }
+});
+
+test('when the client hangs up while its first confirm waits on the hold row, then a retry with the key gets 409 IDEMPOTENCY_IN_PROGRESS until the first ends, then its stored 201, and one order exists', async () => {
+  const { event } = await createTestEvent(api, { ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 50 }] });
+  // Another transaction (as a concurrent confirm or an admin's would) holds the hold's row, so the first confirm waits on it.
+  const locker = new pg.Client({ connectionString: api.config.databaseUrl });
+  await locker.connect();
+  try {
+    const held = await api.call('POST', `/v1/events/${event.id}/holds`, { token: api.token('customer'), body: { ticketTypeId: event.ticketTypes[0].id, quantity: 1 } });
+    expect(held.status).toBe(201);
+    const holdId = held.body.hold.id as string;
+    await api.rt.ctx.persister.flush([event.id]);
+    await locker.query('BEGIN');
+    expect((await locker.query('SELECT id FROM holds WHERE id = $1 FOR UPDATE', [holdId])).rowCount).toBe(1);
+    const lockerPid = (await locker.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+
+    const token = api.token('service', 'integrator-hangup');
+    const key = randomUUID();
+    const send = (signal: AbortSignal) => fetch(`${api.url}/v1/holds/${holdId}/confirm`, {
+      method: 'POST', signal,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key },
+      body: JSON.stringify({ paymentReference: 'pi_hangup' }),
+    });
+    const hangUp = new AbortController();
+    const first = send(hangUp.signal).then(() => 'answered', (err: Error) => err.name);
+    // The first confirm is inside its transaction, waiting on the row.
+    const deadline = Date.now() + 20_000;
+    const waiting = async () => Number((await locker.query<{ n: string }>(
+      'SELECT count(*) AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [lockerPid])).rows[0]!.n);
+    while ((await waiting()) === 0 && Date.now() < deadline) await sleep(20);
+    expect(await waiting()).toBe(1);
+    hangUp.abort();
+    expect(await first).toBe('AbortError');
+    await sleep(200); // the server has seen the connection close
+
+    // The retry does not run a second confirm beside the first: it answers at once.
+    const retry = await send(AbortSignal.timeout(10_000));
+    expect(retry.status).toBe(409);
+    expect(((await retry.json()) as { error: { code: string } }).error.code).toBe('IDEMPOTENCY_IN_PROGRESS');
+    expect(await waiting()).toBe(1);
+
+    await locker.query('COMMIT');
+    // The first confirm ends on its own; its answer is stored and replayed.
+    let replay: Response | undefined;
+    while (Date.now() < deadline) {
+      replay = await send(AbortSignal.timeout(10_000));
+      if (replay.status !== 409) break;
+      await sleep(50);
+    }
+    expect(replay!.status).toBe(201);
+    expect(replay!.headers.get('idempotent-replayed')).toBe('true');
+    const body = (await replay!.json()) as { order: { holdId: string } };
+    expect(body.order.holdId).toBe(holdId);
+    const orders = await api.rt.db.$queryRaw<{ n: bigint }[]>`SELECT count(*)::bigint AS n FROM orders WHERE event_id = ${event.id}::uuid`;
+    expect(Number(orders[0]!.n)).toBe(1);
+    await expectInvariants(api.rt.db, event.id);
+  } finally {
+    await locker.query('ROLLBACK').catch(() => undefined);
+    await locker.end();
     await dropTestEvent(api, event.id);
   }
 });

@@ -1,12 +1,14 @@
 // `npm start`: checks PostgreSQL and Redis, creates the database and applies the
 // migrations, then runs the API and the worker beside it until SIGINT/SIGTERM.
+import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import { ConfigError, loadConfig, type Config } from '@holdfast/config';
 import { createApiRuntime, createLogger } from '@holdfast/api';
 import { startWorker } from '@holdfast/worker';
 import { seedDemoEvent } from './demo-seed';
 import { preflight, StartupError } from './preflight';
-import { superviseWorker } from './worker-process';
+import { API_PROCESS_ENV, runApiProcess, superviseApiProcesses } from './api-processes';
+import { superviseWorkers } from './worker-process';
 
 type Role = 'all' | 'api' | 'worker';
 
@@ -34,6 +36,10 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = createLogger(config, 'holdfast');
+  if (cluster.isWorker && process.env[API_PROCESS_ENV] !== undefined) {
+    // A forked API process (API_PROCESSES > 1): the primary checked everything already.
+    return runApiProcess(config, log, Number(process.env[API_PROCESS_ENV]));
+  }
   for (const w of config.warnings) log.warn(w);
 
   const checked = await preflight(config).catch((err: unknown) => {
@@ -43,18 +49,24 @@ async function main(): Promise<void> {
   if (checked.createdDatabase) log.info('created the database');
   if (checked.evictionWarning) log.warn(checked.evictionWarning);
 
-  if (role === 'worker') return runWorkerOnly(config, log);
+  if (role === 'worker') return config.workerProcesses > 1 ? runWorkersOnly(config, log) : runWorkerOnly(config, log);
+  if (config.apiProcesses > 1) return runApiProcesses(config, log, role === 'all');
 
   const rt = await createApiRuntime(config, log);
   const server: Server = await new Promise((resolve, reject) => {
-    const s = rt.app.listen(config.port, () => resolve(s));
+    const s = config.listenHost === undefined
+      ? rt.app.listen(config.port, () => resolve(s))
+      : rt.app.listen(config.port, config.listenHost, () => resolve(s));
     s.once('error', reject);
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   log.info({ port, demoMode: config.demoMode }, 'holdfast API listening');
+  if (config.listenHost !== undefined) {
+    process.stdout.write(`holdfast: demo mode listens on ${config.listenHost} only (it hands out admin tokens); set DEMO_MODE=true to listen on every interface\n`);
+  }
 
-  const worker = role === 'all' ? superviseWorker(log, process.env) : null;
+  const worker = role === 'all' ? superviseWorkers(log, process.env, config.workerProcesses, config.workerMetricsPort) : null;
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -79,8 +91,47 @@ async function main(): Promise<void> {
   if (config.demoMode) {
     const demo = await seedDemoEvent(rt.ctx);
     if (demo) log.info({ eventId: demo }, 'created the demo event');
-    process.stdout.write(`holdfast is running: checkout page at http://localhost:${port}/ (admin at /admin)\n`);
+    process.stdout.write(`holdfast is running: checkout page at http://${config.listenHost ?? 'localhost'}:${port}/ (admin at /admin)\n`);
   }
+}
+
+/** API_PROCESSES > 1: node:cluster API processes on one port, and the worker processes beside them. */
+async function runApiProcesses(config: Config, log: ReturnType<typeof createLogger>, withWorkers: boolean): Promise<void> {
+  const api = superviseApiProcesses(config, log);
+  const workers = withWorkers ? superviseWorkers(log, process.env, config.workerProcesses, config.workerMetricsPort) : null;
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'draining');
+    await Promise.all([api.stop(), workers?.stop()]);
+    log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  const port = await api.listening;
+  log.info({ port, apiProcesses: config.apiProcesses, workerProcesses: withWorkers ? config.workerProcesses : 0 }, 'holdfast API processes listening');
+  if (config.listenHost !== undefined) {
+    process.stdout.write(`holdfast: demo mode listens on ${config.listenHost} only (it hands out admin tokens); set DEMO_MODE=true to listen on every interface\n`);
+  }
+  if (config.demoMode) process.stdout.write(`holdfast is running: checkout page at http://${config.listenHost ?? 'localhost'}:${port}/ (admin at /admin)\n`);
+}
+
+/** `--only worker` with WORKER_PROCESSES > 1: that many supervised worker processes. */
+async function runWorkersOnly(config: Config, log: ReturnType<typeof createLogger>): Promise<void> {
+  const workers = superviseWorkers(log, process.env, config.workerProcesses, config.workerMetricsPort);
+  log.info({ workerProcesses: config.workerProcesses }, 'holdfast workers running');
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'draining the workers');
+    await workers.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 async function runWorkerOnly(config: Config, log: ReturnType<typeof createLogger>): Promise<void> {

@@ -47,3 +47,13 @@ export function superviseWorker(log: Logger, env: NodeJS.ProcessEnv): { stop(): 
     },
   };
 }
+
+/**
+ * WORKER_PROCESSES: that many supervised worker processes. Each gets its own
+ * metrics port (WORKER_METRICS_PORT + its index; 0 stays "any free port").
+ */
+export function superviseWorkers(log: Logger, env: NodeJS.ProcessEnv, count: number, metricsPort: number): { stop(): Promise<void> } {
+  const workers = Array.from({ length: count }, (_, i) =>
+    superviseWorker(log.child({ workerProcess: i }), { ...env, WORKER_METRICS_PORT: String(metricsPort === 0 ? 0 : metricsPort + i) }));
+  return { stop: () => Promise.all(workers.map((w) => w.stop())).then(() => undefined) };
+}

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { isolatedDatabaseUrl } from '../../../test/isolated-database';
 
@@ -123,3 +125,108 @@ test('when LOG_FORMAT is not one of auto, json and pretty, then start-up stops n
   expect(await p.exited).toBe(1);
   expect(p.err().trim()).toMatch(/^holdfast: Invalid configuration: LOG_FORMAT /);
 }, 60000);
+
+/**
+ * An address of this machine other than 127.0.0.1: its first non-loopback IPv4
+ * address, or else 127.0.0.2 (Linux routes all of 127/8 to loopback, and a socket
+ * bound to 127.0.0.1 alone refuses it just as it refuses the network).
+ */
+function otherAddress(): string {
+  for (const list of Object.values(os.networkInterfaces())) {
+    const found = list?.find((a) => a.family === 'IPv4' && !a.internal);
+    if (found) return found.address;
+  }
+  return '127.0.0.2';
+}
+
+/** Whether a TCP connection to host:port is accepted. */
+function connects(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    socket.setTimeout(3000);
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => { socket.destroy(); resolve(false); });
+  });
+}
+
+/**
+ * Starts the API alone (`npm start -- --only api`) in a process group of its own
+ * (tsx runs the server in a child process) and resolves once it listens, with its port.
+ */
+async function listeningApi(env: Record<string, string>, unset: string[] = []) {
+  const childEnv: Record<string, string | undefined> = {
+    ...process.env, LOG_LEVEL: 'info', LOG_FORMAT: 'json', PORT: '0', DATABASE_URL: isolatedDatabaseUrl('terminal'), ...env,
+  };
+  for (const name of unset) delete childEnv[name];
+  const child = spawn(tsx, [path.join(root, 'apps/server/src/main.ts'), '--only', 'api'], {
+    cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+  });
+  let stdout = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stdout += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const kill = (signal: NodeJS.Signals) => {
+    try { process.kill(-child.pid!, signal); } catch { /* already gone */ }
+  };
+  const stop = async () => {
+    kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 15000)))]);
+    clearTimeout(timer);
+    kill('SIGKILL');
+  };
+  const deadline = Date.now() + 60000;
+  let port: number | undefined;
+  while (port === undefined && Date.now() < deadline) {
+    const line = stdout.split('\n').find((l) => l.includes('holdfast API listening'));
+    if (line) port = (JSON.parse(line) as { port: number }).port;
+    else await new Promise((r) => setTimeout(r, 200));
+  }
+  if (port === undefined) {
+    await stop();
+    throw new Error(`the API did not start: ${stdout}`);
+  }
+  return { port, out: () => stdout, stop };
+}
+
+test('when demo mode is on by default (no NODE_ENV=production, DEMO_MODE unset), then the API listens on loopback only and says so at start', async () => {
+  const api = await listeningApi({ NODE_ENV: 'development' }, ['DEMO_MODE']);
+  try {
+    expect(await connects('127.0.0.1', api.port)).toBe(true);
+    expect((await fetch(`http://127.0.0.1:${api.port}/healthz`)).status).toBe(200);
+    expect(await connects(otherAddress(), api.port)).toBe(false);
+    expect(api.out()).toContain('holdfast: demo mode listens on 127.0.0.1 only (it hands out admin tokens); set DEMO_MODE=true to listen on every interface');
+    const deadline = Date.now() + 30000;
+    while (!api.out().includes('checkout page at') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(api.out()).toContain('checkout page at http://127.0.0.1:');
+  } finally {
+    await api.stop();
+  }
+}, 90000);
+
+test('when DEMO_MODE=true is set explicitly, then the API listens on every interface and warns at start that demo tokens are served to anyone', async () => {
+  const api = await listeningApi({ NODE_ENV: 'development', DEMO_MODE: 'true' });
+  try {
+    expect(await connects(otherAddress(), api.port)).toBe(true);
+    const warning = api.out().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: number; msg: string })
+      .find((l) => l.msg.startsWith('DEMO_MODE=true: listening on every interface'));
+    expect(warning).toMatchObject({ level: 40 });
+    expect(api.out()).not.toContain('listens on 127.0.0.1 only');
+  } finally {
+    await api.stop();
+  }
+}, 90000);
+
+test('when demo mode is on by default with API_PROCESSES=2, then the API processes listen on loopback only too', async () => {
+  const api = await listeningApi({ NODE_ENV: 'development', API_PROCESSES: '2' }, ['DEMO_MODE']);
+  try {
+    expect((await fetch(`http://127.0.0.1:${api.port}/healthz`)).status).toBe(200);
+    expect(await connects(otherAddress(), api.port)).toBe(false);
+    const deadline = Date.now() + 30000;
+    while (!api.out().includes('listens on 127.0.0.1 only') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(api.out()).toContain('holdfast: demo mode listens on 127.0.0.1 only');
+  } finally {
+    await api.stop();
+  }
+}, 120000);

@@ -1,13 +1,12 @@
 import type { Server } from 'node:http';
 import { Queue, Worker, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { PRETTY_TRANSPORT, prettyLogs, type Config } from '@holdfast/config';
 import { createDb } from '@holdfast/db';
 import { createDomain, type DomainContext } from '@holdfast/domain';
-import { HoldStore, maxmemoryPolicy, ReconcileStore } from '@holdfast/hold-store';
+import { createRedisClient, HoldStore, maxmemoryPolicy, ReconcileStore } from '@holdfast/hold-store';
 import {
-  EXPIRY_QUEUE, MAINTENANCE_QUEUE, RECONCILE_JOB, SWEEP_JOB, redisOptionsFromUrl, scheduleExpiries, workerConnection,
+  EXPIRY_QUEUE, MAINTENANCE_QUEUE, RECONCILE_JOB, SWEEP_JOB, queuePrefix, scheduleExpiries, workerConnection,
 } from '@holdfast/jobs';
 import { createWorkerMetrics, serveMetrics, type WorkerMetrics } from './metrics';
 import { expireHoldProcessor } from './processors/expire-hold.processor';
@@ -51,16 +50,23 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
   const log = opts.log ?? createWorkerLogger(config);
   const sweepEveryMs = opts.sweepEveryMs ?? 10_000;
   const reconcileEveryMs = opts.reconcileEveryMs ?? config.reconcileEverySeconds * 1000;
-  const db = createDb(config.databaseUrl, { poolSize: 5, connectionTimeoutMillis: 3000 });
+  const db = createDb(config.databaseUrl, {
+    poolSize: 5,
+    connectionTimeoutMillis: Math.max(3000, config.database.connectTimeoutMs),
+    queryTimeoutMillis: config.database.workerQueryTimeoutMs,
+    idleInTransactionTimeoutMillis: config.database.idleInTransactionTimeoutMs,
+    keepAliveMillis: config.database.keepAliveMs,
+  });
   // The domain's own client: bounded retries, so a job fails (and is retried) rather than hangs.
-  const redis = new Redis({
-    ...redisOptionsFromUrl(config.redisUrl), maxRetriesPerRequest: 2, connectTimeout: 3000, commandTimeout: 5000,
+  const redis = createRedisClient(config, {
+    maxRetriesPerRequest: 2, connectTimeout: 3000, commandTimeout: 5000,
     retryStrategy: (times) => Math.min(200 * times, 2000),
   });
   redis.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
-  const connection = workerConnection(config.redisUrl);
-  const expiryQueue = new Queue(EXPIRY_QUEUE, { connection });
-  const maintenanceQueue = new Queue(MAINTENANCE_QUEUE, { connection });
+  const connection = workerConnection(config.redisUrl, config.redisClusterNodes);
+  const prefix = queuePrefix(config.redisClusterNodes);
+  const expiryQueue = new Queue(EXPIRY_QUEUE, { connection, prefix });
+  const maintenanceQueue = new Queue(MAINTENANCE_QUEUE, { connection, prefix });
   for (const q of [expiryQueue, maintenanceQueue]) q.on('error', (err) => log.debug({ err: err.message, queue: q.name }, 'queue connection error'));
   const metrics = createWorkerMetrics();
   const rs = new ReconcileStore(redis);
@@ -88,6 +94,7 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
 
   const workerOpts = {
     connection,
+    prefix,
     concurrency: opts.concurrency ?? 4,
     lockDuration: opts.lockDurationMs ?? 10_000,
     stalledInterval: Math.max(1000, Math.floor((opts.lockDurationMs ?? 10_000) / 2)),
@@ -158,6 +165,8 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
         await new Promise((r) => server!.close(r));
       }
       redis.disconnect();
+      // A cluster connection is the worker's own instance: BullMQ leaves it open.
+      if (typeof (connection as { disconnect?: unknown }).disconnect === 'function') (connection as { disconnect(): void }).disconnect();
       await db.$disconnect();
       log.info('worker stopped');
     },

@@ -1,14 +1,15 @@
 import type { PgbenchResult } from './baselines/pgbench.runner';
 import type { RedisBenchmarkResult } from './baselines/redis-benchmark.runner';
 import type { BenchPlan } from './bench-plan.config';
+import type { ClusterBenchReport } from './holdfast/holdfast-cluster.bench';
 import type { BestReport } from './holdfast/holdfast-best.bench';
 import type { ConfirmRun } from './holdfast/holdfast-confirms.bench';
 import type { GrowthRow, MemoryResult } from './holdfast/holdfast-holds.bench';
 import type { HttpLoadResult } from './http-load.generator';
 import type { RaceLabReport } from './race-lab.runner';
 
-export type Section = 'race' | 'hold' | 'growth' | 'confirm' | 'best';
-export const ALL_SECTIONS: Section[] = ['race', 'hold', 'growth', 'confirm', 'best'];
+export type Section = 'race' | 'hold' | 'growth' | 'confirm' | 'best' | 'cluster';
+export const ALL_SECTIONS: Section[] = ['race', 'hold', 'growth', 'confirm', 'best', 'cluster'];
 
 export interface Skipped {
   skipped: string;
@@ -107,4 +108,6 @@ export interface BenchReport {
   growth: GrowthReport | Skipped | null;
   confirmPath: ConfirmPathReport | null;
   best: BestReport | null;
+  /** Redis Cluster and API processes (holdfast-cluster.bench.ts). */
+  clusterScale?: ClusterBenchReport | null;
 }

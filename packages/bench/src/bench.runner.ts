@@ -28,7 +28,8 @@ import { runBatchPgbench } from './holdfast/confirm-batch.bench';
 import { measureBest } from './holdfast/holdfast-best.bench';
 import { hasConfirmEndpoint, measureConfirms, type ConfirmRun } from './holdfast/holdfast-confirms.bench';
 import { loadHolds, measureGrowth, measureMemoryPerHeldSeat, SeatCursor, type GrowthEvent } from './holdfast/holdfast-holds.bench';
-import { holdfastRedisUrl, openHoldfastFixture, type HoldfastFixture } from './holdfast/holdfast.fixture';
+import { clusterSection } from './holdfast/holdfast-cluster.bench';
+import { holdfastDatabaseUrl, holdfastRedisUrl, openHoldfastFixture, type HoldfastFixture } from './holdfast/holdfast.fixture';
 import { runHttpLoad, type HttpLoadResult } from './http-load.generator';
 import { round3 } from './latency.histogram';
 import { withProcessCpu } from './process-cpu.probe';
@@ -130,6 +131,12 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
     if (options.sections.includes('best')) {
       const { fixture, api } = await holdfast.get();
       report.best = await measureBest(api, fixture, plan.best, log);
+    }
+    if (options.sections.includes('cluster')) {
+      report.clusterScale = await clusterSection({
+        databaseUrl: holdfastDatabaseUrl(), redisUrl: holdfastRedisUrl(),
+        holds: plan.mode === 'quick' ? 1500 : 5000, concurrency: 50, rounds: plan.mode === 'quick' ? 1 : 3,
+      }, log);
     }
   } finally {
     await holdfast.close();

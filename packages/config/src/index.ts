@@ -30,6 +30,22 @@ const envSchema = z.object({
   CORS_ORIGINS: z.string().optional(),
   RECONCILE_EVERY_SECONDS: z.coerce.number().int().min(1).max(86400).default(30),
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60000).default(1500),
+  DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600000).default(1500),
+  WORKER_DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3600000).default(30000),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).max(3600000).default(15000),
+  DATABASE_KEEPALIVE_MS: z.coerce.number().int().min(0).max(3600000).default(10000),
+  STREAM_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1000000).default(10000),
+  STREAM_MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).max(1000000).default(20),
+  STREAM_MAX_BUFFER_BYTES: z.coerce.number().int().min(1024).max(1073741824).default(262144),
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .regex(/^\s*[^\s,:]+:\d{1,5}\s*(,\s*[^\s,:]+:\d{1,5}\s*)*$/, 'must be comma-separated host:port seeds')
+    .optional(),
+  HOLD_REPLICA_ACKS: z.coerce.number().int().min(0).max(5).default(0),
+  HOLD_REPLICA_ACK_TIMEOUT_MS: z.coerce.number().int().min(1).max(10000).default(200),
+  API_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
+  WORKER_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
   CONFIRM_BATCH_MAX: z.coerce.number().int().min(1).max(500).default(32),
   CONFIRM_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(100).default(0),
   CONFIRM_MAX_WAITING: z.coerce.number().int().min(1).max(1_000_000).default(2000),
@@ -43,6 +59,12 @@ export interface Config {
   jwtSecret: string;
   stripeWebhookSecret: string;
   demoMode: boolean;
+  /**
+   * Address the API listens on: `127.0.0.1` (loopback only) in demo mode unless
+   * `DEMO_MODE=true` was set explicitly, so demo tokens are never served to the
+   * network by default; undefined (every interface) otherwise.
+   */
+  listenHost: string | undefined;
   holdRateLimitPerMinute: number;
   /** Per event: holds not yet written to PostgreSQL past which new holds answer 503 (the outbox is never trimmed). */
   holdOutboxMaxPending: number;
@@ -53,6 +75,41 @@ export interface Config {
   reconcileEverySeconds: number;
   /** Port of the worker process's own /metrics (0: any free port). */
   workerMetricsPort: number;
+  /**
+   * PostgreSQL time limits, so a frozen or unreachable database costs a request
+   * a 503 within about 2 seconds instead of a hang.
+   */
+  database: {
+    /** A new connection (or a wait for a free one) fails after this long. */
+    connectTimeoutMs: number;
+    /** Each statement of the API: cancelled by PostgreSQL, and given up by the client, after this long. */
+    queryTimeoutMs: number;
+    /** The same for the worker, whose reconciliation reads whole events. */
+    workerQueryTimeoutMs: number;
+    /** PostgreSQL ends a session idle inside a transaction this long (0: never). */
+    idleInTransactionTimeoutMs: number;
+    /** TCP keepalive on every connection: first probe after this long idle (0: off). */
+    keepAliveMs: number;
+  };
+  /** The event stream (`GET /v1/events/{id}/stream`) of one API process. */
+  stream: {
+    /** Streams open at once, in all; past it a new one answers 503 STREAM_LIMIT_REACHED. */
+    maxConnections: number;
+    /** Streams open at once from one client address. */
+    maxConnectionsPerClient: number;
+    /** Bytes waiting for one slow reader before its stream is closed (it reconnects and re-reads). */
+    maxBufferBytes: number;
+  };
+  /** Redis Cluster seeds (REDIS_CLUSTER_NODES); null: the one node of REDIS_URL. */
+  redisClusterNodes: { host: string; port: number }[] | null;
+  /** Replicas that must acknowledge a hold before it is answered (WAIT); 0: none. */
+  holdReplicaAcks: number;
+  /** How long a hold waits for those acknowledgements before answering 503. */
+  holdReplicaAckTimeoutMs: number;
+  /** API processes `npm start` runs (node:cluster, sharing the port). */
+  apiProcesses: number;
+  /** Worker processes `npm start` runs. */
+  workerProcesses: number;
   /** Most confirms in one group-commit batch (1: one transaction per confirm). */
   confirmBatchMax: number;
   /** After a batch, how long the next may wait for more confirms while it has fewer than confirmBatchMax (0: none). */
@@ -79,8 +136,30 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (production && e.DEMO_MODE === true) {
     throw new ConfigError('Invalid configuration: DEMO_MODE cannot be turned on when NODE_ENV=production');
   }
+  if (e.REDIS_CLUSTER_NODES && env.REDIS_URL) {
+    throw new ConfigError('Invalid configuration: set REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both');
+  }
+  if (e.HOLD_REPLICA_ACKS > 0 && !e.REDIS_CLUSTER_NODES) {
+    throw new ConfigError('Invalid configuration: HOLD_REPLICA_ACKS needs REDIS_CLUSTER_NODES (replicas to acknowledge)');
+  }
+  const redisClusterNodes = e.REDIS_CLUSTER_NODES
+    ? e.REDIS_CLUSTER_NODES.split(',').map((seed) => {
+      const [host, port] = seed.trim().split(':') as [string, string];
+      return { host, port: Number(port) };
+    })
+    : null;
+  if (redisClusterNodes?.some((n) => n.port < 1 || n.port > 65535)) {
+    throw new ConfigError('Invalid configuration: REDIS_CLUSTER_NODES has a port outside 1-65535');
+  }
   const demoMode = e.DEMO_MODE ?? !production;
   const warnings: string[] = [];
+  // Demo mode hands out admin tokens to anyone who asks: by default it listens on
+  // loopback only; only an explicit DEMO_MODE=true opens it to the network.
+  const demoExplicit = e.DEMO_MODE === true;
+  const listenHost = demoMode && !demoExplicit ? '127.0.0.1' : undefined;
+  if (demoExplicit) {
+    warnings.push('DEMO_MODE=true: listening on every interface, and demo mode hands admin tokens to anyone who can reach this port');
+  }
   const secret = (name: 'JWT_SECRET' | 'STRIPE_WEBHOOK_SECRET', fallback: string): string => {
     const value = e[name];
     if (value) return value;
@@ -96,6 +175,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jwtSecret: secret('JWT_SECRET', DEV_JWT_SECRET),
     stripeWebhookSecret: secret('STRIPE_WEBHOOK_SECRET', DEV_STRIPE_WEBHOOK_SECRET),
     demoMode,
+    listenHost,
     holdRateLimitPerMinute: e.HOLD_RATE_LIMIT_PER_MINUTE,
     holdOutboxMaxPending: e.HOLD_OUTBOX_MAX_PENDING,
     logLevel: e.LOG_LEVEL,
@@ -103,6 +183,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     corsOrigins: (e.CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     reconcileEverySeconds: e.RECONCILE_EVERY_SECONDS,
     workerMetricsPort: e.WORKER_METRICS_PORT,
+    database: {
+      connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+      queryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS,
+      workerQueryTimeoutMs: e.WORKER_DATABASE_QUERY_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: e.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      keepAliveMs: e.DATABASE_KEEPALIVE_MS,
+    },
+    stream: {
+      maxConnections: e.STREAM_MAX_CONNECTIONS,
+      maxConnectionsPerClient: e.STREAM_MAX_CONNECTIONS_PER_CLIENT,
+      maxBufferBytes: e.STREAM_MAX_BUFFER_BYTES,
+    },
+    redisClusterNodes,
+    holdReplicaAcks: e.HOLD_REPLICA_ACKS,
+    holdReplicaAckTimeoutMs: e.HOLD_REPLICA_ACK_TIMEOUT_MS,
+    apiProcesses: e.API_PROCESSES,
+    workerProcesses: e.WORKER_PROCESSES,
     confirmBatchMax: e.CONFIRM_BATCH_MAX,
     confirmBatchWaitMs: e.CONFIRM_BATCH_WAIT_MS,
     confirmMaxWaiting: e.CONFIRM_MAX_WAITING,

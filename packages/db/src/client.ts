@@ -16,12 +16,21 @@ export interface DbOptions {
   poolSize?: number;
   /** Fail a connection attempt after this long, so an unreachable database answers fast. */
   connectionTimeoutMillis?: number;
+  /** Each statement's time, server and client side (0 or unset: no limit); see PgPoolOptions. */
+  queryTimeoutMillis?: number;
+  /** PostgreSQL ends a session idle inside a transaction this long (0 or unset: never). */
+  idleInTransactionTimeoutMillis?: number;
+  /** TCP keepalive, first probe after this long idle (0 or unset: off). */
+  keepAliveMillis?: number;
 }
 
 /** The one place that creates the Prisma client: the JS engine over node-postgres. */
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const pool = createPgPool(databaseUrl, options.poolSize ?? 20, {
     connectionTimeoutMillis: options.connectionTimeoutMillis ?? 2000,
+    queryTimeoutMillis: options.queryTimeoutMillis,
+    idleInTransactionTimeoutMillis: options.idleInTransactionTimeoutMillis,
+    keepAliveMillis: options.keepAliveMillis,
   });
   const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   pools.set(db, pool);

@@ -33,7 +33,13 @@ export class DatabaseUnavailable extends Error {
 }
 
 const UNAVAILABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
-const UNAVAILABLE_MESSAGE = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|timeout exceeded when trying to connect|Connection terminated|connect EHOSTUNREACH|the database system is (starting up|shutting down)|DatabaseNotReachable|ConnectionClosed/i;
+/**
+ * PostgreSQL's own refusals that mean "not now": a statement cancelled by
+ * statement_timeout (57014), a lock not available (55P03), a session ended for
+ * idling in a transaction (25P03), the server shutting down or in recovery.
+ */
+const UNAVAILABLE_PG_CODES = new Set(['57014', '55P03', '25P03', '57P01', '57P02', '57P03']);
+const UNAVAILABLE_MESSAGE = /Query read timeout|not queryable|canceling statement due to statement timeout|idle-in-transaction timeout|ECONNREFUSED|ECONNRESET|ETIMEDOUT|timeout exceeded when trying to connect|Connection terminated|connect EHOSTUNREACH|the database system is (starting up|shutting down)|DatabaseNotReachable|ConnectionClosed/i;
 
 /** Translates Prisma's and pg's errors at the data-access edge. */
 export function translateDbError(err: unknown): unknown {
@@ -47,6 +53,7 @@ export function translateDbError(err: unknown): unknown {
     if (refusedData(pgCode)) return new DataRefused(pgCode!, cause?.originalMessage ?? err.message);
     if (pgCode === '40001' || pgCode === '40P01') return new TransactionConflict(err.message);
     if (pgCode === '23505') return new UniqueViolation('raw query');
+    if (pgCode && UNAVAILABLE_PG_CODES.has(pgCode)) return new DatabaseUnavailable(err.message);
     if (err.code === 'P2002') {
       const target = (err.meta as { target?: unknown; modelName?: string } | undefined)?.target;
       return new UniqueViolation(Array.isArray(target) ? target.join(',') : String(target ?? 'unknown'));
@@ -60,6 +67,7 @@ export function translateDbError(err: unknown): unknown {
   if (code === '40001' || code === '40P01') return new TransactionConflict(message);
   if (code === '23505') return new UniqueViolation(String((err as { constraint?: string }).constraint ?? 'unknown'));
   if (refusedData(code)) return new DataRefused(code!, message);
+  if (code && UNAVAILABLE_PG_CODES.has(code)) return new DatabaseUnavailable(message);
   if (UNAVAILABLE_MESSAGE.test(message) || (err as { cause?: unknown })?.cause && UNAVAILABLE_MESSAGE.test(String((err as { cause: unknown }).cause))) {
     return new DatabaseUnavailable(message);
   }

@@ -3,6 +3,7 @@ import { Prisma } from '@prisma/client';
 import type { Db } from './client';
 import { translated } from './errors';
 import { money } from './money';
+import { BULK_STATEMENT_TIMEOUT_MS, bulkStatement, runTransaction, type Tx } from './transaction';
 
 export type DbClient = Db | Prisma.TransactionClient;
 
@@ -92,14 +93,15 @@ export async function insertEvent(tx: DbClient, input: NewEvent): Promise<string
     });
     if (input.seats.length) {
       const s = input.seats;
-      await tx.$executeRaw`
+      // Up to 100,000 seats in one statement: more than a request's statement budget.
+      await bulkStatement(tx as Tx, () => tx.$executeRaw`
         INSERT INTO seats (id, event_id, section, "row", number, label, tier, price_cents)
         SELECT u.id, ${id}::uuid, u.section, u.row_name, u.number, u.label, u.tier, u.price_cents
         FROM unnest(${s.map(() => randomUUID())}::uuid[], ${s.map((x) => x.section)}::text[],
                     ${s.map((x) => x.row)}::text[], ${s.map((x) => x.number)}::int[],
                     ${s.map((x) => `${x.section}-${x.row}-${x.number}`)}::text[], ${s.map((x) => x.tier)}::text[],
                     ${s.map((x) => x.priceCents)}::bigint[])
-             AS u(id, section, row_name, number, label, tier, price_cents)`;
+             AS u(id, section, row_name, number, label, tier, price_cents)`);
     }
     if (input.ticketTypes.length) {
       await tx.ticketType.createMany({
@@ -164,6 +166,11 @@ export async function listSeats(db: DbClient, eventId: string): Promise<SeatRow[
     }),
   );
   return rows.map((r) => ({ ...r, priceCents: money(r.priceCents) }));
+}
+
+/** An event's whole seat map (up to 100,000 rows) in one read, with the bulk statement budget. */
+export function listSeatMap(db: Db, eventId: string): Promise<SeatRow[]> {
+  return runTransaction(db, (tx) => bulkStatement(tx, () => listSeats(tx, eventId)), { timeoutMs: BULK_STATEMENT_TIMEOUT_MS });
 }
 
 export interface SaleState {

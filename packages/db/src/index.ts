@@ -4,7 +4,7 @@ export { UniqueViolation, TransactionConflict, DatabaseUnavailable, DataRefused,
 export { money, moneyOrNull } from './money';
 export * from './event.repository';
 export * from './hold.repository';
-export { runTransaction, type Tx } from './transaction';
+export { BULK_STATEMENT_TIMEOUT_MS, bulkStatement, runTransaction, type Tx } from './transaction';
 export { ensureDatabase, migrateDatabase, pingDatabase } from './admin';
 export * from './audit.repository';
 export * from './admin-list.repository';

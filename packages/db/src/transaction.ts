@@ -21,3 +21,23 @@ export function runTransaction<T>(
     }),
   );
 }
+
+/**
+ * How long one known-long statement may run (an event's bulk seat INSERT, the
+ * read of a whole seat map) instead of the pool's query timeout.
+ */
+export const BULK_STATEMENT_TIMEOUT_MS = 60_000;
+
+/**
+ * Runs one known-long statement of a transaction with a longer time budget,
+ * server side (statement_timeout) and client side (the connection's query
+ * timeout follows it, see pg-pool.ts), then puts the pool's budget back, so
+ * the transaction's other statements still fail fast on a frozen server.
+ */
+export async function bulkStatement<T>(tx: Tx, fn: () => Promise<T>, ms = BULK_STATEMENT_TIMEOUT_MS): Promise<T> {
+  const budget = Math.max(1, Math.floor(ms));
+  await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${budget}`);
+  const result = await fn();
+  await tx.$executeRawUnsafe('SET LOCAL statement_timeout TO DEFAULT');
+  return result;
+}

@@ -1,7 +1,8 @@
 import { DatabaseUnavailable, TransactionConflict } from '@holdfast/db';
+import { RedisUnavailable } from '@holdfast/hold-store';
 import { AppError, errors } from './errors';
 
-const REDIS_DOWN = /Connection is closed|Stream isn't writeable|enableOfflineQueue|Command timed out|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|MaxRetriesPerRequest|Reached the max retries|LOADING|CLUSTERDOWN|MASTERDOWN/;
+const REDIS_DOWN = /Connection is closed|Stream isn't writeable|enableOfflineQueue|Command timed out|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|MaxRetriesPerRequest|Reached the max retries|LOADING|CLUSTERDOWN|MASTERDOWN|NOREPLICAS|TRYAGAIN|Too many Cluster redirections|Failed to refresh slots cache|None of startup nodes is available|Cluster isn't ready/;
 
 /**
  * Maps any error to the domain's AppError family: outages of PostgreSQL or
@@ -12,6 +13,7 @@ export function appErrorOf(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
   if (err instanceof DatabaseUnavailable) return errors.unavailable('PostgreSQL');
   if (err instanceof TransactionConflict) return errors.unavailable('PostgreSQL (contention)');
+  if (err instanceof RedisUnavailable) return errors.unavailable('Redis');
   const e = err as { name?: string; message?: string } | null;
   if (e && (e.name === 'MaxRetriesPerRequestError' || REDIS_DOWN.test(String(e.message)))) {
     return errors.unavailable('Redis');

@@ -36,6 +36,14 @@ export const errors = {
     new AppError('RATE_LIMITED', 'Too many hold requests; try again shortly.', 429, { retryAfterSeconds }, {
       'Retry-After': String(retryAfterSeconds),
     }),
+  streamLimit: (scope: 'client' | 'total', limit: number) =>
+    new AppError(
+      'STREAM_LIMIT_REACHED',
+      scope === 'client'
+        ? 'Too many event streams are open from your address; close one or try again shortly.'
+        : 'This server has as many event streams open as it serves; try again shortly.',
+      503, { scope, limit }, { 'Retry-After': '5' },
+    ),
   holdAlreadyConfirmed: () => new AppError('HOLD_ALREADY_CONFIRMED', 'This hold is already confirmed.', 409),
   holdExpired: () =>
     new AppError('HOLD_EXPIRED', 'This hold has expired and its seats or tickets are no longer available.', 409),

@@ -1,4 +1,4 @@
-import { findEvent, listSeats, type Db, type EventRow, type SeatRow } from '@holdfast/db';
+import { findEvent, listSeatMap, type Db, type EventRow, type SeatRow } from '@holdfast/db';
 import { sortTierSeats } from './best-available';
 
 /** An event's layout and settings: what a hold request needs without touching PostgreSQL. */
@@ -75,7 +75,8 @@ export class EventCatalog {
     const readAt = Date.now();
     const event = await findEvent(this.db, eventId);
     if (!event) return null;
-    const seats = event.seatCount > 0 ? await listSeats(this.db, eventId) : [];
+    // A seat map of up to 100,000 rows, read once per process: a longer statement budget.
+    const seats = event.seatCount > 0 ? await listSeatMap(this.db, eventId) : [];
     const tiers = new Map<string, SeatRow[]>();
     for (const s of seats) {
       let t = tiers.get(s.tier);

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { DataRefused, insertHoldsIfMissing, type Db, type NewHoldRow } from '@holdfast/db';
 import type { HoldStore, OutboxEntry } from '@holdfast/hold-store';
 import type { Logger } from './context';
@@ -14,7 +16,10 @@ export interface PersistedHold {
  * Writes the durable records of new holds to PostgreSQL off the request path.
  * The hold script appends each hold to its event's outbox stream in Redis, in
  * the same atomic step as the hold; this drains the outboxes in batches.
- * Inserts skip rows that exist, so draining twice changes nothing.
+ * Inserts skip rows that exist, so draining twice changes nothing. Every
+ * process drains as one consumer of the outbox's consumer group, so processes
+ * side by side never read the same entry, and the entries of a process that
+ * died are taken over once they are idle for claimIdleMs (XAUTOCLAIM).
  *
  * One record PostgreSQL refuses (a data error: SQLSTATE class 22 or 23) must
  * not block its event's outbox for ever: when a batch is refused, its records
@@ -26,6 +31,10 @@ export class HoldPersister {
   private readonly dirty = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  /** This process's name in the outbox consumer group. */
+  readonly consumer = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  /** Entries another drainer took and left this long are taken over (it died). */
+  claimIdleMs = 30_000;
 
   constructor(
     private readonly db: Db,
@@ -78,7 +87,7 @@ export class HoldPersister {
   private async drain(eventId: string): Promise<number> {
     let written = 0;
     for (;;) {
-      const entries = await this.store.readOutbox(eventId, 500);
+      const entries = await this.store.claimOutbox(eventId, this.consumer, 500, this.claimIdleMs);
       if (!entries.length) return written;
       const good: { entry: OutboxEntry; row: NewHoldRow }[] = [];
       const bad: { entry: OutboxEntry; error: string }[] = [];
@@ -112,8 +121,8 @@ export class HoldPersister {
         this.log.error({ eventId, holdId: b.entry.holdId, error: b.error }, 'a hold record could not be persisted; parked in the outbox:parked stream');
       }
       if (bad.length) this.onParked?.(bad.length);
-      const parked = new Set(bad.map((b) => b.entry.entryId));
-      await this.store.ackOutbox(eventId, entries.map((e) => e.entryId).filter((id) => !parked.has(id)));
+      // Written and parked entries alike leave the group's pending list and the stream.
+      await this.store.ackClaimedOutbox(eventId, entries.map((e) => e.entryId));
       if (entries.length < 500) return written;
     }
   }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { isCluster, type RedisClient } from './redis-client';
 import { eventKeys } from './keys';
 
 export type Change =
@@ -7,41 +7,95 @@ export type Change =
 
 type Listener = (change: Change) => void;
 
+/** Redis cannot take a subscription now (not connected, or no answer in time); the caller answers 503. */
+export class RedisUnavailable extends Error {
+  override name = 'RedisUnavailable';
+}
+
+/** How long a SUBSCRIBE may take before the listener is refused (Redis frozen or far away). */
+const SUBSCRIBE_TIMEOUT_MS = 1000;
+
+interface Subscription {
+  listeners: Set<Listener>;
+  /** Settles when Redis confirmed the SUBSCRIBE; a failure forgets the subscription. */
+  ready: Promise<void>;
+}
+
 /**
  * Seat and ticket changes of events, from the channel the hold scripts publish
  * to. One subscriber connection per process; an event's channel is subscribed
- * while anyone listens to it (ioredis re-subscribes after a reconnect).
+ * while anyone listens to it (ioredis re-subscribes after a reconnect). A
+ * listener is refused at once while the connection is down, and a SUBSCRIBE
+ * that fails or times out is forgotten, so the next listener subscribes again
+ * (never a channel that looks subscribed and hears nothing).
  */
 export class ChangeFeed {
-  private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly subscriptions = new Map<string, Subscription>();
   private readonly channelToEvent = new Map<string, string>();
 
-  constructor(private readonly subscriber: Redis) {
-    subscriber.on('message', (channel: string, message: string) => this.dispatch(channel, message));
+  /** On a cluster: sharded pub/sub (SSUBSCRIBE on the shard of the event's slot). */
+  private readonly sharded: boolean;
+
+  constructor(private readonly subscriber: RedisClient, private readonly subscribeTimeoutMs = SUBSCRIBE_TIMEOUT_MS) {
+    this.sharded = isCluster(subscriber);
+    subscriber.on(this.sharded ? 'smessage' : 'message', (channel: string, message: string) => this.dispatch(channel, message));
+  }
+
+  /** Events with a subscription (confirmed or under way). */
+  get subscribedEvents(): number {
+    return this.subscriptions.size;
   }
 
   async listen(eventId: string, listener: Listener): Promise<() => void> {
-    const channel = eventKeys(eventId).channel;
-    let set = this.listeners.get(eventId);
-    if (!set) {
-      this.listeners.set(eventId, (set = new Set()));
-      this.channelToEvent.set(channel, eventId);
-      await this.subscriber.subscribe(channel);
+    if (this.subscriber.status !== 'ready') {
+      throw new RedisUnavailable(`Redis is not connected for subscriptions (${this.subscriber.status})`);
     }
-    set.add(listener);
-    return () => {
-      set!.delete(listener);
-      if (set!.size === 0 && this.listeners.get(eventId) === set) {
-        this.listeners.delete(eventId);
-        this.channelToEvent.delete(channel);
-        this.subscriber.unsubscribe(channel).catch(() => undefined);
-      }
+    const channel = eventKeys(eventId).channel;
+    let sub = this.subscriptions.get(eventId);
+    if (!sub) {
+      const created: Subscription = { listeners: new Set(), ready: this.subscribe(channel) };
+      sub = created;
+      this.subscriptions.set(eventId, created);
+      this.channelToEvent.set(channel, eventId);
+      created.ready.catch(() => this.forget(eventId, created, channel));
+    }
+    const current = sub;
+    current.listeners.add(listener);
+    const stop = () => {
+      current.listeners.delete(listener);
+      if (current.listeners.size === 0) this.forget(eventId, current, channel);
     };
+    try {
+      await current.ready;
+    } catch (err) {
+      current.listeners.delete(listener);
+      throw err;
+    }
+    return stop;
+  }
+
+  private subscribe(channel: string): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new RedisUnavailable(`Redis did not confirm the subscription within ${this.subscribeTimeoutMs} ms`)), this.subscribeTimeoutMs);
+      (this.sharded ? this.subscriber.ssubscribe(channel) : this.subscriber.subscribe(channel)).then(
+        () => { clearTimeout(timer); resolve(); },
+        (err: Error) => { clearTimeout(timer); reject(new RedisUnavailable(`Redis refused the subscription: ${err.message}`)); },
+      );
+    });
+  }
+
+  /** Drops an event's subscription if it is still the current one (its last listener left, or it failed). */
+  private forget(eventId: string, sub: Subscription, channel: string): void {
+    if (this.subscriptions.get(eventId) !== sub) return;
+    this.subscriptions.delete(eventId);
+    this.channelToEvent.delete(channel);
+    // A SUBSCRIBE that timed out may still land: unsubscribe either way (harmless if it never did).
+    (this.sharded ? this.subscriber.sunsubscribe(channel) : this.subscriber.unsubscribe(channel)).catch(() => undefined);
   }
 
   private dispatch(channel: string, message: string): void {
     const eventId = this.channelToEvent.get(channel);
-    const set = eventId ? this.listeners.get(eventId) : undefined;
+    const set = eventId ? this.subscriptions.get(eventId)?.listeners : undefined;
     if (!set) return;
     let payload: { seatIds?: string[]; status?: string; ticketTypeId?: string; available?: number };
     try {

@@ -1,6 +1,23 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client';
 import { eventKeys } from './keys';
-import { registerScripts, writeCoalescer, type ScriptName, type ScriptRunner } from './scripts';
+import { registerScripts, scriptCommand, writeCoalescer, type ScriptName, type ScriptRunner } from './scripts';
+
+/** A hold answered only once this many replicas have it (WAIT after the hold script). */
+export interface ReplicaAcks {
+  replicas: number;
+  timeoutMs: number;
+}
+
+/**
+ * A hold its replicas did not acknowledge in time (HOLD_REPLICA_ACKS): it was
+ * given back, and the request is answered 503 (the message starts like Redis's own NOREPLICAS).
+ */
+export class ReplicaAckError extends Error {
+  override name = 'ReplicaAckError';
+  constructor(readonly acked: number, readonly wanted: number) {
+    super(`NOREPLICAS the hold reached ${acked} of ${wanted} replicas in time`);
+  }
+}
 
 export type HoldAttempt =
   | { kind: 'ok'; candidate: number; nowMs: number }
@@ -103,6 +120,15 @@ export type ExtendAttempt =
   | { kind: 'expired' }
   | { kind: 'cap'; expiresAtMs: number };
 
+/** The consumer group of the processes that drain the outboxes into PostgreSQL. */
+export const OUTBOX_GROUP = 'holdfast-persisters';
+
+function toOutboxEntry([entryId, fields]: [string, string[]]): OutboxEntry {
+  const f: Record<string, string> = {};
+  for (let i = 0; i < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
+  return { entryId, holdId: f.holdId!, json: f.json!, createdAtMs: Number(f.createdAt), expiresAtMs: Number(f.expiresAt) };
+}
+
 /** What a best-available request asks for besides the hold's base. */
 export interface BestRequest {
   tier: string;
@@ -190,10 +216,48 @@ export class HoldStore {
   /** Sends the commands of one event-loop turn in one socket write (scripts.ts). */
   private readonly coalesce: () => void;
 
-  constructor(readonly redis: Redis) {
+  constructor(readonly redis: RedisClient, private readonly replicaAcks: ReplicaAcks | null = null) {
     this.coalesce = writeCoalescer(redis);
     this.run = registerScripts(redis, this.coalesce);
   }
+
+  /**
+   * Runs a hold script; with replica acks, WAIT follows on the same connection (the
+   * slot's master, one round trip) and a hold too few replicas have is given back.
+   */
+  private async runHold(
+    name: 'holdSeats' | 'holdTickets', keys: string[], args: (string | number)[],
+    giveBack: (attempt: HoldAttempt) => Promise<unknown>,
+  ): Promise<HoldAttempt> {
+    return this.acknowledged(name, keys, args, parse, giveBack);
+  }
+
+  /**
+   * Runs a hold script and parses its reply; with replica acks, WAIT follows on the
+   * same connection and an 'ok' too few replicas have is given back (ReplicaAckError).
+   */
+  private async acknowledged<T extends { kind: string }>(
+    name: ScriptName, keys: string[], args: (string | number)[],
+    parseReply: (reply: (string | number)[]) => T, giveBack: (attempt: T) => Promise<unknown>,
+  ): Promise<T> {
+    if (!this.replicaAcks || this.replicaAcks.replicas === 0) return parseReply(await this.run[name](keys, args));
+    const { replicas, timeoutMs } = this.replicaAcks;
+    const p = this.redis.pipeline() as unknown as Record<string, (...a: unknown[]) => unknown> & { exec(): Promise<[Error | null, unknown][] | null> };
+    p[scriptCommand(name)]!(keys.length, ...keys, ...args);
+    p.wait!(replicas, timeoutMs);
+    const res = await p.exec();
+    if (!res) throw new Error('hold pipeline was aborted');
+    const [[e1, reply], [e2, acked]] = res as [[Error | null, unknown], [Error | null, unknown]];
+    if (e1) throw e1;
+    const attempt = parseReply(reply as (string | number)[]);
+    if (attempt.kind !== 'ok') return attempt;
+    if (e2 || Number(acked) < replicas) {
+      await giveBack(attempt).catch(() => undefined);
+      throw new ReplicaAckError(e2 ? 0 : Number(acked), replicas);
+    }
+    return attempt;
+  }
+
 
   /** Holds the first candidate selection whose seats are all free (one round trip). */
   async holdSeats(req: HoldRequestBase & { candidates: SeatCandidate[] }): Promise<HoldAttempt> {
@@ -209,7 +273,10 @@ export class HoldStore {
       k.channel, req.candidates.length, ...req.candidates.map((c) => c.seatIds.length),
       ...req.candidates.map((c) => c.recordJson), ...seatIds, req.outboxMaxPending,
     ];
-    return parse(await this.run.holdSeats(keys, args));
+    return this.runHold('holdSeats', keys, args, (a) => a.kind === 'ok' ? this.endHold({
+      eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
+      seatIds: req.candidates[a.candidate - 1]?.seatIds ?? [], ticketTypeId: null, quantity: 0,
+    }) : Promise.resolve());
   }
 
   /**
@@ -227,10 +294,15 @@ export class HoldStore {
       k.channel, req.tier, req.quantity, k.seatPrefix, req.eventId, req.currency, req.window ?? bestWindow(req.quantity),
       req.outboxMaxPending,
     ];
-    const reply = await this.run.holdBest(keys, args);
-    if (reply[0] === 'NOT_INDEXED') return { kind: 'not_indexed' };
-    if (reply[0] !== 'OK') return parse(reply) as Exclude<HoldAttempt, { kind: 'ok' }>;
-    return { kind: 'ok', candidate: 1, nowMs: Number(reply[1]), sideBySide: Number(reply[2]) === 1, seatIds: reply.slice(3).map(String) };
+    const parseBest = (reply: (string | number)[]): BestAttempt => {
+      if (reply[0] === 'NOT_INDEXED') return { kind: 'not_indexed' };
+      if (reply[0] !== 'OK') return parse(reply) as Exclude<HoldAttempt, { kind: 'ok' }>;
+      return { kind: 'ok', candidate: 1, nowMs: Number(reply[1]), sideBySide: Number(reply[2]) === 1, seatIds: reply.slice(3).map(String) };
+    };
+    return this.acknowledged('holdBest', keys, args, parseBest, (a) => this.endHold({
+      eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
+      seatIds: a.kind === 'ok' ? a.seatIds : [], ticketTypeId: null, quantity: req.quantity,
+    }));
   }
 
   /**
@@ -267,7 +339,10 @@ export class HoldStore {
       req.holdId, req.customerId, req.ttlMs, req.maxPerCustomer, req.rateLimit, req.rateWindowMs,
       req.recordJson, k.channel, req.ticketTypeId, req.quantity, req.outboxMaxPending,
     ];
-    return parse(await this.run.holdTickets(keys, args));
+    return this.runHold('holdTickets', keys, args, () => this.endHold({
+      eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
+      seatIds: [], ticketTypeId: req.ticketTypeId, quantity: req.quantity,
+    }));
   }
 
   /**
@@ -452,17 +527,7 @@ export class HoldStore {
   /** The oldest entries of an event's outbox (holds still to be persisted). */
   async readOutbox(eventId: string, count = 500): Promise<OutboxEntry[]> {
     const entries = await this.redis.xrange(eventKeys(eventId).outbox, '-', '+', 'COUNT', count);
-    return entries.map(([entryId, fields]) => {
-      const f: Record<string, string> = {};
-      for (let i = 0; i < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
-      return {
-        entryId,
-        holdId: f.holdId!,
-        json: f.json!,
-        createdAtMs: Number(f.createdAt),
-        expiresAtMs: Number(f.expiresAt),
-      };
-    });
+    return entries.map(toOutboxEntry);
   }
 
   /**
@@ -496,5 +561,46 @@ export class HoldStore {
 
   async ackOutbox(eventId: string, entryIds: string[]): Promise<void> {
     if (entryIds.length) await this.redis.xdel(eventKeys(eventId).outbox, ...entryIds);
+  }
+
+  /**
+   * Entries of an event's outbox for one drainer (`consumer`) of the consumer
+   * group OUTBOX_GROUP: first entries another drainer claimed and left idle for
+   * `minIdleMs` (it died: XAUTOCLAIM takes them over), then new ones
+   * — after this drainer's own unacknowledged ones, which come first
+   * (XREADGROUP). Each entry is handed to one drainer at a time; several
+   * processes drain one event's outbox side by side without reading an entry twice.
+   */
+  async claimOutbox(eventId: string, consumer: string, count = 500, minIdleMs = 30_000): Promise<OutboxEntry[]> {
+    const key = eventKeys(eventId).outbox;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        // This drainer's own entries not yet acknowledged (a write that failed is retried).
+        const own = (await this.redis.xreadgroup('GROUP', OUTBOX_GROUP, consumer, 'COUNT', count, 'STREAMS', key, '0')) as
+          [string, [string, string[]][]][] | null;
+        const mine = (own?.[0]?.[1] ?? []).filter((e) => e && e[1]);
+        if (mine.length) return mine.map(toOutboxEntry);
+        const [, taken] = (await this.redis.xautoclaim(key, OUTBOX_GROUP, consumer, minIdleMs, '0-0', 'COUNT', count)) as [string, [string, string[]][]];
+        const live = taken.filter((e) => e && e[1]);
+        if (live.length) return live.map(toOutboxEntry);
+        const read = (await this.redis.xreadgroup('GROUP', OUTBOX_GROUP, consumer, 'COUNT', count, 'STREAMS', key, '>')) as
+          [string, [string, string[]][]][] | null;
+        return (read?.[0]?.[1] ?? []).filter((e) => e && e[1]).map(toOutboxEntry);
+      } catch (err) {
+        // No group yet (first drain of this event, or the stream was lost): create it, read again.
+        if (attempt > 0 || !/NOGROUP/.test(String((err as Error).message))) throw err;
+        await this.redis.xgroup('CREATE', key, OUTBOX_GROUP, '0', 'MKSTREAM').catch((e: Error) => {
+          if (!/BUSYGROUP/.test(e.message)) throw e;
+        });
+      }
+    }
+  }
+
+  /** Acknowledges persisted entries of the group and removes them from the stream (one round trip). */
+  async ackClaimedOutbox(eventId: string, entryIds: string[]): Promise<void> {
+    if (!entryIds.length) return;
+    const key = eventKeys(eventId).outbox;
+    const res = await this.redis.multi().xack(key, OUTBOX_GROUP, ...entryIds).xdel(key, ...entryIds).exec();
+    for (const [err] of res ?? []) if (err) throw err;
   }
 }

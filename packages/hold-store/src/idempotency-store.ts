@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client';
 import { registerScripts, type ScriptName, type ScriptRunner } from './scripts';
 
 export type IdempotencyClaim =
@@ -21,7 +21,7 @@ export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 export class IdempotencyStore {
   private readonly run: Record<ScriptName, ScriptRunner>;
 
-  constructor(readonly redis: Redis, private readonly leaseMs = 60_000) {
+  constructor(readonly redis: RedisClient, private readonly leaseMs = 60_000) {
     this.run = registerScripts(redis);
   }
 

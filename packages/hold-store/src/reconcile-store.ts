@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { masters, type RedisClient } from './redis-client';
 import { eventKeys } from './keys';
 import { registerScripts, type ScriptName, type ScriptRunner } from './scripts';
 
@@ -28,18 +28,27 @@ const KEY_RE = /^\{ev:([0-9a-f-]{36})\}:(seat|hold|rl):/;
 export class ReconcileStore {
   private readonly run: Record<ScriptName, ScriptRunner>;
 
-  constructor(readonly redis: Redis) {
+  constructor(readonly redis: RedisClient) {
     this.run = registerScripts(redis);
+  }
+
+  /** SCAN over every master (the one node, or each master of a cluster). */
+  private async *scanKeys(match: string): AsyncGenerator<string[]> {
+    for (const node of masters(this.redis)) {
+      let cursor = '0';
+      do {
+        const [next, batch] = await node.scan(cursor, 'MATCH', match, 'COUNT', 2000);
+        cursor = next;
+        yield batch;
+      } while (cursor !== '0');
+    }
   }
 
   /** One SCAN pass over every event's keys, grouped by event: the primed events and their leases. */
   async scanEvents(): Promise<{ primed: Set<string>; keys: Map<string, EventKeyScan> }> {
     const primed = new Set<string>();
     const keys = new Map<string, EventKeyScan>();
-    let cursor = '0';
-    do {
-      const [next, batch] = await this.redis.scan(cursor, 'MATCH', '{ev:*', 'COUNT', 2000);
-      cursor = next;
+    for await (const batch of this.scanKeys('{ev:*')) {
       for (const key of batch) {
         const ready = /^\{ev:([0-9a-f-]{36})\}:ready$/.exec(key);
         if (ready) {
@@ -54,22 +63,19 @@ export class ReconcileStore {
         else if (m[2] === 'hold') e.holdRecordKeys.push(key);
         else e.rateLimitKeys.push(key);
       }
-    } while (cursor !== '0');
+    }
     return { primed, keys };
   }
 
   /** Events whose outbox stream still has entries (holds not yet persisted). */
   async eventsWithOutbox(): Promise<string[]> {
     const out: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, batch] = await this.redis.scan(cursor, 'MATCH', '{ev:*}:outbox', 'COUNT', 2000);
-      cursor = next;
+    for await (const batch of this.scanKeys('{ev:*}:outbox')) {
       for (const key of batch) {
         const m = /^\{ev:([0-9a-f-]{36})\}:outbox$/.exec(key);
         if (m && (await this.redis.xlen(key)) > 0) out.push(m[1]!);
       }
-    } while (cursor !== '0');
+    }
     return out;
   }
 

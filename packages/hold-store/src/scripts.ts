@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import type { Redis } from 'ioredis';
+import { isCluster, type RedisClient } from './redis-client';
 
 /** Script file names follow BullMQ's habit: `<name>-<fixed key count>.lua`. */
 const SCRIPT_FILES = {
@@ -30,14 +30,26 @@ const LUA_DIR = path.join(__dirname, 'lua');
 /** `--- @include "name"` on a line of its own stands for `lua/includes/<name>.lua` (BullMQ's habit too). */
 const INCLUDE = /^--- @include "([\w-]+)"$/gm;
 
-const sources = new Map<ScriptName, string>();
-export function scriptSource(name: ScriptName): string {
-  let s = sources.get(name);
+/** Every script file in the lua folder (the cluster test runs each one). */
+export const SCRIPT_FILE_NAMES: readonly string[] = Object.values(SCRIPT_FILES);
+
+/**
+ * On a Redis Cluster the change feed is sharded pub/sub: a script's PUBLISH to
+ * its event's channel becomes SPUBLISH, so the message stays on the event's
+ * shard (the channel carries the event's hash tag, the slot of its keys).
+ */
+const PUBLISH = /redis\.call\('PUBLISH'/g;
+
+const sources = new Map<string, string>();
+export function scriptSource(name: ScriptName, sharded = false): string {
+  const id = `${name}:${sharded}`;
+  let s = sources.get(id);
   if (!s) {
     s = readFileSync(path.join(LUA_DIR, SCRIPT_FILES[name]), 'utf8').replace(INCLUDE, (_, include: string) =>
       readFileSync(path.join(LUA_DIR, 'includes', `${include}.lua`), 'utf8').trimEnd(),
     );
-    sources.set(name, s);
+    if (sharded) s = s.replace(PUBLISH, "redis.call('SPUBLISH'");
+    sources.set(id, s);
   }
   return s;
 }
@@ -51,8 +63,9 @@ export function scriptSource(name: ScriptName): string {
  * was the largest single item of a hold's CPU (≈ 11 % self in
  * `writeUtf8String`, docs/benchmarks.md). Nothing waits longer than the rest of
  * the turn it is in; commands and their replies are unchanged and in order.
+ * On a Redis Cluster (a connection per node, no one socket) it does nothing.
  */
-export function writeCoalescer(redis: Redis): () => void {
+export function writeCoalescer(redis: RedisClient): () => void {
   let corked = false;
   return () => {
     if (corked || redis.status !== 'ready') return;
@@ -71,15 +84,25 @@ export function writeCoalescer(redis: Redis): () => void {
  * Registers the scripts on an ioredis client. ioredis runs them with EVALSHA and
  * falls back to EVAL on NOSCRIPT, so a restarted Redis reloads them by itself.
  */
-export function registerScripts(redis: Redis, coalesce = writeCoalescer(redis)): Record<ScriptName, ScriptRunner> {
+export function registerScripts(redis: RedisClient, coalesce = writeCoalescer(redis)): Record<ScriptName, ScriptRunner> {
   const runners = {} as Record<ScriptName, ScriptRunner>;
   for (const name of Object.keys(SCRIPT_FILES) as ScriptName[]) {
-    const command = `holdfast_${name}`;
-    if (!(command in redis)) redis.defineCommand(command, { lua: scriptSource(name) });
+    const command = scriptCommand(name);
+    if (!(command in redis)) redis.defineCommand(command, { lua: scriptSource(name, isCluster(redis)) });
     runners[name] = (keys, args) => {
       coalesce();
       return (redis as unknown as Record<string, (...a: unknown[]) => Promise<Reply>>)[command]!(keys.length, ...keys, ...args);
     };
   }
   return runners;
+}
+
+/** The ioredis command a script is registered as (also on pipelines). */
+export function scriptCommand(name: ScriptName): string {
+  return `holdfast_${name}`;
+}
+
+/** The script names, and the file each one runs. */
+export function scriptFiles(): Record<ScriptName, string> {
+  return { ...SCRIPT_FILES };
 }

@@ -1,6 +1,7 @@
 // The job queues shared by the API (producer) and the worker (consumer): names,
 // payload schemas, and the Redis connection settings each side needs.
 import { Queue, type ConnectionOptions } from 'bullmq';
+import { Cluster } from 'ioredis';
 import { z } from 'zod';
 
 export const EXPIRY_QUEUE = 'holdfast-expiry';
@@ -34,11 +35,32 @@ export function redisOptionsFromUrl(url: string) {
 /** Reconnects quickly when Redis comes back (BullMQ's default waits up to 20 s). */
 const retryStrategy = (times: number) => Math.min(200 * times, 2000);
 
+type ClusterNodes = { host: string; port: number }[] | null | undefined;
+
+/**
+ * The queues' key prefix. On a Redis Cluster every key of a queue must share a
+ * slot, so the prefix is a hash tag (BullMQ's advice); one Redis keeps `bull`.
+ */
+export function queuePrefix(clusterNodes?: ClusterNodes): string | undefined {
+  return clusterNodes ? '{holdfast}' : undefined;
+}
+
 /**
  * Worker connections, as BullMQ asks for production: commands wait for Redis
- * to return (maxRetriesPerRequest: null) instead of failing the job loop.
+ * to return (maxRetriesPerRequest: null) instead of failing the job loop. On a
+ * cluster: a Cluster client of its own (the caller disconnects it when done).
  */
-export function workerConnection(url: string): ConnectionOptions {
+export function workerConnection(url: string, clusterNodes?: ClusterNodes): ConnectionOptions {
+  if (clusterNodes) {
+    return new Cluster(clusterNodes, {
+      clusterRetryStrategy: retryStrategy,
+      retryDelayOnFailover: 200,
+      retryDelayOnClusterDown: 200,
+      retryDelayOnTryAgain: 200,
+      slotsRefreshInterval: 2000,
+      redisOptions: { maxRetriesPerRequest: null },
+    });
+  }
   return { ...redisOptionsFromUrl(url), maxRetriesPerRequest: null, retryStrategy };
 }
 

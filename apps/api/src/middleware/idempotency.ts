@@ -76,12 +76,18 @@ export function idempotent(store: IdempotencyStore, log: Logger) {
       );
       return res;
     };
-    res.on('close', () => {
+    // A client that hangs up does not end the request: the handler runs on, and its
+    // answer is stored by res.json above, so the key stays in progress until then
+    // (a retry meanwhile gets 409 IDEMPOTENCY_IN_PROGRESS, never a second run).
+    // Only a response that ends without res.json releases the key here.
+    const end = res.end.bind(res) as (...args: unknown[]) => Response;
+    res.end = ((...args: unknown[]) => {
       if (!settled) {
         settled = true;
         store.release(principal, key, claim.token).catch(() => undefined);
       }
-    });
+      return end(...args);
+    }) as Response['end'];
     next();
   };
 }

@@ -29,7 +29,7 @@ export function healthRoutes(checks: ReadinessChecks, metrics: Metrics): Router 
   });
   r.get('/metrics', async (_req, res) => {
     res.setHeader('Content-Type', metrics.registry.contentType);
-    res.send(await metrics.registry.metrics());
+    res.send(await metrics.text());
   });
   return r;
 }

@@ -1,33 +1,97 @@
 import { Router } from 'express';
 import type { ChangeFeed } from '@holdfast/hold-store';
 import { emptyQuery } from '@holdfast/contracts';
-import { getEvent, type DomainContext } from '@holdfast/domain';
+import { errors, getEvent, type DomainContext } from '@holdfast/domain';
+import type { Metrics } from '../metrics';
 import { parse } from '../middleware/validate';
+
+export interface StreamLimits {
+  /** Streams open at once in this process. */
+  maxConnections: number;
+  /** Streams open at once from one client address. */
+  maxConnectionsPerClient: number;
+  /** Bytes waiting for one reader before its stream is closed. */
+  maxBufferBytes: number;
+}
 
 /**
  * `GET /v1/events/:eventId/stream`: Server-Sent Events `seat` {seatId, status}
  * and `availability` {ticketTypeId, available}, fed by Redis pub/sub so every
  * API process sees every change. Public, like the seat map (EventSource sends
  * no Authorization header).
+ *
+ * Bounded: at most `maxConnectionsPerClient` streams per client address and
+ * `maxConnections` in all (503 STREAM_LIMIT_REACHED past either); a reader that
+ * lets more than `maxBufferBytes` pile up is closed (its browser reconnects and
+ * re-reads the seat map) instead of being buffered without end; while Redis
+ * cannot take the subscription the stream answers 503 at once.
  */
-export function streamRoutes(ctx: DomainContext, feed: ChangeFeed): Router {
+export function streamRoutes(ctx: DomainContext, feed: ChangeFeed, limits: StreamLimits, metrics: Metrics['stream']): Router {
   const r = Router();
+  const perClient = new Map<string, number>();
+  let total = 0;
+
+  /** Takes a place for one stream, or refuses; the returned release gives it back (once). */
+  const reserve = (address: string): (() => void) => {
+    const mine = perClient.get(address) ?? 0;
+    if (mine >= limits.maxConnectionsPerClient) {
+      metrics.refused.inc({ reason: 'client_limit' });
+      throw errors.streamLimit('client', limits.maxConnectionsPerClient);
+    }
+    if (total >= limits.maxConnections) {
+      metrics.refused.inc({ reason: 'total_limit' });
+      throw errors.streamLimit('total', limits.maxConnections);
+    }
+    perClient.set(address, mine + 1);
+    total++;
+    metrics.open.set(total);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      total--;
+      const left = (perClient.get(address) ?? 1) - 1;
+      if (left > 0) perClient.set(address, left);
+      else perClient.delete(address);
+      metrics.open.set(total);
+    };
+  };
+
   r.get('/v1/events/:eventId/stream', async (req, res) => {
     parse(emptyQuery, req.query, 'query');
     const eventId = String(req.params.eventId);
-    await getEvent(ctx, eventId);
-    // Subscribe before the headers go out: a client that re-reads the seat map
-    // when the stream opens then misses no change made after that read.
+    const release = reserve(req.socket.remoteAddress ?? 'unknown');
     let open = false;
     const early: string[] = [];
-    const stop = await feed.listen(eventId, (change) => {
-      const { type, ...data } = change;
-      const frame = `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
-      if (open) res.write(frame);
-      else early.push(frame);
-    });
+    /** Writes a frame, or closes the stream of a reader that is not keeping up. */
+    const send = (frame: string) => {
+      if (res.destroyed) return;
+      if (res.writableLength + Buffer.byteLength(frame) > limits.maxBufferBytes) {
+        metrics.refused.inc({ reason: 'slow_reader' });
+        ctx.log.debug({ eventId, buffered: res.writableLength }, 'closing the stream of a slow reader');
+        res.destroy();
+        return;
+      }
+      res.write(frame);
+    };
+    let stop: () => void;
+    try {
+      await getEvent(ctx, eventId);
+      // Subscribe before the headers go out: a client that re-reads the seat map
+      // when the stream opens then misses no change made after that read.
+      stop = await feed.listen(eventId, (change) => {
+        const { type, ...data } = change;
+        const frame = `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+        if (open) send(frame);
+        else early.push(frame);
+      });
+    } catch (err) {
+      release();
+      throw err;
+    }
     if (req.socket.destroyed) {
       stop(); // the client left while we subscribed
+      release();
       return;
     }
     res.writeHead(200, {
@@ -36,12 +100,13 @@ export function streamRoutes(ctx: DomainContext, feed: ChangeFeed): Router {
       Connection: 'keep-alive',
       'X-Accel-Buffering': 'no',
     });
-    res.write(`retry: 2000\n\n${early.join('')}: connected\n\n`);
     open = true;
-    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), 15000);
-    req.on('close', () => {
+    send(`retry: 2000\n\n${early.join('')}: connected\n\n`);
+    const heartbeat = setInterval(() => send(': keep-alive\n\n'), 15000);
+    res.on('close', () => {
       clearInterval(heartbeat);
       stop();
+      release();
     });
   });
   return r;

@@ -2,6 +2,7 @@ import { isSkipped, type BenchReport, type PathSummary } from '../bench-report.t
 import { groupCommitSection } from '../holdfast/confirm-batch.bench';
 import { formatNumber, formatRatio, markdownTable, ratio, type Cell } from './markdown-table.format';
 import { renderBarChart, type ChartPanel } from './svg-chart.render';
+import { renderClusterSection } from '../holdfast/holdfast-cluster.bench';
 
 export function renderMarkdown(report: BenchReport): string {
   const { meta } = report;
@@ -16,7 +17,7 @@ export function renderMarkdown(report: BenchReport): string {
   if (meta.whatIf) out.push('', `**Experiment, not a normal run:** BENCH_WHATIF=${meta.whatIf} was applied to the holdfast API.`);
   out.push(
     ...raceLabSection(report), ...holdPathSection(report), ...growthSection(report), ...confirmSection(report), ...groupCommitSection(report),
-    ...bestSection(report), ...targetsSection(report),
+    ...bestSection(report), ...renderClusterSection(report.clusterScale), ...targetsSection(report),
   );
   return `${out.join('\n')}\n`;
 }

@@ -1,0 +1,181 @@
+// A Redis Cluster of a test's own: 3 masters and 3 replicas of redis-server on
+// loopback ports 7100-7199 (cluster bus +10000), data in a temp dir, no
+// persistence. Only the nodes it started are ever stopped.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+/** `redis-cli -p port args…` (one line of output, trimmed). */
+export async function cli(port: number, ...args: string[]): Promise<string> {
+  const { stdout } = await run('redis-cli', ['-p', String(port), ...args], { timeout: 5000 });
+  return stdout.trim();
+}
+
+export interface ClusterNode {
+  port: number;
+  role: 'master' | 'slave';
+  id: string;
+  /** Slot ranges a master serves, e.g. [[0, 5460]]. */
+  slots: [number, number][];
+  failed: boolean;
+}
+
+export class RedisCluster {
+  private readonly procs = new Map<number, ChildProcess>();
+
+  private constructor(readonly ports: number[], readonly dir: string) {}
+
+  /** Starts 6 nodes on 6 free consecutive ports of 7100-7199 and creates the cluster. */
+  static async start(): Promise<RedisCluster> {
+    const blocks = Array.from({ length: 16 }, (_, i) => 7100 + i * 6).sort(() => Math.random() - 0.5);
+    for (const base of blocks) {
+      const ports = Array.from({ length: 6 }, (_, i) => base + i);
+      const free = await Promise.all(ports.flatMap((p) => [portFree(p), portFree(p + 10000)]));
+      if (!free.every(Boolean)) continue;
+      const c = new RedisCluster(ports, mkdtempSync(path.join(os.tmpdir(), 'holdfast-cluster-')));
+      try {
+        await c.create();
+        return c;
+      } catch (err) {
+        await c.stop();
+        if (!/Address already in use|did not start/.test(String(err))) throw err;
+      }
+    }
+    throw new Error('no 6 free ports in 7100-7199 for a Redis Cluster');
+  }
+
+  /** REDIS_CLUSTER_NODES for this cluster. */
+  get seeds(): string {
+    return this.ports.map((p) => `127.0.0.1:${p}`).join(',');
+  }
+
+  get nodes(): { host: string; port: number }[] {
+    return this.ports.map((port) => ({ host: '127.0.0.1', port }));
+  }
+
+  private async create(): Promise<void> {
+    for (const p of this.ports) await this.startNode(p);
+    await run('redis-cli', ['--cluster', 'create', ...this.ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'], { timeout: 30_000 });
+    await this.waitOk();
+  }
+
+  /** Starts (or restarts, empty: no persistence) one node; its nodes.conf brings it back into the cluster. */
+  async startNode(port: number): Promise<void> {
+    const dir = path.join(this.dir, String(port));
+    await run('mkdir', ['-p', dir]);
+    const proc = spawn('redis-server', [
+      '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
+      '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '1000',
+      '--cluster-require-full-coverage', 'no', '--save', '', '--appendonly', 'no',
+      '--maxmemory-policy', 'noeviction', '--loglevel', 'warning',
+    ], { stdio: 'ignore' });
+    this.procs.set(port, proc);
+    for (let i = 0; i < 100; i++) {
+      if (proc.exitCode !== null) throw new Error(`redis-server on ${port} did not start (exit ${proc.exitCode})`);
+      if (await cli(port, 'ping').then((r) => r === 'PONG', () => false)) return;
+      await sleep(50);
+    }
+    throw new Error(`redis-server on ${port} did not start`);
+  }
+
+  /** SHUTDOWN NOSAVE of one node (its data is gone); waits for the process to end. */
+  async shutdownNoSave(port: number): Promise<void> {
+    const proc = this.procs.get(port);
+    const exited = proc && proc.exitCode === null ? new Promise((r) => proc.once('exit', r)) : Promise.resolve();
+    await cli(port, 'SHUTDOWN', 'NOSAVE').catch(() => undefined);
+    await exited;
+    this.procs.delete(port);
+  }
+
+  /** kill -9 of one node. */
+  async kill(port: number): Promise<void> {
+    const proc = this.procs.get(port);
+    if (!proc || proc.exitCode !== null) return;
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGKILL');
+    await exited;
+    this.procs.delete(port);
+  }
+
+  /** The cluster as a node that answers sees it. */
+  async topology(): Promise<ClusterNode[]> {
+    for (const p of this.ports) {
+      if (!this.procs.has(p)) continue;
+      const text = await cli(p, 'CLUSTER', 'NODES').catch(() => '');
+      if (!text) continue;
+      return text.split('\n').map((line) => {
+        const f = line.split(' ');
+        const port = Number(f[1]!.split('@')[0]!.split(':')[1]);
+        const slots = f.slice(8).filter((s) => /^\d/.test(s)).map((s) => {
+          const [a, b] = s.split('-');
+          return [Number(a), Number(b ?? a)] as [number, number];
+        });
+        return { port, id: f[0]!, role: f[2]!.includes('master') ? 'master' : 'slave', slots, failed: /fail/.test(f[2]!) };
+      });
+    }
+    throw new Error('no node of the cluster answers');
+  }
+
+  /** Ports of the masters serving slots, as the cluster sees them now. */
+  async masters(): Promise<number[]> {
+    return (await this.topology()).filter((n) => n.role === 'master' && !n.failed && n.slots.length).map((n) => n.port).sort();
+  }
+
+  /** The port of the master serving a slot. */
+  async masterOfSlot(slot: number): Promise<number> {
+    const m = (await this.topology()).find((n) => n.role === 'master' && !n.failed && n.slots.some(([a, b]) => slot >= a && slot <= b));
+    if (!m) throw new Error(`no master serves slot ${slot}`);
+    return m.port;
+  }
+
+  /** Waits until every running node says cluster_state:ok, 3 masters serve the slots and the other running nodes are their replicas. */
+  async waitOk(timeoutMs = 30_000): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    while (Date.now() < until) {
+      const states = await Promise.all([...this.procs.keys()].map((p) => cli(p, 'CLUSTER', 'INFO').catch(() => '')));
+      const nodes = await this.topology().catch(() => []);
+      const replicas = nodes.filter((n) => n.role === 'slave' && !n.failed).length;
+      const linked = await Promise.all(nodes.filter((n) => n.role === 'slave' && !n.failed && this.procs.has(n.port))
+        .map((n) => cli(n.port, 'INFO', 'replication').then((r) => r.includes('master_link_status:up'), () => false)));
+      // Every slot served by 3 masters, and a replica attached (and in sync) to each master that runs.
+      if (states.every((s) => s.includes('cluster_state:ok')) && (await this.masters().catch(() => [])).length === 3
+        && replicas >= this.procs.size - 3 && linked.every(Boolean)) return;
+      await sleep(100);
+    }
+    throw new Error('the Redis Cluster did not reach cluster_state:ok');
+  }
+
+  async stop(): Promise<void> {
+    for (const p of [...this.procs.keys()]) await this.kill(p);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** The hash slot of a key (CRC16 of its hash tag), as Redis Cluster computes it. */
+export function keySlot(key: string): number {
+  const open = key.indexOf('{');
+  if (open >= 0) {
+    const close = key.indexOf('}', open + 1);
+    if (close > open + 1) key = key.slice(open + 1, close);
+  }
+  let crc = 0;
+  for (const byte of Buffer.from(key)) {
+    crc ^= byte << 8;
+    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc % 16384;
+}
