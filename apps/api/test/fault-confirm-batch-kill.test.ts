@@ -21,7 +21,12 @@ beforeAll(async () => {
   api2 = await startApi();
   const port = await freePort();
   child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/api/test/fault/api-main.ts')], {
-    cwd: ROOT, env: { ...process.env, DATABASE_URL: api2.config.databaseUrl, PORT: String(port), LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT, env: {
+      ...process.env, DATABASE_URL: api2.config.databaseUrl, PORT: String(port), LOG_LEVEL: 'warn',
+      // The batches here wait on rows this test keeps locked for a second or more: a statement
+      // timeout of 30 s gives the batch its full 5 s lock wait (by default a third of 1.5 s).
+      DATABASE_QUERY_TIMEOUT_MS: '30000',
+    }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));

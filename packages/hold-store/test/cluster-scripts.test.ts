@@ -2,6 +2,7 @@
 // 3 replicas) with its keys in one slot. The folder is read, not a list: a new
 // script must be registered, and one the scenario below does not reach is still
 // run on the cluster with keys of one slot and must not meet a cluster error.
+import { once } from 'node:events';
 import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -24,6 +25,8 @@ beforeAll(async () => {
   const target = { redisUrl: '', redisClusterNodes: cluster.nodes };
   redis = createRedisClient(target, { maxRetriesPerRequest: 2 }) as Cluster;
   subscriber = createRedisClient(target, { subscriber: true }) as Cluster;
+  // The change feed refuses a listener while its connection is not ready (503 at once): wait for it.
+  if (subscriber.status !== 'ready') await once(subscriber, 'ready');
 }, 60_000);
 
 afterAll(async () => {
