@@ -91,19 +91,22 @@ export function createApp(deps: AppDeps): Express {
   app.use(staticHeaders(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } })));
   app.use(cors(config.corsOrigins));
   // No app-wide body parser: each route reads its body after authorization (middleware/body.ts).
+  // The routers' paths do not overlap, so their order decides only how many routers a request
+  // walks through before its own: the hot paths (holds, confirms) come first. Every router entered
+  // costs the request a router dispatch (docs/benchmarks.md, issue 12).
+  const idempotency = idempotent(new IdempotencyStore(ctx.store.redis), log);
+  app.use(eventRoutes(ctx, config.jwtSecret, idempotency));
+  app.use(orderRoutes(ctx, config.jwtSecret, idempotency));
+  app.use(holdRoutes(ctx, config.jwtSecret));
   // Stripe signs the exact bytes it sends: its webhook reads the raw body itself.
   app.use(webhookRoutes(ctx, config.stripeWebhookSecret));
 
   app.use(healthRoutes(deps.checks, metrics));
   app.use(docsRoutes({ demoMode: config.demoMode }));
   if (config.demoMode) app.use(demoAuthRoutes(config.jwtSecret));
-  const idempotency = idempotent(new IdempotencyStore(ctx.store.redis), log);
-  app.use(eventRoutes(ctx, config.jwtSecret, idempotency));
-  app.use(holdRoutes(ctx, config.jwtSecret));
   app.use(adminRoutes(ctx, config.jwtSecret));
   if (deps.reconcile) app.use(reconcileRoutes(deps.reconcile, config.jwtSecret));
   if (deps.queues) app.use(queueRoutes(deps.queues, config.jwtSecret));
-  app.use(orderRoutes(ctx, config.jwtSecret, idempotency));
   if (config.demoMode) app.use(demoPaymentRoutes(ctx, config.jwtSecret, config.stripeWebhookSecret));
   app.use(streamRoutes(ctx, deps.feed, config.stream, metrics.stream));
   app.use(webRoutes());

@@ -66,7 +66,7 @@ export function benchPlan(quick: boolean): BenchPlan {
     return {
       mode: 'quick',
       raceLab: { buyers: 500, tickets: 200, concurrency: 50, priceCents: 5000, optimisticAttempts: 3 },
-      holdPath: { concurrency: 50, rounds: 2, requests: 2500, warmupRequests: 250, maxDurationMs: 4000, redisBenchmarkRequests: 30_000 },
+      holdPath: { concurrency: 50, rounds: 2, requests: 2500, warmupRequests: 1000, maxDurationMs: 4000, redisBenchmarkRequests: 30_000 },
       growth: {
         seatCounts: [1000, 10_000, 100_000],
         concurrency: 50,

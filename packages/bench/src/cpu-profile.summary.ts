@@ -3,7 +3,10 @@
  * function and by package, and inclusive time by package (a sample counts once
  * for every package on its stack).
  *
- * `npx tsx packages/bench/src/cpu-profile.summary.ts FILE.cpuprofile [TOP]`
+ * `npx tsx packages/bench/src/cpu-profile.summary.ts FILE.cpuprofile [TOP] [SKIP_MS]`
+ *
+ * SKIP_MS leaves out the first milliseconds of the profile (the process's
+ * start-up: module loading and compilation), so the shares are of the load.
  */
 import { readFile } from 'node:fs/promises';
 
@@ -60,13 +63,16 @@ export function areaOf(frame: CallFrame): string {
   return url.replace(/^file:\/\//, '');
 }
 
-export function summariseProfile(profile: CpuProfile, top = 25): ProfileSummary {
+export function summariseProfile(profile: CpuProfile, top = 25, skipMs = 0): ProfileSummary {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
 
   const selfMicros = new Map<number, number>();
+  let at = 0;
   profile.samples.forEach((id, index) => {
+    at += profile.timeDeltas[index] ?? 0;
+    if (at < skipMs * 1000) return;
     const delta = profile.timeDeltas[index + 1] ?? 0;
     selfMicros.set(id, (selfMicros.get(id) ?? 0) + delta);
   });
@@ -167,10 +173,10 @@ export function renderProfileSummary(summary: ProfileSummary): string {
 }
 
 async function main(): Promise<void> {
-  const [file, top] = process.argv.slice(2);
-  if (!file) throw new Error('usage: cpu-profile.summary.ts FILE.cpuprofile [TOP]');
+  const [file, top, skipMs] = process.argv.slice(2);
+  if (!file) throw new Error('usage: cpu-profile.summary.ts FILE.cpuprofile [TOP] [SKIP_MS]');
   const profile = JSON.parse(await readFile(file, 'utf8')) as CpuProfile;
-  process.stdout.write(renderProfileSummary(summariseProfile(profile, Number(top ?? 25))));
+  process.stdout.write(renderProfileSummary(summariseProfile(profile, Number(top ?? 25), Number(skipMs ?? 0))));
 }
 
 if (require.main === module) {

@@ -1,6 +1,6 @@
 import type { RedisClient } from './redis-client';
 import { eventKeys } from './keys';
-import { registerScripts, scriptCommand, type ScriptName, type ScriptRunner } from './scripts';
+import { registerScripts, scriptCommand, writeCoalescer, type ScriptName, type ScriptRunner } from './scripts';
 
 /** A hold answered only once this many replicas have it (WAIT after the hold script). */
 export interface ReplicaAcks {
@@ -213,9 +213,12 @@ function parse(reply: (string | number)[]): HoldAttempt {
  */
 export class HoldStore {
   private readonly run: Record<ScriptName, ScriptRunner>;
+  /** Sends the commands of one event-loop turn in one socket write (scripts.ts). */
+  private readonly coalesce: () => void;
 
   constructor(readonly redis: RedisClient, private readonly replicaAcks: ReplicaAcks | null = null) {
-    this.run = registerScripts(redis);
+    this.coalesce = writeCoalescer(redis);
+    this.run = registerScripts(redis, this.coalesce);
   }
 
   /**
@@ -503,6 +506,7 @@ export class HoldStore {
 
   /** The hold's record as the hold script wrote it, or null. */
   async getHoldRecord(eventId: string, holdId: string): Promise<HoldRecord | null> {
+    this.coalesce();
     const h = await this.redis.hgetall(eventKeys(eventId).hold(holdId));
     if (!h.json) return null;
     return {

@@ -3,7 +3,24 @@
  * of one event's keys live in one Redis Cluster slot and one script may touch
  * them together.
  */
-export function eventKeys(eventId: string) {
+export function eventKeys(eventId: string): EventKeys {
+  let keys = known.get(eventId);
+  if (!keys) {
+    if (known.size >= KNOWN_MAX) known.clear();
+    known.set(eventId, (keys = Object.freeze(buildEventKeys(eventId))));
+  }
+  return keys;
+}
+
+/**
+ * An event's key names are the same on every request: made once per event (the
+ * hold path asked for them on every hold, ten strings and nine closures each
+ * time), bounded, cleared when full.
+ */
+const known = new Map<string, EventKeys>();
+const KNOWN_MAX = 10_000;
+
+function buildEventKeys(eventId: string) {
   const p = `{ev:${eventId}}`;
   return {
     ready: `${p}:ready`,
@@ -31,7 +48,7 @@ export function eventKeys(eventId: string) {
   };
 }
 
-export type EventKeys = ReturnType<typeof eventKeys>;
+export type EventKeys = Readonly<ReturnType<typeof buildEventKeys>>;
 
 /** The pattern every event's change channel matches (for PSUBSCRIBE). */
 export const CHANGE_CHANNEL_PATTERN = '{ev:*}:changes';
