@@ -2,17 +2,20 @@
 // handed to another buyer while a confirm that started in time can still commit.
 import pg from 'pg';
 import { expectInvariants } from '../../../test/invariants';
+import { isolatedDatabaseUrl } from '../../../test/isolated-database';
 import { seatGrid, useTestApi } from './harness';
 import { confirmVia, holdSeats, holdTickets, sleep } from './payments-helpers';
 
 // These confirms wait on a lock for over a second on purpose: a statement budget above the
 // request default (DATABASE_QUERY_TIMEOUT_MS, 1.5 s), or the wait itself would answer 503.
-const suite = useTestApi({ DATABASE_QUERY_TIMEOUT_MS: '30000' });
+// The year's order-number row is locked here, so the suite has a database of its own: every
+// other suite's confirms would wait on that row (and answer 503 past their 1.5 s).
+const suite = useTestApi({ DATABASE_URL: isolatedDatabaseUrl('lease'), DATABASE_QUERY_TIMEOUT_MS: '30000' });
 const { newEvent } = suite;
 
 /** Holds the year's order-number row locked (as a busy confirm would) until the returned release runs. */
 async function lockOrderNumbers(): Promise<() => Promise<void>> {
-  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  const client = new pg.Client({ connectionString: suite.api.config.databaseUrl });
   await client.connect();
   const year = new Date().getUTCFullYear();
   await client.query('INSERT INTO order_sequences (year, last_value) VALUES ($1, 0) ON CONFLICT (year) DO NOTHING', [year]);
