@@ -1,12 +1,16 @@
 // The job queues shared by the API (producer) and the worker (consumer): names,
 // payload schemas, and the Redis connection settings each side needs.
 import { Queue, type ConnectionOptions } from 'bullmq';
+import { redisOptionsFromUrl } from '@holdfast/hold-store';
 import { Cluster } from 'ioredis';
 import { z } from 'zod';
 
 export const EXPIRY_QUEUE = 'holdfast-expiry';
 export const MAINTENANCE_QUEUE = 'holdfast-maintenance';
 export const QUEUE_NAMES = [EXPIRY_QUEUE, MAINTENANCE_QUEUE] as const;
+
+/** One node's connection options from a redis:// URL: the hold store owns how a URL is read. */
+export { redisOptionsFromUrl };
 
 /** Job names on the maintenance queue. */
 export const SWEEP_JOB = 'sweep';
@@ -17,20 +21,6 @@ export type ExpireHoldData = z.infer<typeof expireHoldData>;
 
 export const reconcileData = z.strictObject({ requestedBy: z.string().max(200).optional() });
 export const sweepData = z.strictObject({});
-
-/** ioredis options from a redis:// URL (BullMQ takes options, not a URL). */
-export function redisOptionsFromUrl(url: string) {
-  const u = new URL(url);
-  const db = u.pathname && u.pathname !== '/' ? Number(u.pathname.slice(1)) : 0;
-  return {
-    host: u.hostname || '127.0.0.1',
-    port: u.port ? Number(u.port) : 6379,
-    db: Number.isInteger(db) ? db : 0,
-    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
-    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
-    ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
-  };
-}
 
 /** Reconnects quickly when Redis comes back (BullMQ's default waits up to 20 s). */
 const retryStrategy = (times: number) => Math.min(200 * times, 2000);
