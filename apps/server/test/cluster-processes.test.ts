@@ -1,7 +1,8 @@
 // `npm start` with API_PROCESSES=2 and WORKER_PROCESSES=2 on a Redis Cluster of
 // the test's own (3 masters, 3 replicas): the two API processes share one port
-// and sell as one (one winner per seat, GA within capacity, every hold persisted
-// once), /metrics adds both up, a killed API or worker process is started again,
+// and sell as one (one winner per seat, GA within capacity, overlapping multi-seat
+// buyers never share a seat, a customer's limit holds across both, every hold
+// persisted once), /metrics adds both up, a killed API or worker process is started again,
 // a worker killed while holds fall due leaves none unexpired, SIGTERM drains all.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -100,6 +101,28 @@ test('when npm start runs 2 API and 2 worker processes on a cluster, then they s
       return r.rows[0].n === holdIds.length;
     }, 60_000);
     await until('the killed worker restarted', () => pidsOf(out, 'worker started').length >= 3, 60_000);
+
+    // Overlapping multi-seat buyers and a customer's limit, across both processes: same answers as one node.
+    const second = await call('POST', '/v1/admin/events', admin, {
+      name: 'Processes, overlaps and limits', startsAt: '2027-01-01T19:00:00Z', maxTicketsPerCustomer: 5,
+      seats: Array.from({ length: 10 }, (_, i) => ({ section: 'B', row: '1', number: i + 1, tier: 'std', priceCents: 1000 })),
+      ticketTypes: [{ name: 'GA', priceCents: 500, capacity: 100 }],
+    });
+    expect(second.status).toBe(201);
+    const ev2 = second.body.event;
+    const row = (await call('GET', `/v1/events/${ev2.id}/seats`, admin)).body.seats as { id: string }[];
+    const hold2 = (customer: string, body: unknown) => call('POST', `/v1/events/${ev2.id}/holds`, signToken(DEV_JWT_SECRET, customer, 'customer'), body);
+    const overlaps = await Promise.all(Array.from({ length: 30 }, (_, i) =>
+      hold2(`overlap-${i}`, { seatIds: row.slice(i % 8, (i % 8) + 3).map((x) => x.id) })));
+    expect(overlaps.every((r) => r.status === 201 || r.status === 409)).toBe(true);
+    const won = overlaps.filter((r) => r.status === 201).flatMap((r) => (r.body.hold.items as { seatId: string }[]).map((it) => it.seatId));
+    expect(won.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(won).size).toBe(won.length); // no seat in two holds
+    const limited = await Promise.all(Array.from({ length: 20 }, () => hold2('one-buyer', { ticketTypeId: ev2.ticketTypes[0].id, quantity: 1 })));
+    expect([count(limited, 201), count(limited, 422)]).toEqual([5, 15]);
+    for (const r of limited.filter((x) => x.status === 422)) expect(r.body.error).toMatchObject({ code: 'LIMIT_EXCEEDED', details: { limit: 5, inUse: 5 } });
+    await until('the second event\'s holds in PostgreSQL', async () =>
+      (await db.query('SELECT count(*)::int AS n FROM holds WHERE event_id = $1', [ev2.id])).rows[0].n === won.length / 3 + 5, 30_000);
 
     // An API process killed: the primary starts another; the port keeps answering meanwhile.
     process.kill(apiPids[0]!, 'SIGKILL');
