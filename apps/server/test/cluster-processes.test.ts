@@ -137,7 +137,10 @@ test('when npm start runs 2 API and 2 worker processes on a cluster, then they s
     for (let i = 0; i < 5; i++) expect(await answer()).toBe(200);
     await until('a new API process', () => new Set(pidsOf(out, 'holdfast API listening')).size >= 3, 60_000);
 
-    child.kill('SIGTERM');
+    // SIGTERM to the server's own process (the primary), as a process supervisor sends it; tsx
+    // then exits with its code.
+    const [primary] = pidsOf(out, 'holdfast API processes listening');
+    process.kill(primary!, 'SIGTERM');
     expect(await exited).toBe(0);
     expect(pidsOf(out, 'worker stopped').length).toBeGreaterThanOrEqual(2);
   } catch (err) {
