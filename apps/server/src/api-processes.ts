@@ -2,11 +2,11 @@
 // one port. The primary supervises them (a dead one is started again), drains
 // them on SIGTERM/SIGINT, and adds up their metrics for one /metrics.
 import cluster, { type Worker } from 'node:cluster';
-import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from '@holdfast/config';
 import { createApiRuntime, joinClusterMetrics, serveClusterMetrics } from '@holdfast/api';
 import { seedDemoEvent } from './demo-seed';
+import { drainApi, listenApi } from './api-listen';
 
 /** The environment variable that tells a forked process it is API process number N. */
 export const API_PROCESS_ENV = 'HOLDFAST_API_PROCESS';
@@ -65,15 +65,7 @@ export function superviseApiProcesses(config: Config, log: Logger): { listening:
 export async function runApiProcess(config: Config, log: Logger, index: number): Promise<void> {
   const rt = await createApiRuntime(config, log);
   joinClusterMetrics(rt.metrics);
-  const server: Server = await new Promise((resolve, reject) => {
-    // Demo mode without an explicit DEMO_MODE=true: loopback only (see Config.listenHost).
-    const s = config.listenHost === undefined
-      ? rt.app.listen(config.port, () => resolve(s))
-      : rt.app.listen(config.port, config.listenHost, () => resolve(s));
-    s.once('error', reject);
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
+  const { server, port } = await listenApi(rt, config);
   log.info({ port, apiProcess: index }, 'holdfast API listening');
   if (index === 0 && config.demoMode) {
     const demo = await seedDemoEvent(rt.ctx);
@@ -86,12 +78,7 @@ export async function runApiProcess(config: Config, log: Logger, index: number):
     if (stopping) return;
     stopping = true;
     log.info({ signal, apiProcess: index }, 'draining');
-    const closed = new Promise((r) => server.close(r));
-    server.closeIdleConnections();
-    const grace = setTimeout(() => server.closeAllConnections(), 5000);
-    await closed;
-    clearTimeout(grace);
-    await rt.close();
+    await drainApi(server, rt);
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -1,7 +1,6 @@
 // `npm start`: checks PostgreSQL and Redis, creates the database and applies the
 // migrations, then runs the API and the worker beside it until SIGINT/SIGTERM.
 import cluster from 'node:cluster';
-import type { Server } from 'node:http';
 import { ConfigError, loadConfig, type Config } from '@holdfast/config';
 import { createApiRuntime, createLogger } from '@holdfast/api';
 import { startWorker } from '@holdfast/worker';
@@ -9,6 +8,7 @@ import { seedDemoEvent } from './demo-seed';
 import { preflight, StartupError } from './preflight';
 import { API_PROCESS_ENV, runApiProcess, superviseApiProcesses } from './api-processes';
 import { superviseWorkers } from './worker-process';
+import { announceCheckoutPage, announceListenHost, drainApi, listenApi } from './api-listen';
 
 type Role = 'all' | 'api' | 'worker';
 
@@ -53,18 +53,9 @@ async function main(): Promise<void> {
   if (config.apiProcesses > 1) return runApiProcesses(config, log, role === 'all');
 
   const rt = await createApiRuntime(config, log);
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = config.listenHost === undefined
-      ? rt.app.listen(config.port, () => resolve(s))
-      : rt.app.listen(config.port, config.listenHost, () => resolve(s));
-    s.once('error', reject);
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
+  const { server, port } = await listenApi(rt, config);
   log.info({ port, demoMode: config.demoMode }, 'holdfast API listening');
-  if (config.listenHost !== undefined) {
-    process.stdout.write(`holdfast: demo mode listens on ${config.listenHost} only (it hands out admin tokens); set DEMO_MODE=true to listen on every interface\n`);
-  }
+  announceListenHost(config);
 
   const worker = role === 'all' ? superviseWorkers(log, process.env, config.workerProcesses, config.workerMetricsPort) : null;
 
@@ -74,13 +65,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, 'draining');
     const workerStopped = worker?.stop();
-    // Stop taking connections, let requests in flight finish, then close what is left.
-    const closed = new Promise((r) => server.close(r));
-    server.closeIdleConnections();
-    const grace = setTimeout(() => server.closeAllConnections(), 5000);
-    await closed;
-    clearTimeout(grace);
-    await rt.close();
+    await drainApi(server, rt);
     await workerStopped;
     log.info('stopped');
     process.exit(0);
@@ -91,7 +76,7 @@ async function main(): Promise<void> {
   if (config.demoMode) {
     const demo = await seedDemoEvent(rt.ctx);
     if (demo) log.info({ eventId: demo }, 'created the demo event');
-    process.stdout.write(`holdfast is running: checkout page at http://${config.listenHost ?? 'localhost'}:${port}/ (admin at /admin)\n`);
+    announceCheckoutPage(config, port);
   }
 }
 
@@ -112,10 +97,8 @@ async function runApiProcesses(config: Config, log: ReturnType<typeof createLogg
   process.on('SIGTERM', () => void stop('SIGTERM'));
   const port = await api.listening;
   log.info({ port, apiProcesses: config.apiProcesses, workerProcesses: withWorkers ? config.workerProcesses : 0 }, 'holdfast API processes listening');
-  if (config.listenHost !== undefined) {
-    process.stdout.write(`holdfast: demo mode listens on ${config.listenHost} only (it hands out admin tokens); set DEMO_MODE=true to listen on every interface\n`);
-  }
-  if (config.demoMode) process.stdout.write(`holdfast is running: checkout page at http://${config.listenHost ?? 'localhost'}:${port}/ (admin at /admin)\n`);
+  announceListenHost(config);
+  announceCheckoutPage(config, port);
 }
 
 /** `--only worker` with WORKER_PROCESSES > 1: that many supervised worker processes. */
