@@ -19,6 +19,20 @@ function portFree(port: number): Promise<boolean> {
   });
 }
 
+/**
+ * Bases of `size` consecutive loopback ports in 7100-7199 that are free now,
+ * their cluster bus ports (+10000) too, in random order (suites side by side
+ * pick different blocks). Free when checked: a caller retries the next block
+ * if another process took one meanwhile.
+ */
+export async function* freeClusterPortBlocks(size: number): AsyncGenerator<number> {
+  const bases = Array.from({ length: Math.floor(100 / size) }, (_, i) => 7100 + i * size).sort(() => Math.random() - 0.5);
+  for (const base of bases) {
+    const ports = Array.from({ length: size }, (_, i) => base + i);
+    if ((await Promise.all(ports.flatMap((p) => [portFree(p), portFree(p + 10000)]))).every(Boolean)) yield base;
+  }
+}
+
 /** `redis-cli -p port args…` (one line of output, trimmed). */
 export async function cli(port: number, ...args: string[]): Promise<string> {
   const { stdout } = await run('redis-cli', ['-p', String(port), ...args], { timeout: 5000 });
@@ -41,21 +55,31 @@ export class RedisCluster {
 
   /** Starts 6 nodes on 6 free consecutive ports of 7100-7199 and creates the cluster. */
   static async start(): Promise<RedisCluster> {
-    const blocks = Array.from({ length: 16 }, (_, i) => 7100 + i * 6).sort(() => Math.random() - 0.5);
-    for (const base of blocks) {
-      const ports = Array.from({ length: 6 }, (_, i) => base + i);
-      const free = await Promise.all(ports.flatMap((p) => [portFree(p), portFree(p + 10000)]));
-      if (!free.every(Boolean)) continue;
+    return RedisCluster.onFreePorts(6, (c) => c.create());
+  }
+
+  /**
+   * One cluster-enabled node on a free port of 7100-7199 that joins no cluster
+   * and serves no slot: a cluster that is not ok (cluster_state:fail).
+   */
+  static async startLoneNode(): Promise<RedisCluster> {
+    return RedisCluster.onFreePorts(1, (c) => c.startNode(c.ports[0]!));
+  }
+
+  /** Runs `begin` on the first block of `size` free ports where no other process takes one first. */
+  private static async onFreePorts(size: number, begin: (c: RedisCluster) => Promise<void>): Promise<RedisCluster> {
+    for await (const base of freeClusterPortBlocks(size)) {
+      const ports = Array.from({ length: size }, (_, i) => base + i);
       const c = new RedisCluster(ports, mkdtempSync(path.join(os.tmpdir(), 'holdfast-cluster-')));
       try {
-        await c.create();
+        await begin(c);
         return c;
       } catch (err) {
         await c.stop();
         if (!/Address already in use|did not start/.test(String(err))) throw err;
       }
     }
-    throw new Error('no 6 free ports in 7100-7199 for a Redis Cluster');
+    throw new Error(`no ${size} free port(s) in 7100-7199 for a Redis Cluster`);
   }
 
   /** REDIS_CLUSTER_NODES for this cluster. */
