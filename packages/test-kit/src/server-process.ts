@@ -78,7 +78,7 @@ export class ServerProcess {
   async stop(graceMs: number): Promise<number | null | undefined> {
     this.signalGroup('SIGTERM');
     let timer: NodeJS.Timeout | undefined;
-    const code = await Promise.race([this.exited, new Promise<undefined>((r) => (timer = setTimeout(r, graceMs)))]);
+    const code = await Promise.race([this.exited, new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), graceMs)))]);
     clearTimeout(timer);
     this.signalGroup('SIGKILL');
     return code;
