@@ -1,9 +1,7 @@
 // Issue 15, point 5: after Redis loses its data, priming restores the leases of the holds that
 // PostgreSQL still has ACTIVE (remaining time, customer limits) before the event sells again.
 import { eventKeys } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, confirmVia, holdSeats, holdTickets, expectInvariants, RedisProcess } from '@holdfast/test-kit';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, confirmVia, holdSeats, holdTickets, expectInvariants, RedisProcess, waitFor } from '@holdfast/test-kit';
 
 let redis: RedisProcess;
 let api: TestApi;
@@ -18,11 +16,7 @@ afterAll(async () => {
 });
 
 async function persisted(holdIds: string[]) {
-  for (let i = 0; i < 100; i++) {
-    if ((await api.rt.db.hold.count({ where: { id: { in: holdIds } } })) === holdIds.length) return;
-    await sleep(50);
-  }
-  throw new Error('holds never reached PostgreSQL');
+  await waitFor('the holds in PostgreSQL', async () => (await api.rt.db.hold.count({ where: { id: { in: holdIds } } })) === holdIds.length, { timeoutMs: 5000, intervalMs: 50 });
 }
 
 test('when Redis is flushed while holds are live, then the next request primes their leases back: their seats, tickets and limits stay theirs', async () => {

@@ -2,7 +2,7 @@
 // reconciliation repairs a ticket type's counters even while the sale keeps moving them.
 import { reconcile, type ReconcileReport } from '@holdfast/domain';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
-import { expectInvariants, isolatedDatabaseUrl, createTestEvent, dropTestEvent, startApi, type TestApi, confirmVia, holdTickets, waitUntilExpired, RedisProcess } from '@holdfast/test-kit';
+import { expectInvariants, isolatedDatabaseUrl, createTestEvent, dropTestEvent, startApi, type TestApi, confirmVia, holdTickets, waitUntilExpired, RedisProcess, sleep } from '@holdfast/test-kit';
 
 // Its own database and Redis: reconciliation looks at every event it can see.
 let redis: RedisProcess;
@@ -80,7 +80,7 @@ test('when a ticket type’s counters drift while holds keep coming, then one re
   })();
   let report: ReconcileReport;
   try {
-    await new Promise((r) => setTimeout(r, 50)); // the sale is moving before reconciliation reads
+    await sleep(50); // the sale is moving before reconciliation reads
     report = await reconcile(api.rt.ctx, rs);
   } finally {
     running = false;

@@ -87,3 +87,9 @@ export async function forgetEventInRedis(api: TestApi, eventId: string): Promise
     cursor = next;
   } while (cursor !== '0');
 }
+
+/** The hold's row once it is EXPIRED in PostgreSQL, false before: a condition for `waitFor`. */
+export async function expiredHoldRow(api: TestApi, holdId: string) {
+  const row = await api.rt.db.hold.findUnique({ where: { id: holdId } });
+  return row?.status === 'EXPIRED' && row;
+}
