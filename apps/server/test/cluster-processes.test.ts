@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { DEV_JWT_SECRET } from '@holdfast/config';
 import { signToken } from '@holdfast/api';
-import { isolatedDatabaseUrl, cli, keySlot, RedisCluster, ServerProcess, sleep, waitFor } from '@holdfast/test-kit';
+import { isolatedDatabaseUrl, cli, keySlot, RedisCluster, seatGrid, ServerProcess, sleep, waitFor } from '@holdfast/test-kit';
 
 const DB = isolatedDatabaseUrl('processes');
 
@@ -48,14 +48,15 @@ test('when npm start runs 2 API and 2 worker processes on a cluster, then they s
       return { status: res.status, body: (await res.json().catch(() => null)) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
     };
     const admin = signToken(DEV_JWT_SECRET, 'admin-1', 'admin');
-    const created = await call('POST', '/v1/admin/events', admin, {
-      name: 'Processes', startsAt: '2027-01-01T19:00:00Z', holdTtlSeconds: 4,
-      seats: Array.from({ length: 10 }, (_, i) => ({ section: 'A', row: '1', number: i + 1, tier: 'std', priceCents: 1000 })),
-      ticketTypes: [{ name: 'GA', priceCents: 500, capacity: 10 }],
+    const newEvent = async (body: Record<string, unknown>) => {
+      const created = await call('POST', '/v1/admin/events', admin, { startsAt: '2027-01-01T19:00:00Z', ...body });
+      expect(created.status).toBe(201);
+      const seats = (await call('GET', `/v1/events/${created.body.event.id}/seats`, admin)).body.seats as { id: string }[];
+      return { event: created.body.event, seats };
+    };
+    const { event, seats } = await newEvent({
+      name: 'Processes', holdTtlSeconds: 4, seats: seatGrid(['A'], 1, 10, 'std', 1000), ticketTypes: [{ name: 'GA', priceCents: 500, capacity: 10 }],
     });
-    expect(created.status).toBe(201);
-    const event = created.body.event;
-    const seats = (await call('GET', `/v1/events/${event.id}/seats`, admin)).body.seats as { id: string }[];
     const hold = (customer: number, body: unknown) => call('POST', `/v1/events/${event.id}/holds`, signToken(DEV_JWT_SECRET, `buyer-${customer}`, 'customer'), body);
 
     // One seat, 40 buyers over both processes; 30 buyers for 10 GA tickets.
@@ -88,14 +89,10 @@ test('when npm start runs 2 API and 2 worker processes on a cluster, then they s
     await until('the killed worker restarted', () => pidsOf(server.output, 'worker started').length >= 3, 60_000);
 
     // Overlapping multi-seat buyers and a customer's limit, across both processes: same answers as one node.
-    const second = await call('POST', '/v1/admin/events', admin, {
-      name: 'Processes, overlaps and limits', startsAt: '2027-01-01T19:00:00Z', maxTicketsPerCustomer: 5,
-      seats: Array.from({ length: 10 }, (_, i) => ({ section: 'B', row: '1', number: i + 1, tier: 'std', priceCents: 1000 })),
+    const { event: ev2, seats: row } = await newEvent({
+      name: 'Processes, overlaps and limits', maxTicketsPerCustomer: 5, seats: seatGrid(['B'], 1, 10, 'std', 1000),
       ticketTypes: [{ name: 'GA', priceCents: 500, capacity: 100 }],
     });
-    expect(second.status).toBe(201);
-    const ev2 = second.body.event;
-    const row = (await call('GET', `/v1/events/${ev2.id}/seats`, admin)).body.seats as { id: string }[];
     const hold2 = (customer: string, body: unknown) => call('POST', `/v1/events/${ev2.id}/holds`, signToken(DEV_JWT_SECRET, customer, 'customer'), body);
     const overlaps = await Promise.all(Array.from({ length: 30 }, (_, i) =>
       hold2(`overlap-${i}`, { seatIds: row.slice(i % 8, (i % 8) + 3).map((x) => x.id) })));

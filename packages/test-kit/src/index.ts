@@ -9,6 +9,7 @@ export * from './redis-process';
 export * from './redis-cluster';
 export * from './worker-process';
 export * from './server-process';
+export * from './log-lines';
 export * from './traffic';
 export * from './pg-proxy';
 export * from './invariants';
