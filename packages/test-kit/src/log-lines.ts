@@ -1,13 +1,13 @@
 import { Writable } from 'node:stream';
 
-/** A logger's destination for a test: keeps every non-empty line written to it. */
-export function logLines(): { sink: Writable; lines: string[] } {
+/** A sink for log output (e.g. `startApi(env, { logTo: sink })`) that keeps each line it is sent. */
+export function logLines(): { lines: string[]; sink: Writable } {
   const lines: string[] = [];
   const sink = new Writable({
-    write(chunk, _enc, cb) {
+    write(chunk, _encoding, done) {
       lines.push(...String(chunk).split('\n').filter(Boolean));
-      cb();
+      done();
     },
   });
-  return { sink, lines };
+  return { lines, sink };
 }
