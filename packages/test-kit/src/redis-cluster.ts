@@ -7,7 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { sleep } from './wait';
+import { waitFor } from './wait';
 
 const run = promisify(execFile);
 
@@ -108,12 +108,9 @@ export class RedisCluster {
       '--maxmemory-policy', 'noeviction', '--loglevel', 'warning',
     ], { stdio: 'ignore' });
     this.procs.set(port, proc);
-    for (let i = 0; i < 100; i++) {
-      if (proc.exitCode !== null) throw new Error(`redis-server on ${port} did not start (exit ${proc.exitCode})`);
-      if (await cli(port, 'ping').then((r) => r === 'PONG', () => false)) return;
-      await sleep(50);
-    }
-    throw new Error(`redis-server on ${port} did not start`);
+    const up = await waitFor(`redis-server on ${port} to answer PING or exit`, async () => proc.exitCode !== null || (await cli(port, 'ping')) === 'PONG', { timeoutMs: 10_000, intervalMs: 50 })
+      .catch(() => false);
+    if (!up || proc.exitCode !== null) throw new Error(`redis-server on ${port} did not start${proc.exitCode !== null ? ` (exit ${proc.exitCode})` : ''}`);
   }
 
   /** SHUTDOWN NOSAVE of one node (its data is gone); waits for the process to end. */
@@ -168,19 +165,17 @@ export class RedisCluster {
 
   /** Waits until every running node says cluster_state:ok, 3 masters serve the slots and the other running nodes are their replicas. */
   async waitOk(timeoutMs = 30_000): Promise<void> {
-    const until = Date.now() + timeoutMs;
-    while (Date.now() < until) {
+    const ok = await waitFor('cluster_state:ok with 3 masters and their replicas', async () => {
       const states = await Promise.all([...this.procs.keys()].map((p) => cli(p, 'CLUSTER', 'INFO').catch(() => '')));
       const nodes = await this.topology().catch(() => []);
       const replicas = nodes.filter((n) => n.role === 'slave' && !n.failed).length;
       const linked = await Promise.all(nodes.filter((n) => n.role === 'slave' && !n.failed && this.procs.has(n.port))
         .map((n) => cli(n.port, 'INFO', 'replication').then((r) => r.includes('master_link_status:up'), () => false)));
       // Every slot served by 3 masters, and a replica attached (and in sync) to each master that runs.
-      if (states.every((s) => s.includes('cluster_state:ok')) && (await this.masters().catch(() => [])).length === 3
-        && replicas >= this.procs.size - 3 && linked.every(Boolean)) return;
-      await sleep(100);
-    }
-    throw new Error('the Redis Cluster did not reach cluster_state:ok');
+      return states.every((s) => s.includes('cluster_state:ok')) && (await this.masters().catch(() => [])).length === 3
+        && replicas >= this.procs.size - 3 && linked.every(Boolean);
+    }, { timeoutMs, intervalMs: 100 }).catch(() => false);
+    if (!ok) throw new Error('the Redis Cluster did not reach cluster_state:ok');
   }
 
   async stop(): Promise<void> {
