@@ -3,7 +3,7 @@
  * function and by package, and inclusive time by package (a sample counts once
  * for every package on its stack).
  *
- * `npx tsx packages/bench/src/cpu-profile.summary.ts FILE.cpuprofile [TOP] [SKIP_MS]`
+ * `npx tsx apps/bench/src/cpu-profile.summary.ts FILE.cpuprofile [TOP] [SKIP_MS]`
  *
  * SKIP_MS leaves out the first milliseconds of the profile (the process's
  * start-up: module loading and compilation), so the shares are of the load.
@@ -107,7 +107,7 @@ export function summariseProfile(profile: CpuProfile, top = 25, skipMs = 0): Pro
         seen.add(frameArea);
         inclusiveArea.set(frameArea, (inclusiveArea.get(frameArea) ?? 0) + micros);
       }
-      if (/^(apps|packages)\//.test(frameArea) && frameArea !== 'packages/bench') {
+      if (/^(apps|packages)\//.test(frameArea) && frameArea !== 'apps/bench') {
         const frameWhere = `${shortUrl(frame.url)}:${frame.lineNumber + 1}`;
         const key = `${frame.functionName}@${frameWhere}`;
         if (!seenFunctions.has(key)) {
