@@ -1,14 +1,14 @@
 import { Client, Pool } from 'pg';
 
 /** The bench's own database; never the application's. */
-export const BENCH_DATABASE_NAME = 'holdfast_bench';
+const BENCH_DATABASE_NAME = 'holdfast_bench';
 
 export function benchDatabaseUrl(): string {
   return process.env.BENCH_DATABASE_URL ?? `postgresql://postgres@127.0.0.1:5432/${BENCH_DATABASE_NAME}`;
 }
 
 /** The same server and credentials as `url`, but another database. */
-export function withDatabase(url: string, database: string): string {
+function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${database}`;
   return parsed.toString();
@@ -40,7 +40,7 @@ export async function ensureDatabase(url: string): Promise<void> {
   }
 }
 
-export interface SchemaPoolOptions {
+interface SchemaPoolOptions {
   url: string;
   schema: string;
   max: number;
@@ -82,7 +82,7 @@ export function assertIdentifier(name: string): void {
 }
 
 /** PostgreSQL's too_many_connections: the server is shared, other sessions may hold most of its connections for a while. */
-export function isTooManyClients(error: unknown): boolean {
+function isTooManyClients(error: unknown): boolean {
   const e = error as { code?: string; message?: string; stderr?: string };
   return e?.code === '53300' || /too many clients/i.test(`${e?.message ?? ''} ${e?.stderr ?? ''}`);
 }

@@ -36,8 +36,6 @@ export interface BenchMeta {
   databaseUrl: string;
   redisUrl: string;
   holdfastRedisUrl: string;
-  /** A profiling experiment applied to the holdfast API child (BENCH_WHATIF), or null for a normal run. */
-  whatIf: string | null;
 }
 
 /** One path's numbers over the rounds: medians of the per-round values, requests summed. */

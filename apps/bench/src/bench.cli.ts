@@ -12,7 +12,7 @@ import { ALL_SECTIONS, type Section } from './bench-report.types';
 import { runBench } from './bench.runner';
 import { renderMarkdown, renderSvg } from './report/bench-report.format';
 
-export interface CliArgs {
+interface CliArgs {
   quick: boolean;
   out: string | null;
   sections: Section[];
@@ -20,7 +20,7 @@ export interface CliArgs {
   profileApi: string | null;
 }
 
-export function parseArgs(argv: string[]): CliArgs {
+function parseArgs(argv: string[]): CliArgs {
   const args: CliArgs = { quick: false, out: null, sections: [...ALL_SECTIONS], profileApi: null };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
@@ -51,7 +51,7 @@ function parseSections(list: string): Section[] {
   return sections as Section[];
 }
 
-export function svgPathFor(out: string): string {
+function svgPathFor(out: string): string {
   const parsed = path.parse(out);
   return path.join(parsed.dir, `${parsed.name}.svg`);
 }

@@ -47,7 +47,7 @@ const execFileAsync = promisify(execFile);
 
 const NO_CONFIRM = "this build of holdfast's API has no POST /v1/holds/{id}/confirm yet";
 
-export interface RunBenchOptions {
+interface RunBenchOptions {
   plan: BenchPlan;
   sections: Section[];
   /** Extra node flags for the holdfast API child, e.g. `--cpu-prof`. */
@@ -120,7 +120,6 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
     databaseUrl: redactUrl(databaseUrl),
     redisUrl: redactUrl(redisUrl),
     holdfastRedisUrl: redactUrl(holdfastRedisUrl()),
-    whatIf: process.env.BENCH_WHATIF ?? null,
   };
   const holdfast = new HoldfastSession(log, options.apiNodeArgs);
   const report: BenchReport = { meta, plan, raceLab: null, holdPath: null, growth: null, confirmPath: null, best: null };
@@ -242,7 +241,7 @@ async function holdSection(
   return summariseHoldRounds(concurrency, results);
 }
 
-export function summariseHoldRounds(concurrency: number, rounds: HoldRound[]): HoldPathReport {
+function summariseHoldRounds(concurrency: number, rounds: HoldRound[]): HoldPathReport {
   const http = (pick: (round: HoldRound) => HttpLoadResult, cpu: (round: HoldRound) => number | null): PathSummary => ({
     requests: sum(rounds.map((r) => pick(r).requests)),
     failed: sum(rounds.map((r) => pick(r).failed)),

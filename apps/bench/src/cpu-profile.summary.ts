@@ -32,7 +32,7 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-export interface ProfileSummary {
+interface ProfileSummary {
   totalMs: number;
   idleMs: number;
   busyMs: number;
@@ -44,7 +44,7 @@ export interface ProfileSummary {
 }
 
 /** The package or part of the runtime a frame belongs to. */
-export function areaOf(frame: CallFrame): string {
+function areaOf(frame: CallFrame): string {
   const { url, functionName } = frame;
   if (!url) {
     if (functionName === '(idle)') return '(idle)';
@@ -63,7 +63,7 @@ export function areaOf(frame: CallFrame): string {
   return url.replace(/^file:\/\//, '');
 }
 
-export function summariseProfile(profile: CpuProfile, top = 25, skipMs = 0): ProfileSummary {
+function summariseProfile(profile: CpuProfile, top = 25, skipMs = 0): ProfileSummary {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
@@ -149,7 +149,7 @@ function shortUrl(url: string): string {
   return workspace?.[1] ?? url.replace(/^file:\/\//, '');
 }
 
-export function renderProfileSummary(summary: ProfileSummary): string {
+function renderProfileSummary(summary: ProfileSummary): string {
   return [
     `profile: ${summary.totalMs} ms sampled, ${summary.busyMs} ms busy, ${summary.idleMs} ms idle (shares are of busy time)`,
     '',

@@ -9,7 +9,7 @@ export interface LoadRequest {
   body?: string;
 }
 
-export interface HttpLoadOptions {
+interface HttpLoadOptions {
   /** e.g. `http://127.0.0.1:43211`; only loopback addresses are accepted. */
   baseUrl: string;
   concurrency: number;
@@ -142,7 +142,7 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<HttpLoadRes
   }
 }
 
-export interface RawResponse {
+interface RawResponse {
   status: number;
   body: Buffer;
 }

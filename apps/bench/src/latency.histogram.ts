@@ -17,7 +17,7 @@ export interface LatencySummary {
   maxMs: number;
 }
 
-export interface HistogramBucket {
+interface HistogramBucket {
   /** Upper bound of the bucket, in milliseconds. */
   upToMs: number;
   count: number;

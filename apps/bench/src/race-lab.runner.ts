@@ -2,7 +2,7 @@ import { createSchemaPool, dropSchema, retryWhileTooManyClients } from './bench-
 import { elapsedMs, LatencyHistogram, round3, type LatencySummary } from './latency.histogram';
 import type { FlashSale, LabResources, SaleClient, SaleStrategy } from './race-lab.types';
 
-export interface RaceLabOptions {
+interface RaceLabOptions {
   databaseUrl: string;
   /** Schema holding the lab's tables; dropped at the end. */
   schema: string;

@@ -27,7 +27,7 @@ export interface SaleClient {
   close(): Promise<void>;
 }
 
-export interface SaleTally {
+interface SaleTally {
   /** Committed purchases (rows), the ground truth for overselling. */
   sold: number;
   /** What the strategy's own counter believes was sold, when it keeps one. */

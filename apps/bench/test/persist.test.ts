@@ -69,7 +69,7 @@ describe('persist section (holds drained from the outboxes into the real Postgre
       meta: {
         mode: 'quick', startedAt: '', finishedAt: '', durationSec: 0, gitCommit: null, node: process.version, cpus: 2, cpuModel: 'test',
         loadAverageAtStart: [0, 0, 0], loadAverageAtEnd: [0, 0, 0], postgres: 'test', redis: 'test', databaseUrl: '', redisUrl: '',
-        holdfastRedisUrl: '', whatIf: null,
+        holdfastRedisUrl: '',
       },
       plan: benchPlan(true), raceLab: null, holdPath: null, growth: null, confirmPath: null, best: null, persist: report,
     } satisfies BenchReport;

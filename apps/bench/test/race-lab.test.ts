@@ -111,7 +111,6 @@ describe('race lab (tiny flash sale against the real PostgreSQL)', () => {
         databaseUrl: benchDatabaseUrl(),
         redisUrl: 'redis://127.0.0.1:6379',
         holdfastRedisUrl: 'redis://127.0.0.1:6379/12',
-        whatIf: null,
       },
       plan: benchPlan(true),
       raceLab: report,

@@ -6,17 +6,18 @@ export interface ChildServer {
   port: number;
   baseUrl: string;
   pid: number;
-  /** Asks the child to close (SIGTERM), waits for it, kills it after `graceMs`. */
-  stop(graceMs?: number): Promise<void>;
+  /** Asks the child to close (SIGTERM), waits for it, kills it after 10 s. */
+  stop(): Promise<void>;
 }
 
-export interface LaunchOptions {
+const START_TIMEOUT_MS = 30_000;
+
+interface LaunchOptions {
   /** A TypeScript entry that listens on port 0 and sends `{ type: 'listening', port }` over IPC. */
   entry: string;
   env?: Record<string, string>;
   /** Extra node flags, e.g. `--cpu-prof`. */
   nodeArgs?: string[];
-  startTimeoutMs?: number;
   /** Where the child's stdout (e.g. its JSON log) goes; discarded when not set. */
   stdoutFile?: string;
 }
@@ -34,8 +35,8 @@ export function launchChildServer(options: LaunchOptions): Promise<ChildServer> 
   return new Promise<ChildServer>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${path.basename(options.entry)} did not start within ${options.startTimeoutMs ?? 30_000} ms`));
-    }, options.startTimeoutMs ?? 30_000);
+      reject(new Error(`${path.basename(options.entry)} did not start within ${START_TIMEOUT_MS} ms`));
+    }, START_TIMEOUT_MS);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`${path.basename(options.entry)} exited with code ${code} before listening`));
@@ -48,7 +49,7 @@ export function launchChildServer(options: LaunchOptions): Promise<ChildServer> 
           port: message.port,
           baseUrl: `http://127.0.0.1:${message.port}`,
           pid: child.pid ?? -1,
-          stop: (graceMs = 10_000) => stopChild(child, graceMs),
+          stop: () => stopChild(child, 10_000),
         });
       }
     });

@@ -11,7 +11,7 @@ import { LatencyHistogram, round3, type LatencySummary } from '../latency.histog
 
 const run = promisify(execFile);
 
-export interface PgbenchOptions {
+interface PgbenchOptions {
   databaseUrl: string;
   /** Schema for the confirm-shaped tables; dropped at the end. */
   schema: string;
@@ -47,7 +47,7 @@ export interface PgbenchResult {
  * insert the order, its item and its payment, commit. Each transaction takes a
  * distinct seat (a sequence picks it) so every transaction really sells.
  */
-export function confirmScript(year: number): string {
+function confirmScript(year: number): string {
   return `BEGIN;
 WITH pick AS (SELECT nextval('pgb_seat_pick') AS id)
 UPDATE pgb_seat SET status = 'SOLD' FROM pick

@@ -5,7 +5,7 @@ import { deleteKeys, redisTarget } from '../bench-redis.service';
 
 const run = promisify(execFile);
 
-export interface RedisBenchmarkOptions {
+interface RedisBenchmarkOptions {
   redisUrl: string;
   requests: number;
   concurrency: number;

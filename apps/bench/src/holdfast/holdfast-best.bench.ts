@@ -17,7 +17,7 @@ import type { BenchEvent, HoldfastFixture } from './holdfast.fixture';
 const HOLDS_PER_CUSTOMER = 40;
 
 /** One path's share of an interleaved load. */
-export interface PathRun {
+interface PathRun {
   /** API process CPU ms per request (warm-up included), for the loads of one path alone. */
   cpuMsPerRequest?: number | null;
   ok: number;
@@ -28,14 +28,14 @@ export interface PathRun {
   failureSamples: string[];
 }
 
-export interface PathAtLevel {
+interface PathAtLevel {
   ok: number;
   okPerSec: number;
   p50Ms: number;
   p99Ms: number;
 }
 
-export interface BestLevel {
+interface BestLevel {
   concurrency: number;
   /** One interleaved load per round (latency), then each path alone (throughput). */
   rounds: { byId: PathRun; best: PathRun; byIdAlone: PathRun; bestAlone: PathRun }[];
@@ -56,7 +56,7 @@ export interface BestLevel {
   failureSamples: string[];
 }
 
-export interface ScriptTiming {
+interface ScriptTiming {
   /** Share of the tier taken before the calls (random seats). */
   takenPct: number;
   quantity: number;
@@ -71,7 +71,7 @@ export interface ScriptTiming {
   sideBySide: number;
 }
 
-export interface BestMemory {
+interface BestMemory {
   seats: number;
   /** MEMORY USAGE of the free set (zset) with every seat free, and of the seat index (hash). */
   freeSetBytes: number;
@@ -88,7 +88,7 @@ export interface BestReport {
   memory: BestMemory;
 }
 
-export interface BestOptions {
+interface BestOptions {
   levels: number[];
   /** Rounds that visit every level in turn. */
   rounds: number;

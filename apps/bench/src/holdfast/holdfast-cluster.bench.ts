@@ -23,7 +23,7 @@ const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 const SECRET = 'holdfast-bench-cluster-secret-0123456789';
 const EVENTS = 6;
 
-export interface ClusterSetupRun {
+interface ClusterSetupRun {
   setup: string;
   apiProcesses: number;
   holdsPerSec: number;

@@ -6,7 +6,7 @@ import { batchesBetween, readBatchMetric, type BatchCount } from './confirm-batc
 import type { HoldfastFixture } from './holdfast.fixture';
 import { SeatCursor } from './holdfast-holds.bench';
 
-export interface ConfirmLoadOptions {
+interface ConfirmLoadOptions {
   concurrency: number;
   /** Holds taken first (one seat each), then confirmed. */
   holds: number;

@@ -65,7 +65,7 @@ export class SeatCursor {
   }
 }
 
-export interface HoldLoadOptions {
+interface HoldLoadOptions {
   concurrency: number;
   requests: number;
   warmupRequests: number;
@@ -100,7 +100,7 @@ export interface GrowthRow {
   seatMap: HttpLoadResult & { bytes: number };
 }
 
-export interface GrowthOptions {
+interface GrowthOptions {
   concurrency: number;
   rounds: number;
   /** Holds per event size, over all rounds. */

@@ -34,9 +34,9 @@ import type { BenchEvent, HoldfastFixture } from './holdfast.fixture';
 const run = promisify(execFile);
 
 /** The persister's batch (HoldPersister.drain claims up to 500 entries a statement). */
-export const PERSIST_BATCH = 500;
+const PERSIST_BATCH = 500;
 
-export interface PersistSetup {
+interface PersistSetup {
   name: string;
   events: number;
   /** HoldPersisters draining side by side (one per API process). */
@@ -45,13 +45,13 @@ export interface PersistSetup {
   expiryJobs: boolean;
 }
 
-export const PERSIST_SETUPS: PersistSetup[] = [
+const PERSIST_SETUPS: PersistSetup[] = [
   { name: '1 event, 1 drainer (as one API process)', events: 1, drainers: 1, expiryJobs: true },
   { name: '1 event, 1 drainer, rows only (no expiry jobs)', events: 1, drainers: 1, expiryJobs: false },
   { name: '4 events, 4 drainers side by side (one process)', events: 4, drainers: 4, expiryJobs: true },
 ];
 
-export interface PersistRun {
+interface PersistRun {
   setup: string;
   events: number;
   drainers: number;
@@ -70,7 +70,7 @@ export interface PersistRun {
   expiryJobsScheduled: number;
 }
 
-export interface PersistPgbench {
+interface PersistPgbench {
   clients: number;
   rowsPerTransaction: number;
   transactions: number;
@@ -89,7 +89,7 @@ export interface PersistReport {
   pgbench: PersistPgbench[];
 }
 
-export interface PersistOptions {
+interface PersistOptions {
   holds: number;
   /** Holds taken at once while filling the outboxes. */
   concurrency: number;
@@ -197,7 +197,7 @@ async function outboxTotal(store: HoldStore, eventIds: string[]): Promise<number
 }
 
 /** The persister's statement for pgbench: PERSIST_BATCH hold rows in one INSERT … ON CONFLICT (id) DO NOTHING. */
-export function persistScript(items: string): string {
+function persistScript(items: string): string {
   const json = items.replace(/'/g, "''");
   return `INSERT INTO pgb_hold (id, event_id, customer_id, status, created_at, expires_at, items, total_cents, currency)
 SELECT 'hld_' || md5(n::text) || '_' || left(md5('x' || n::text), 24), '00000000-0000-4000-8000-000000000001'::uuid,
@@ -207,7 +207,7 @@ ON CONFLICT (id) DO NOTHING;
 `;
 }
 
-export async function runPersistPgbench(options: { databaseUrl: string; clients: number; rows: number; items: string; schema?: string }): Promise<PersistPgbench> {
+async function runPersistPgbench(options: { databaseUrl: string; clients: number; rows: number; items: string; schema?: string }): Promise<PersistPgbench> {
   const schema = options.schema ?? 'bench_pgbench_persist';
   assertIdentifier(schema);
   const perClient = Math.max(1, Math.ceil(options.rows / (PERSIST_BATCH * options.clients)));

@@ -25,20 +25,18 @@ export interface HoldfastFixture {
   createEvent(options: BenchEventOptions): Promise<BenchEvent>;
   customerToken(customerId: string): string;
   serviceToken(): string;
-  adminToken(): string;
-  startApi(options?: { env?: Record<string, string>; nodeArgs?: string[]; logFile?: string }): Promise<ChildServer>;
+  startApi(options?: { nodeArgs?: string[]; logFile?: string }): Promise<ChildServer>;
   /** Deletes the event's rows and Redis keys. */
   dropEvent(eventId: string): Promise<void>;
   /** Drops every event this fixture created, and closes its connections. */
   close(): Promise<void>;
 }
 
-export interface BenchEventOptions {
+interface BenchEventOptions {
   name: string;
   seats: number;
   ticketCapacity?: number;
   maxTicketsPerCustomer?: number;
-  holdTtlSeconds?: number;
 }
 
 export interface BenchEvent {
@@ -72,7 +70,7 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
   // token (it first tries to parse the string as a PEM key), and the race lab
   // signs one token per buyer.
   const signingKey = createSecretKey(Buffer.from(jwtSecret, 'utf8'));
-  const sign = (sub: string, role: 'customer' | 'service' | 'admin') =>
+  const sign = (sub: string, role: 'customer' | 'service') =>
     jwt.sign({ sub, role }, signingKey, { algorithm: 'HS256', expiresIn: 12 * 3600 });
 
   const dropEvent = async (eventId: string): Promise<void> => {
@@ -102,7 +100,7 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
         name: options.name,
         startsAt: new Date(Date.UTC(new Date().getUTCFullYear() + 1, 0, 1, 19)),
         currency: 'USD',
-        holdTtlSeconds: options.holdTtlSeconds ?? 600,
+        holdTtlSeconds: 600,
         maxTicketsPerCustomer: options.maxTicketsPerCustomer ?? 100,
         seats: seatLayout(options.seats),
         ticketTypes: options.ticketCapacity
@@ -115,7 +113,6 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
     },
     customerToken: (customerId) => sign(customerId, 'customer'),
     serviceToken: () => sign('bench-service', 'service'),
-    adminToken: () => sign('bench-admin', 'admin'),
     startApi: (options = {}) =>
       launchChildServer({
         entry: path.join(__dirname, 'holdfast-api.server.ts'),
@@ -132,7 +129,6 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
           // The limiter still runs on every hold; the bench's customers just never reach it.
           HOLD_RATE_LIMIT_PER_MINUTE: '100000',
           LOG_LEVEL: 'info',
-          ...options.env,
         },
       }),
     dropEvent,
@@ -149,7 +145,7 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
 }
 
 /** `count` seats: sections of 100 rows × 100 seats, one tier and price. */
-export function seatLayout(count: number): { section: string; row: string; number: number; tier: string; priceCents: number }[] {
+function seatLayout(count: number): { section: string; row: string; number: number; tier: string; priceCents: number }[] {
   return Array.from({ length: count }, (_, index) => ({
     section: `S${Math.floor(index / 10_000) + 1}`,
     row: String(Math.floor((index % 10_000) / 100) + 1),

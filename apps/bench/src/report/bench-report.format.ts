@@ -15,7 +15,6 @@ export function renderMarkdown(report: BenchReport): string {
       `${meta.loadAverageAtEnd.join(' / ')} at end · Node ${meta.node} · PostgreSQL ${meta.postgres} · Redis ${meta.redis} · ` +
       `commit ${meta.gitCommit ?? 'unknown'} · ${meta.durationSec} s`,
   );
-  if (meta.whatIf) out.push('', `**Experiment, not a normal run:** BENCH_WHATIF=${meta.whatIf} was applied to the holdfast API.`);
   out.push(
     ...raceLabSection(report), ...holdPathSection(report), ...growthSection(report), ...confirmSection(report), ...groupCommitSection(report),
     ...bestSection(report), ...renderClusterSection(report.clusterScale), ...renderPersistSection(report.persist),

@@ -15,7 +15,7 @@ function isNumericCell(cell: Cell): boolean {
   return cell === null || cell === undefined || typeof cell === 'number' || /^[-+]?[\d,.]+( ?[×x%])?$/.test(cell);
 }
 
-export function formatCell(cell: Cell): string {
+function formatCell(cell: Cell): string {
   if (cell === null || cell === undefined) return '–';
   if (typeof cell === 'number') return formatNumber(cell);
   return cell.replace(/\|/g, '\\|');

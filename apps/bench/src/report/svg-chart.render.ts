@@ -1,6 +1,6 @@
 /** Hand-written SVG: stacked panels of horizontal bars, one scale per panel. */
 
-export interface ChartBar {
+interface ChartBar {
   label: string;
   value: number;
   /** Text after the value, e.g. "oversold 412". */
@@ -79,6 +79,6 @@ function formatValue(value: number): string {
   return value.toFixed(2);
 }
 
-export function escapeXml(text: string): string {
+function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }

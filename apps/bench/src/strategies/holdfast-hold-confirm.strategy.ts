@@ -3,7 +3,7 @@ import type { HoldfastFixture } from '../holdfast/holdfast.fixture';
 import { createHttpClient, type HttpClient } from '../http-load.generator';
 import type { PurchaseOutcome, SaleStrategy } from '../race-lab.types';
 
-export interface HoldfastStrategyDeps {
+interface HoldfastStrategyDeps {
   fixture: HoldfastFixture;
   api: ChildServer;
 }

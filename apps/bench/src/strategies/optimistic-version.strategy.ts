@@ -1,7 +1,7 @@
 import type { SaleStrategy } from '../race-lab.types';
 import { countRows, createPriceTable, dropTables, openPgClient, readPrice } from './sale-sql.util';
 
-export interface OptimisticOptions {
+interface OptimisticOptions {
   /** Attempts per buyer before giving up (the first try included). */
   maxAttempts: number;
 }
