@@ -24,7 +24,7 @@ import type {
   Skipped,
 } from './bench-report.types';
 import { isSkipped } from './bench-report.types';
-import { runBatchPgbench } from './holdfast/confirm-batch.bench';
+import { runBatchPgbench } from './holdfast/holdfast-confirm-batch.bench';
 import { measureBest } from './holdfast/holdfast-best.bench';
 import { hasConfirmEndpoint, measureConfirms, type ConfirmRun } from './holdfast/holdfast-confirms.bench';
 import { loadHolds, measureGrowth, measureMemoryPerHeldSeat, SeatCursor, type GrowthEvent } from './holdfast/holdfast-holds.bench';

@@ -2,7 +2,7 @@ import type { ChildServer } from '../baselines/child-server.launcher';
 import { runHttpLoad, type HttpLoadResult } from '../http-load.generator';
 import { round3 } from '../latency.histogram';
 import { processCpuMs } from '../process-cpu.probe';
-import { batchesBetween, readBatchMetric, type BatchCount } from './confirm-batch.bench';
+import { batchesBetween, readBatchMetric, type BatchCount } from './holdfast-confirm-batch.bench';
 import type { HoldfastFixture } from './holdfast.fixture';
 import { SeatCursor } from './holdfast-holds.bench';
 

@@ -1,5 +1,5 @@
 import { isSkipped, type BenchReport, type PathSummary } from '../bench-report.types';
-import { groupCommitSection } from '../holdfast/confirm-batch.bench';
+import { groupCommitSection } from '../holdfast/holdfast-confirm-batch.bench';
 import { formatNumber, formatRatio, markdownTable, ratio, type Cell } from './markdown-table.format';
 import { renderBarChart, type ChartPanel } from './svg-chart.render';
 import { renderClusterSection } from '../holdfast/holdfast-cluster.bench';

@@ -1,5 +1,5 @@
 import type { SaleStrategy } from '../race-lab.types';
-import { countRows, createPriceTable, dropTables, openPgClient, readPrice } from './sale-sql.util';
+import { countRows, createPriceTable, dropTables, openPgClient, readPrice } from './sale-tables.repository';
 
 interface OptimisticOptions {
   /** Attempts per buyer before giving up (the first try included). */

@@ -1,5 +1,5 @@
 import type { SaleStrategy } from '../race-lab.types';
-import { countRows, createPriceTable, dropTables, openPgClient, readPrice } from './sale-sql.util';
+import { countRows, createPriceTable, dropTables, openPgClient, readPrice } from './sale-tables.repository';
 
 /**
  * The naive counter: read how many are sold, look up the price (a round trip),

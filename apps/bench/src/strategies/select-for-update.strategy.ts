@@ -1,5 +1,5 @@
 import type { SaleStrategy } from '../race-lab.types';
-import { countRows, createPriceTable, dropTables, openPgClient, readPrice } from './sale-sql.util';
+import { countRows, createPriceTable, dropTables, openPgClient, readPrice } from './sale-tables.repository';
 
 /**
  * The pessimistic counter: `SELECT ... FOR UPDATE` locks the counter row until

@@ -1,5 +1,5 @@
 import type { SaleStrategy } from '../race-lab.types';
-import { countRows, createPriceTable, dropTables, openPgClient, readPrice } from './sale-sql.util';
+import { countRows, createPriceTable, dropTables, openPgClient, readPrice } from './sale-tables.repository';
 
 /**
  * One row per ticket: each buyer takes the first free ticket nobody else has
