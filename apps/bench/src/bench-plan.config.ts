@@ -13,6 +13,8 @@ export interface BenchPlan {
     warmupRequests: number;
     maxDurationMs: number;
     redisBenchmarkRequests: number;
+    /** Seats per hold of a second holdfast path, run in the same rounds (its requests hold this many seats each). */
+    multiSeatHold: number;
   };
   growth: {
     seatCounts: number[];
@@ -66,7 +68,7 @@ export function benchPlan(quick: boolean): BenchPlan {
     return {
       mode: 'quick',
       raceLab: { buyers: 500, tickets: 200, concurrency: 50, priceCents: 5000, optimisticAttempts: 3 },
-      holdPath: { concurrency: 50, rounds: 2, requests: 2500, warmupRequests: 1000, maxDurationMs: 4000, redisBenchmarkRequests: 30_000 },
+      holdPath: { concurrency: 50, rounds: 2, requests: 2500, warmupRequests: 1000, maxDurationMs: 4000, redisBenchmarkRequests: 30_000, multiSeatHold: 4 },
       growth: {
         seatCounts: [1000, 10_000, 100_000],
         concurrency: 50,
@@ -88,7 +90,7 @@ export function benchPlan(quick: boolean): BenchPlan {
   return {
     mode: 'full',
     raceLab: { buyers: 4000, tickets: 1500, concurrency: 50, priceCents: 5000, optimisticAttempts: 3 },
-    holdPath: { concurrency: 50, rounds: 3, requests: 20_000, warmupRequests: 1000, maxDurationMs: 15_000, redisBenchmarkRequests: 100_000 },
+    holdPath: { concurrency: 50, rounds: 3, requests: 20_000, warmupRequests: 1000, maxDurationMs: 15_000, redisBenchmarkRequests: 100_000, multiSeatHold: 4 },
     growth: {
       seatCounts: [1000, 10_000, 100_000],
       concurrency: 50,

@@ -53,8 +53,11 @@ export interface HoldRound {
   redisBenchmark: RedisBenchmarkResult;
   minimalExpress: HttpLoadResult;
   holdfastApi: HttpLoadResult | Skipped;
+  /** holdfast holding `multiSeatHold` seats per request, in the same round. */
+  holdfastMultiSeat?: HttpLoadResult;
   expressCpuMsPerRequest: number | null;
   holdfastCpuMsPerRequest: number | null;
+  holdfastMultiSeatCpuMsPerRequest?: number | null;
 }
 
 export interface HoldPathReport {
@@ -63,6 +66,9 @@ export interface HoldPathReport {
   redisBenchmark: PathSummary;
   minimalExpress: PathSummary;
   holdfastApi: PathSummary | Skipped;
+  /** Seats per hold of holdfastMultiSeat; null when that path did not run. */
+  multiSeatHold: number | null;
+  holdfastMultiSeat: PathSummary | null;
   /** Medians of the per-round ratios (null when holdfast did not run). */
   ratios: {
     holdfastVsExpressThroughput: number | null;
@@ -71,6 +77,8 @@ export interface HoldPathReport {
     expressVsRedisBenchmarkThroughput: number | null;
     /** Server CPU per request, holdfast ÷ minimal Express: the noise-robust cost ratio. */
     holdfastVsExpressCpuPerRequest: number | null;
+    multiSeatVsExpressThroughput: number | null;
+    multiSeatVsExpressP99: number | null;
   };
 }
 

@@ -30,7 +30,7 @@ import { hasConfirmEndpoint, measureConfirms, type ConfirmRun } from './holdfast
 import { loadHolds, measureGrowth, measureMemoryPerHeldSeat, SeatCursor, type GrowthEvent } from './holdfast/holdfast-holds.bench';
 import { clusterSection } from './holdfast/holdfast-cluster.bench';
 import { persistSection } from './holdfast/holdfast-persist.bench';
-import { holdfastDatabaseUrl, holdfastRedisUrl, openHoldfastFixture, type HoldfastFixture } from './holdfast/holdfast.fixture';
+import { holdfastDatabaseUrl, holdfastRedisUrl, openHoldfastFixture, type BenchEvent, type HoldfastFixture } from './holdfast/holdfast.fixture';
 import { runHttpLoad, type HttpLoadResult } from './http-load.generator';
 import { round3 } from './latency.histogram';
 import { withProcessCpu } from './process-cpu.probe';
@@ -44,6 +44,9 @@ import {
 import { holdfastHoldConfirmStrategy } from './strategies/holdfast-hold-confirm.strategy';
 
 const execFileAsync = promisify(execFile);
+
+/** Events larger than this are split (creating one through the domain takes seconds per 100,000 seats). */
+const MAX_EVENT_SEATS = 100_000;
 
 const NO_CONFIRM = "this build of holdfast's API has no POST /v1/holds/{id}/confirm yet";
 
@@ -188,12 +191,17 @@ async function holdSection(
   holdfast: HoldfastSession,
   log: (line: string) => void,
 ): Promise<HoldPathReport> {
-  const { concurrency, rounds, requests, warmupRequests, maxDurationMs } = plan.holdPath;
+  const { concurrency, rounds, requests, warmupRequests, maxDurationMs, multiSeatHold } = plan.holdPath;
   const { fixture, api } = await holdfast.get();
   const seats = rounds * (requests + warmupRequests);
-  log(`hold path: creating a ${seats}-seat event for holdfast`);
+  log(`hold path: creating a ${seats}-seat event for holdfast, and ${seats * multiSeatHold} seats for its ${multiSeatHold}-seat holds`);
   const event = await fixture.createEvent({ name: 'bench hold path', seats });
   const cursor = new SeatCursor(event, fixture, 'hold-path');
+  const multiEvents: BenchEvent[] = [];
+  for (let left = seats * multiSeatHold; left > 0; left -= MAX_EVENT_SEATS) {
+    multiEvents.push(await fixture.createEvent({ name: `bench hold path, ${multiSeatHold} seats a hold`, seats: Math.min(left, MAX_EVENT_SEATS) }));
+  }
+  const multiCursor = new SeatCursor(multiEvents, fixture, 'hold-path-multi', multiSeatHold);
   const prefix = `bench:min:${process.pid}:`;
   const express = await launchChildServer({
     entry: path.join(__dirname, 'baselines', 'minimal-express.server.ts'),
@@ -219,29 +227,34 @@ async function holdSection(
       const minimalExpress = expressRun.result;
       const holdfastRun = await withProcessCpu(api.pid, () => loadHolds(api, cursor, { concurrency, requests, warmupRequests, maxDurationMs }));
       const holdfastApi = holdfastRun.result;
+      const multiRun = await withProcessCpu(api.pid, () => loadHolds(api, multiCursor, { concurrency, requests, warmupRequests, maxDurationMs }));
       const perRequest = (cpuMs: number | null, load: HttpLoadResult) =>
         cpuMs === null || load.requests === 0 ? null : round3(cpuMs / (load.requests + warmupRequests));
       log(
         `  redis-benchmark ${Math.round(redisBenchmark.requestsPerSec)}/s, Express ${Math.round(minimalExpress.okPerSec)}/s ` +
-          `p99 ${minimalExpress.okLatency.p99Ms} ms, holdfast ${Math.round(holdfastApi.okPerSec)}/s p99 ${holdfastApi.okLatency.p99Ms} ms`,
+          `p99 ${minimalExpress.okLatency.p99Ms} ms, holdfast ${Math.round(holdfastApi.okPerSec)}/s p99 ${holdfastApi.okLatency.p99Ms} ms, ` +
+          `${multiSeatHold} seats a hold ${Math.round(multiRun.result.okPerSec)}/s p99 ${multiRun.result.okLatency.p99Ms} ms`,
       );
       results.push({
         redisBenchmark,
         minimalExpress,
         holdfastApi,
+        holdfastMultiSeat: multiRun.result,
         expressCpuMsPerRequest: perRequest(expressRun.cpuMs, minimalExpress),
         holdfastCpuMsPerRequest: perRequest(holdfastRun.cpuMs, holdfastApi),
+        holdfastMultiSeatCpuMsPerRequest: perRequest(multiRun.cpuMs, multiRun.result),
       });
     }
   } finally {
     await express.stop();
     await deleteKeys(redisUrl, `${prefix}*`);
     await fixture.dropEvent(event.eventId);
+    for (const multi of multiEvents) await fixture.dropEvent(multi.eventId);
   }
-  return summariseHoldRounds(concurrency, results);
+  return summariseHoldRounds(concurrency, multiSeatHold, results);
 }
 
-function summariseHoldRounds(concurrency: number, rounds: HoldRound[]): HoldPathReport {
+function summariseHoldRounds(concurrency: number, multiSeatHold: number, rounds: HoldRound[]): HoldPathReport {
   const http = (pick: (round: HoldRound) => HttpLoadResult, cpu: (round: HoldRound) => number | null): PathSummary => ({
     requests: sum(rounds.map((r) => pick(r).requests)),
     failed: sum(rounds.map((r) => pick(r).failed)),
@@ -252,6 +265,8 @@ function summariseHoldRounds(concurrency: number, rounds: HoldRound[]): HoldPath
   });
   const ran = rounds.filter((r): r is HoldRound & { holdfastApi: HttpLoadResult } => !isSkipped(r.holdfastApi));
   const perRound = (f: (r: HoldRound & { holdfastApi: HttpLoadResult }) => number) => (ran.length > 0 ? round3(median(ran.map(f))) : null);
+  const multi = rounds.filter((r): r is HoldRound & { holdfastMultiSeat: HttpLoadResult } => r.holdfastMultiSeat !== undefined);
+  const perMultiRound = (f: (r: HoldRound & { holdfastMultiSeat: HttpLoadResult }) => number) => (multi.length > 0 ? round3(median(multi.map(f))) : null);
   return {
     concurrency,
     rounds,
@@ -268,6 +283,8 @@ function summariseHoldRounds(concurrency: number, rounds: HoldRound[]): HoldPath
       ran.length > 0
         ? http((r) => r.holdfastApi as HttpLoadResult, (r) => r.holdfastCpuMsPerRequest)
         : { skipped: (rounds[0]?.holdfastApi as Skipped)?.skipped ?? 'not run' },
+    multiSeatHold: multi.length > 0 ? multiSeatHold : null,
+    holdfastMultiSeat: multi.length > 0 ? http((r) => r.holdfastMultiSeat as HttpLoadResult, (r) => r.holdfastMultiSeatCpuMsPerRequest ?? null) : null,
     ratios: {
       holdfastVsExpressThroughput: perRound((r) => r.holdfastApi.okPerSec / r.minimalExpress.okPerSec),
       holdfastVsExpressP99: perRound((r) => r.holdfastApi.okLatency.p99Ms / r.minimalExpress.okLatency.p99Ms),
@@ -277,6 +294,8 @@ function summariseHoldRounds(concurrency: number, rounds: HoldRound[]): HoldPath
       holdfastVsExpressCpuPerRequest: medianOrNull(
         ran.map((r) => (r.holdfastCpuMsPerRequest !== null && r.expressCpuMsPerRequest ? r.holdfastCpuMsPerRequest / r.expressCpuMsPerRequest : null)),
       ),
+      multiSeatVsExpressThroughput: perMultiRound((r) => r.holdfastMultiSeat.okPerSec / r.minimalExpress.okPerSec),
+      multiSeatVsExpressP99: perMultiRound((r) => r.holdfastMultiSeat.okLatency.p99Ms / r.minimalExpress.okLatency.p99Ms),
     },
   };
 }

@@ -4,31 +4,35 @@ import { runHttpLoad, type HttpLoadResult, type LoadRequest } from '../http-load
 import { elapsedMs, round3 } from '../latency.histogram';
 import type { BenchEvent, HoldfastFixture } from './holdfast.fixture';
 
-/** Customers hold at most this many seats each, well under the events' per-customer limit. */
-const HOLDS_PER_CUSTOMER = 50;
+/** Seats a customer holds at most, well under the events' per-customer limit. */
+const SEATS_PER_CUSTOMER = 50;
 
 /**
- * Hands out seats in order, so that every hold request of a run asks for a seat
+ * Hands out seats in order, so that every hold request of a run asks for seats
  * nobody asked for before: the measured path is the successful hold, not the
- * 409. Over several events (of one size) it takes their seats round-robin.
+ * 409. Over several events (of one size) it takes their seats round-robin; with
+ * `seatsPerHold` > 1 each request holds that many seats of one event.
  */
 export class SeatCursor {
   private next = 0;
   private readonly tokens = new Map<number, string>();
-  private readonly seats: Array<{ eventId: string; seatId: string }> = [];
+  private readonly holds: Array<{ eventId: string; seatIds: string[] }> = [];
+  private readonly holdsPerCustomer: number;
   readonly events: BenchEvent[];
 
   constructor(
     events: BenchEvent | BenchEvent[],
     private readonly fixture: HoldfastFixture,
     private readonly customerPrefix: string,
+    seatsPerHold = 1,
   ) {
     this.events = Array.isArray(events) ? events : [events];
+    this.holdsPerCustomer = Math.max(1, Math.floor(SEATS_PER_CUSTOMER / seatsPerHold));
     const longest = Math.max(0, ...this.events.map((event) => event.seatIds.length));
-    for (let position = 0; position < longest; position += 1) {
+    for (let position = 0; position + seatsPerHold <= longest; position += seatsPerHold) {
       for (const event of this.events) {
-        const seatId = event.seatIds[position];
-        if (seatId !== undefined) this.seats.push({ eventId: event.eventId, seatId });
+        const seatIds = event.seatIds.slice(position, position + seatsPerHold);
+        if (seatIds.length === seatsPerHold) this.holds.push({ eventId: event.eventId, seatIds });
       }
     }
   }
@@ -38,28 +42,30 @@ export class SeatCursor {
     return this.events[0]?.seatIds.length ?? 0;
   }
 
+  /** Hold requests left. */
   get remaining(): number {
-    return this.seats.length - this.next;
+    return this.holds.length - this.next;
   }
 
-  /** Reserves `count` seats; returns a request builder for load-generator indices 0..count-1. */
+  /** Reserves `count` hold requests; returns a request builder for load-generator indices 0..count-1. */
   take(count: number): (index: number) => LoadRequest {
-    if (count > this.remaining) throw new Error(`${this.remaining} seats left, ${count} asked`);
+    if (count > this.remaining) throw new Error(`${this.remaining} holds left, ${count} asked`);
     const start = this.next;
     this.next += count;
+    const customerOf = (position: number) => Math.floor(position / this.holdsPerCustomer);
     // Sign every token up front: the load generator should not spend its time on HMACs.
-    for (let customer = Math.floor(start / HOLDS_PER_CUSTOMER); customer <= Math.floor((start + count - 1) / HOLDS_PER_CUSTOMER); customer += 1) {
+    for (let customer = customerOf(start); customer <= customerOf(start + count - 1); customer += 1) {
       if (!this.tokens.has(customer)) this.tokens.set(customer, this.fixture.customerToken(`${this.customerPrefix}-${customer}`));
     }
     return (index) => {
       const position = start + index;
-      const seat = this.seats[position];
-      if (seat === undefined || index >= count) throw new Error(`seat index ${index} outside the reserved range`);
+      const hold = this.holds[position];
+      if (hold === undefined || index >= count) throw new Error(`hold index ${index} outside the reserved range`);
       return {
         method: 'POST',
-        path: `/v1/events/${seat.eventId}/holds`,
-        headers: { authorization: `Bearer ${this.tokens.get(Math.floor(position / HOLDS_PER_CUSTOMER))}` },
-        body: JSON.stringify({ seatIds: [seat.seatId] }),
+        path: `/v1/events/${hold.eventId}/holds`,
+        headers: { authorization: `Bearer ${this.tokens.get(customerOf(position))}` },
+        body: JSON.stringify({ seatIds: hold.seatIds }),
       };
     };
   }

@@ -99,6 +99,19 @@ function holdPathSection(report: BenchReport): string[] {
       ),
     );
   }
+  if (hold.holdfastMultiSeat && hold.multiSeatHold) {
+    const m = hold.holdfastMultiSeat;
+    rows.push(
+      row(
+        `holdfast \`POST /v1/events/{id}/holds\`, ${hold.multiSeatHold} seats a hold`,
+        m,
+        hold.ratios.multiSeatVsExpressThroughput,
+        hold.ratios.multiSeatVsExpressP99,
+        ratio(m.okPerSec, rb.okPerSec),
+        m.serverCpuMsPerRequest !== null && express.serverCpuMsPerRequest ? m.serverCpuMsPerRequest / express.serverCpuMsPerRequest : null,
+      ),
+    );
+  }
   const perRound = hold.rounds.map((r, index): Cell[] => [
     index + 1,
     r.redisBenchmark.requestsPerSec,
@@ -109,6 +122,8 @@ function holdPathSection(report: BenchReport): string[] {
     isSkipped(r.holdfastApi) ? null : formatRatio(ratio(r.holdfastApi.okPerSec, r.minimalExpress.okPerSec)),
     r.expressCpuMsPerRequest,
     r.holdfastCpuMsPerRequest,
+    r.holdfastMultiSeat?.okPerSec ?? null,
+    r.holdfastMultiSeat?.okLatency.p99Ms ?? null,
   ]);
   return [
     '',
@@ -122,12 +137,13 @@ function holdPathSection(report: BenchReport): string[] {
     ...failures(
       hold.rounds.map((r, index): [string, string[]] => [
         `hold round ${index + 1}`,
-        [...r.minimalExpress.failureSamples, ...(isSkipped(r.holdfastApi) ? [] : r.holdfastApi.failureSamples)],
+        [...r.minimalExpress.failureSamples, ...(isSkipped(r.holdfastApi) ? [] : r.holdfastApi.failureSamples), ...(r.holdfastMultiSeat?.failureSamples ?? [])],
       ]),
     ),
     '',
     markdownTable(
-      ['round', 'redis-benchmark/s', 'Express ok/s', 'Express p99 ms', 'holdfast ok/s', 'holdfast p99 ms', 'holdfast vs Express', 'Express CPU ms/req', 'holdfast CPU ms/req'],
+      ['round', 'redis-benchmark/s', 'Express ok/s', 'Express p99 ms', 'holdfast ok/s', 'holdfast p99 ms', 'holdfast vs Express', 'Express CPU ms/req', 'holdfast CPU ms/req',
+        `holdfast ${hold.multiSeatHold ?? '–'} seats ok/s`, `holdfast ${hold.multiSeatHold ?? '–'} seats p99 ms`],
       perRound,
     ),
   ];
