@@ -54,6 +54,15 @@ export interface BenchPlan {
     /** Confirm throughput as the buyers of one event grow. */
     buyersPerEvent: number[];
   };
+  /** Redis Cluster and API processes (holdfast-cluster.bench.ts). */
+  cluster: {
+    /** GA holds through the API per setup and round. */
+    holds: number;
+    concurrency: number;
+    rounds: number;
+    /** Holds per setup and round of the hold script alone (HoldStore, no HTTP, no PostgreSQL). */
+    scriptHolds: number;
+  };
   /** Holds persisted per second by one PostgreSQL primary (holdfast-persist.bench.ts). */
   persist: {
     /** Holds taken (outboxes filling) then drained, per setup and round. */
@@ -84,6 +93,7 @@ export function benchPlan(quick: boolean): BenchPlan {
         tierSeats: 100_000, takenPcts: [0, 50, 99], quantities: [1, 2, 8], scriptCalls: 200,
       },
       confirmPath: { concurrency: 50, rounds: 2, confirmsPerRound: 400, maxDurationMs: 8000, buyersPerEvent: [50, 150, 450] },
+      cluster: { holds: 1500, concurrency: 50, rounds: 1, scriptHolds: 5000 },
       persist: { holds: 5000, concurrency: 50, rounds: 1 },
     };
   }
@@ -106,6 +116,7 @@ export function benchPlan(quick: boolean): BenchPlan {
       tierSeats: 100_000, takenPcts: [0, 50, 99], quantities: [1, 2, 8], scriptCalls: 1000,
     },
     confirmPath: { concurrency: 50, rounds: 3, confirmsPerRound: 3000, maxDurationMs: 30_000, buyersPerEvent: [100, 1000, 10_000] },
+    cluster: { holds: 5000, concurrency: 50, rounds: 3, scriptHolds: 20_000 },
     persist: { holds: 20_000, concurrency: 50, rounds: 3 },
   };
 }

@@ -136,10 +136,7 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
       report.best = await measureBest(api, fixture, plan.best, log);
     }
     if (options.sections.includes('cluster')) {
-      report.clusterScale = await clusterSection({
-        databaseUrl: holdfastDatabaseUrl(), redisUrl: holdfastRedisUrl(),
-        holds: plan.mode === 'quick' ? 1500 : 5000, concurrency: 50, rounds: plan.mode === 'quick' ? 1 : 3,
-      }, log);
+      report.clusterScale = await clusterSection({ databaseUrl: holdfastDatabaseUrl(), redisUrl: holdfastRedisUrl(), ...plan.cluster }, log);
     }
     if (options.sections.includes('persist')) {
       const { fixture } = await holdfast.get();
