@@ -4,7 +4,8 @@ import type { BenchPlan } from './bench-plan.config';
 import type { ClusterBenchReport } from './holdfast/holdfast-cluster.bench';
 import type { BestReport } from './holdfast/holdfast-best.bench';
 import type { PersistReport } from './holdfast/holdfast-persist.bench';
-import type { ConfirmRun } from './holdfast/holdfast-confirms.bench';
+import type { ConfirmRun, InProcessConfirmRun } from './holdfast/holdfast-confirms.bench';
+import type { NumberingRun } from './holdfast/holdfast-numbering.bench';
 import type { GrowthRow, MemoryResult } from './holdfast/holdfast-holds.bench';
 import type { HttpLoadResult } from './http-load.generator';
 import type { RaceLabReport } from './race-lab.runner';
@@ -105,6 +106,10 @@ export interface ConfirmPathReport {
   /** Median of the per-round ratios holdfast confirms/s ÷ pgbench tps. */
   holdfastVsPgbench: number | null;
   byBuyers: ConfirmRun[] | Skipped;
+  /** confirmHold called in the bench process (no HTTP), at the same concurrency. */
+  inProcess?: InProcessConfirmRun;
+  /** pgbench on holdfast's tables: the per-year order-number row against a sequence. */
+  numbering?: NumberingRun[];
 }
 
 export interface BenchReport {

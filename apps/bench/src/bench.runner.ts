@@ -26,7 +26,8 @@ import type {
 import { isSkipped } from './bench-report.types';
 import { runBatchPgbench } from './holdfast/holdfast-confirm-batch.bench';
 import { measureBest } from './holdfast/holdfast-best.bench';
-import { hasConfirmEndpoint, measureConfirms, type ConfirmRun } from './holdfast/holdfast-confirms.bench';
+import { hasConfirmEndpoint, measureConfirms, measureInProcessConfirms, type ConfirmRun } from './holdfast/holdfast-confirms.bench';
+import { measureNumbering } from './holdfast/holdfast-numbering.bench';
 import { loadHolds, measureGrowth, measureMemoryPerHeldSeat, SeatCursor, type GrowthEvent } from './holdfast/holdfast-holds.bench';
 import { clusterSection } from './holdfast/holdfast-cluster.bench';
 import { persistSection } from './holdfast/holdfast-persist.bench';
@@ -347,7 +348,7 @@ async function confirmSection(
   holdfast: HoldfastSession,
   log: (line: string) => void,
 ): Promise<ConfirmPathReport> {
-  const { concurrency, rounds, confirmsPerRound, maxDurationMs, buyersPerEvent } = plan.confirmPath;
+  const { concurrency, rounds, confirmsPerRound, maxDurationMs, buyersPerEvent, numberingClients } = plan.confirmPath;
   const canConfirm = await holdfast.canConfirm();
   const session = await holdfast.get();
   const results: ConfirmRound[] = [];
@@ -384,6 +385,15 @@ async function confirmSection(
       byBuyers.push(run);
     }
   }
+  log(`confirm path: ${confirmsPerRound} confirms through confirmHold in the bench process (no HTTP)`);
+  const inProcess = await measureInProcessConfirms(session.fixture, { concurrency, holds: confirmsPerRound });
+  log(`  ${Math.round(inProcess.okPerSec)} confirms/s, p99 ${inProcess.latency.p99Ms} ms, lock waits mean ${inProcess.lockWaits?.mean ?? '?'}`);
+  log(`confirm path: order numbering, per-year row against a sequence (pgbench on holdfast's tables)`);
+  const numbering = await retryWhileTooManyClients(
+    () => measureNumbering(session.fixture, { clients: numberingClients, transactionsPerClient: Math.ceil(confirmsPerRound / concurrency) }, log),
+    90_000,
+    () => log('  PostgreSQL has no free connection slot (shared server); waiting'),
+  );
   const ran = results.filter((r): r is ConfirmRound & { holdfastApi: ConfirmRun } => !isSkipped(r.holdfastApi));
   return {
     concurrency,
@@ -409,6 +419,8 @@ async function confirmSection(
         : { skipped: NO_CONFIRM },
     holdfastVsPgbench: ran.length > 0 ? round3(median(ran.map((r) => r.holdfastApi.confirms.okPerSec / r.pgbench.tps))) : null,
     byBuyers,
+    inProcess,
+    numbering,
   };
 }
 

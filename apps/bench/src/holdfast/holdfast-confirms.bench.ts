@@ -1,6 +1,9 @@
+import { confirmHold, createHold } from '@holdfast/domain';
+import { Client } from 'pg';
+
 import type { ChildServer } from '../baselines/child-server.launcher';
 import { runHttpLoad, type HttpLoadResult } from '../http-load.generator';
-import { round3 } from '../latency.histogram';
+import { LatencyHistogram, round3, type LatencySummary } from '../latency.histogram';
 import { processCpuMs } from '../process-cpu.probe';
 import { batchesBetween, readBatchMetric, type BatchCount } from './holdfast-confirm-batch.bench';
 import type { HoldfastFixture } from './holdfast.fixture';
@@ -23,6 +26,41 @@ export interface ConfirmRun {
   distinctOrderNumbers: number;
   /** Group-commit batches the API made for these confirms (its /metrics), with their mean size. */
   batches?: (BatchCount & { meanSize: number; meanStatementMs: number }) | null;
+  /** Sessions of the database waiting on a lock while the confirms ran. */
+  lockWaits?: LockWaits | null;
+}
+
+/** pg_stat_activity sampled every ~10 ms: sessions of the database waiting on a lock (the year's order-number row, mostly). */
+export interface LockWaits {
+  samples: number;
+  mean: number;
+  max: number;
+}
+
+/**
+ * Samples, on a connection of its own, how many sessions of the database wait
+ * on a lock, until the returned stop is called.
+ */
+async function sampleLockWaits(databaseUrl: string): Promise<() => Promise<LockWaits | null>> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  const counts: number[] = [];
+  let sampling = true;
+  const loop = (async () => {
+    while (sampling) {
+      const result = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+      counts.push(result.rows[0]?.n ?? 0);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  })();
+  return async () => {
+    sampling = false;
+    await loop.catch(() => undefined);
+    await client.end();
+    if (counts.length === 0) return null;
+    return { samples: counts.length, mean: round3(counts.reduce((a, b) => a + b, 0) / counts.length), max: Math.max(...counts) };
+  };
 }
 
 /**
@@ -50,6 +88,7 @@ export async function measureConfirms(api: ChildServer, fixture: HoldfastFixture
     const serviceToken = fixture.serviceToken();
     const batchesBefore = await readBatchMetric(api);
     const cpuBefore = await processCpuMs(api.pid);
+    const stopSampling = await sampleLockWaits(fixture.databaseUrl);
     const confirms = await runHttpLoad({
       baseUrl: api.baseUrl,
       concurrency: options.concurrency,
@@ -63,6 +102,7 @@ export async function measureConfirms(api: ChildServer, fixture: HoldfastFixture
       }),
       isOk: (status) => status === 201,
     });
+    const lockWaits = await stopSampling();
     const cpuAfter = await processCpuMs(api.pid);
     const batchesAfter = await readBatchMetric(api);
     const rows = await fixture.db.$queryRaw<{ orders: bigint; numbers: bigint }[]>`
@@ -75,6 +115,7 @@ export async function measureConfirms(api: ChildServer, fixture: HoldfastFixture
       ordersCommitted: Number(rows[0]?.orders ?? 0),
       distinctOrderNumbers: Number(rows[0]?.numbers ?? 0),
       batches: batchesBetween(batchesBefore, batchesAfter),
+      lockWaits,
     };
   } finally {
     await fixture.dropEvent(event.eventId);
@@ -107,4 +148,54 @@ export async function hasConfirmEndpoint(api: ChildServer, fixture: HoldfastFixt
     },
   });
   return code === 'HOLD_NOT_FOUND';
+}
+
+/** Confirms through the use-case itself, in the bench process: no HTTP, no auth, no API process. */
+export interface InProcessConfirmRun {
+  concurrency: number;
+  confirms: number;
+  okPerSec: number;
+  latency: LatencySummary;
+  lockWaits: LockWaits | null;
+}
+
+/**
+ * `holds` holds of one seat each (createHold, not measured), then `concurrency`
+ * callers confirm them through confirmHold (a service payment) with the
+ * fixture's own domain context: its confirm batcher, one PostgreSQL pool.
+ */
+export async function measureInProcessConfirms(fixture: HoldfastFixture, options: { concurrency: number; holds: number }): Promise<InProcessConfirmRun> {
+  const event = await fixture.createEvent({ name: 'bench confirms in process', seats: options.holds });
+  try {
+    const holdIds: string[] = [];
+    let nextSeat = 0;
+    await Promise.all(Array.from({ length: options.concurrency }, async () => {
+      while (nextSeat < event.seatIds.length) {
+        const seatId = event.seatIds[nextSeat]!;
+        const hold = await createHold(fixture.ctx, {
+          eventId: event.eventId, customerId: `bench-inproc-${nextSeat++}`, selector: { kind: 'seats', seatIds: [seatId] },
+        });
+        holdIds.push(hold.id);
+      }
+    }));
+    await fixture.ctx.persister.flush([event.eventId]);
+    const histogram = new LatencyHistogram();
+    let next = 0;
+    const stopSampling = await sampleLockWaits(fixture.databaseUrl);
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: options.concurrency }, async () => {
+      while (next < holdIds.length) {
+        const index = next++;
+        const t = performance.now();
+        const result = await confirmHold(fixture.ctx, { holdId: holdIds[index]!, payment: { provider: 'service', reference: `bench-inproc-${index}` } });
+        if (!result.created) throw new Error('a bench hold was confirmed twice');
+        histogram.record(performance.now() - t);
+      }
+    }));
+    const seconds = (performance.now() - t0) / 1000;
+    const lockWaits = await stopSampling();
+    return { concurrency: options.concurrency, confirms: holdIds.length, okPerSec: round3(holdIds.length / seconds), latency: histogram.summary(), lockWaits };
+  } finally {
+    await fixture.dropEvent(event.eventId);
+  }
 }

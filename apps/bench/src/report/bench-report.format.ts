@@ -238,6 +238,7 @@ function confirmSection(report: BenchReport): string[] {
     isSkipped(r.holdfastApi) ? null : r.holdfastApi.confirms.okLatency.p99Ms,
     isSkipped(r.holdfastApi) ? null : `${r.holdfastApi.distinctOrderNumbers}/${r.holdfastApi.ordersCommitted}`,
     isSkipped(r.holdfastApi) ? null : formatRatio(ratio(r.holdfastApi.confirms.okPerSec, r.pgbench.tps)),
+    isSkipped(r.holdfastApi) || !r.holdfastApi.lockWaits ? null : `${r.holdfastApi.lockWaits.mean} / ${r.holdfastApi.lockWaits.max}`,
   ]);
   const out = [
     '',
@@ -248,7 +249,11 @@ function confirmSection(report: BenchReport): string[] {
     '',
     `pgbench checks per round: ${checks}.`,
     '',
-    markdownTable(['round', 'pgbench tps', 'pgbench p99 ms', 'holdfast confirms/s', 'holdfast p99 ms', 'holdfast distinct numbers/orders', 'holdfast vs pgbench'], perRound),
+    markdownTable(
+      ['round', 'pgbench tps', 'pgbench p99 ms', 'holdfast confirms/s', 'holdfast p99 ms', 'holdfast distinct numbers/orders', 'holdfast vs pgbench',
+        'sessions waiting on a lock (mean / max)'],
+      perRound,
+    ),
   ];
   out.push(
     ...failures(
@@ -276,6 +281,30 @@ function confirmSection(report: BenchReport): string[] {
         ]),
       ),
       ...failures(confirm.byBuyers.map((r): [string, string[]] => [`${r.buyers} buyers`, r.confirms.failureSamples])),
+    );
+  }
+  if (confirm.inProcess) {
+    const p = confirm.inProcess;
+    out.push(
+      '',
+      `The use-case alone: \`confirmHold\` called in the bench process (no HTTP, no auth; its own confirm batcher and pool), ${p.concurrency} concurrent callers:`,
+      '',
+      markdownTable(
+        ['confirms', 'confirms/s', 'p50 ms', 'p99 ms', 'max ms', 'sessions waiting on a lock (mean / max)'],
+        [[p.confirms, p.okPerSec, p.latency.p50Ms, p.latency.p99Ms, p.latency.maxMs, p.lockWaits ? `${p.lockWaits.mean} / ${p.lockWaits.max}` : null]],
+      ),
+    );
+  }
+  if (confirm.numbering?.length) {
+    out.push(
+      '',
+      'Order numbering: pgbench on holdfast\'s own tables, one confirm a transaction (lock the hold, sell the seat, order, item, payment, hold), ' +
+        'the number taken last from the per-year row (gap-free, row locked until COMMIT) or from a sequence (no lock, gaps allowed):',
+      '',
+      markdownTable(
+        ['numbering', 'clients', 'transactions', 'tps', 'latency avg ms', 'failed', 'distinct numbers'],
+        confirm.numbering.map((r): Cell[] => [r.numbering === 'year-row' ? 'per-year row' : 'sequence', r.clients, r.transactions, r.tps, r.latencyAvgMs, r.failed, r.distinctNumbers]),
+      ),
     );
   }
   return out;
