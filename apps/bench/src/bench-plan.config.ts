@@ -1,6 +1,6 @@
 import type { FlashSale } from './race-lab.types';
 
-/** How big each part of a run is. `quick` keeps a whole run under two minutes on 2 cores. */
+/** How big each part of a run is; `quick` keeps every part small (docs/benchmarks.md has the run times). */
 export interface BenchPlan {
   mode: 'quick' | 'full';
   raceLab: FlashSale & { optimisticAttempts: number };

@@ -66,9 +66,8 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
   const ctx = createDomain({ db, store: new HoldStore(redis), settings: { holdRateLimitPerMinute: 100_000 } });
   const created = new Set<string>();
   // The API's token format (HS256, sub and role, 12 h expiry), signed with a
-  // KeyObject: signing with the secret string costs jsonwebtoken about 1 ms a
-  // token (it first tries to parse the string as a PEM key), and the race lab
-  // signs one token per buyer.
+  // KeyObject: given the secret as a string, jsonwebtoken first tries to parse it
+  // as a PEM key on every call, and the race lab signs one token per buyer.
   const signingKey = createSecretKey(Buffer.from(jwtSecret, 'utf8'));
   const sign = (sub: string, role: 'customer' | 'service') =>
     jwt.sign({ sub, role }, signingKey, { algorithm: 'HS256', expiresIn: 12 * 3600 });
