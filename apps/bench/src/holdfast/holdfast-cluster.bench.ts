@@ -14,10 +14,10 @@ import net from 'node:net';
 import path from 'node:path';
 
 import { createRedisClient, HoldStore, masters, type RedisClient } from '@holdfast/hold-store';
+import { RedisCluster } from '@holdfast/test-kit';
 import jwt from 'jsonwebtoken';
 import pg from 'pg';
 
-import { RedisCluster } from '../../../../test/redis-cluster';
 import { runHttpLoad, type HttpLoadResult } from '../http-load.generator';
 import { LatencyHistogram, round3 } from '../latency.histogram';
 import { markdownTable, type Cell } from '../report/markdown-table.format';
