@@ -2,7 +2,8 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { loadConfig, type Config } from '@holdfast/config';
 import { masters } from '@holdfast/hold-store';
-import { createApiRuntime, signToken, type ApiRuntime } from '@holdfast/api';
+import { createApiRuntime, createLogger, signToken, type ApiRuntime } from '@holdfast/api';
+import { RedisProcess } from './redis-process';
 
 export interface TestApi {
   url: string;
@@ -15,10 +16,15 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
+export interface StartApiOptions {
+  /** Where the API's log lines go (e.g. `logLines().sink`) instead of the default logger's. */
+  logTo?: NodeJS.WritableStream;
+}
+
 /** Starts the real app on port 0 against the real PostgreSQL and Redis. */
-export async function startApi(env: Record<string, string> = {}): Promise<TestApi> {
+export async function startApi(env: Record<string, string> = {}, options: StartApiOptions = {}): Promise<TestApi> {
   const config = loadConfig({ ...process.env, ...env });
-  const rt = await createApiRuntime(config);
+  const rt = await createApiRuntime(config, ...(options.logTo ? [createLogger(config, 'holdfast-api', options.logTo)] : []));
   const server: Server = await new Promise((resolve) => {
     const s = rt.app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -89,28 +95,65 @@ export async function dropTestEvent(api: TestApi, eventId: string): Promise<void
   } while (cursor !== '0');
 }
 
+export interface TestApiOptions extends StartApiOptions {
+  /** Runs the API on a redis-server of the suite's own (`redis`), started before it and stopped after. */
+  privateRedis?: boolean;
+}
+
 /**
- * For a suite: starts the API before all tests and, after them, drops every
- * event made through `newEvent` and closes the API.
+ * For a suite (or a describe block): starts the API before its tests and,
+ * after them, drops every event made through `newEvent`, closes the API and
+ * stops its private Redis. `api` stands for the started API, so it can be
+ * taken apart at once: `const { api, newEvent } = useTestApi()`.
  */
-export function useTestApi(env: Record<string, string> = {}) {
+export function useTestApi(env: Record<string, string> = {}, options: TestApiOptions = {}) {
   let api: TestApi | undefined;
+  let redis: RedisProcess | undefined;
   const events: string[] = [];
-  beforeAll(async () => { api = await startApi(env); });
+  const started = (): TestApi => {
+    if (!api) throw new Error('useTestApi: the API is not started yet (use it inside a test or a hook)');
+    return api;
+  };
+  const liveApi = standIn(started);
+  const liveRedis = standIn((): RedisProcess => {
+    if (!redis) throw new Error('useTestApi: no private Redis (pass { privateRedis: true }) or not started yet');
+    return redis;
+  });
+  beforeAll(async () => {
+    if (options.privateRedis) redis = await RedisProcess.start();
+    api = await startApi(redis ? { ...env, REDIS_URL: redis.url } : env, options);
+  });
   afterAll(async () => {
-    for (const id of events) await dropTestEvent(api!, id);
-    await api!.close();
+    if (api) {
+      for (const id of events) await dropTestEvent(api, id);
+      await api.close();
+    }
+    await redis?.stop();
   });
   return {
-    get api(): TestApi {
-      return api!;
-    },
+    api: liveApi,
+    /** The suite's own redis-server (with `privateRedis`). */
+    redis: liveRedis,
     async newEvent(body: Record<string, unknown>) {
-      const created = await createTestEvent(api!, body);
+      const created = await createTestEvent(started(), body);
       events.push(created.event.id);
       return created;
     },
   };
+}
+
+/**
+ * An object that stands for what `current()` answers when it is used, not
+ * when it is made: a suite takes it at load time and uses it in its tests.
+ */
+function standIn<T extends object>(current: () => T): T {
+  return new Proxy({} as T, {
+    get(_target, key) {
+      const target = current();
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 /**
