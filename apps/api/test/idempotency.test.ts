@@ -7,15 +7,13 @@ import { IdempotencyStore } from '@holdfast/hold-store';
 import { requireRole } from '../src/middleware/auth';
 import { errorHandler } from '../src/middleware/errors';
 import { idempotent } from '../src/middleware/idempotency';
-import { expectInvariants, createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '@holdfast/test-kit';
+import { expectInvariants, createTestEvent, dropTestEvent, seatGrid, useTestApi } from '@holdfast/test-kit';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-let api: TestApi;
 // One test keeps a confirm waiting on a row lock while its client hangs up: a statement budget
 // well above the request default (1.5 s), so a loaded machine cannot turn that wait into a 503.
-beforeAll(async () => { api = await startApi({ DATABASE_QUERY_TIMEOUT_MS: '30000' }); });
-afterAll(async () => { await api.close(); });
+const { api } = useTestApi({ DATABASE_QUERY_TIMEOUT_MS: '30000' });
 
 const holdCount = async (eventId: string) => {
   await api.rt.ctx.persister.flush([eventId]);
