@@ -104,9 +104,10 @@ export interface TestApiOptions extends StartApiOptions {
  * For a suite (or a describe block): starts the API before its tests and,
  * after them, drops every event made through `newEvent`, closes the API and
  * stops its private Redis. `api` stands for the started API, so it can be
- * taken apart at once: `const { api, newEvent } = useTestApi()`.
+ * taken apart at once: `const { api, newEvent } = useTestApi()`. `env` may be
+ * a function, read when the API starts (after the suite's earlier hooks).
  */
-export function useTestApi(env: Record<string, string> = {}, options: TestApiOptions = {}) {
+export function useTestApi(env: Record<string, string> | (() => Record<string, string>) = {}, options: TestApiOptions = {}) {
   let api: TestApi | undefined;
   let redis: RedisProcess | undefined;
   const events: string[] = [];
@@ -121,7 +122,8 @@ export function useTestApi(env: Record<string, string> = {}, options: TestApiOpt
   });
   beforeAll(async () => {
     if (options.privateRedis) redis = await RedisProcess.start();
-    api = await startApi(redis ? { ...env, REDIS_URL: redis.url } : env, options);
+    const vars = typeof env === 'function' ? env() : env;
+    api = await startApi(redis ? { ...vars, REDIS_URL: redis.url } : vars, options);
   });
   afterAll(async () => {
     if (api) {
