@@ -66,6 +66,9 @@ test('when the API is killed (SIGKILL) while a confirm batch is half done, then 
     for (const h of after) sent.push(confirmOnChild(h.id, references.get(h.id)!));
     await sleep(500);
     await lockA.query('COMMIT');
+    // A's batch commits and answers; only after that is a batch seen waiting on a lock surely the
+    // second one (right after the COMMIT, pg_stat_activity may still show A's batch waiting).
+    await sent[0];
     // The second batch has run its confirms up to B and waits on B's row: half done.
     const [pid] = await waitFor('the second batch to wait on B', async () => {
       const pids = await batchesWaitingOnLocks(observer);
