@@ -2,28 +2,14 @@
 // shut down without saving (SHUTDOWN NOSAVE) and comes back: the shard's events
 // answer 503 until a replica is promoted, the other shards keep selling, and
 // PostgreSQL's invariants hold. Prints what the failovers cost.
-import { recordMeasurements, expectInvariants, cli, keySlot, RedisCluster, createTestEvent, dropTestEvent, seatGrid, startApi, useTestApi, confirmVia, sleep, waitFor } from '@holdfast/test-kit';
+import { recordMeasurements, expectInvariants, cli, keySlot, useRedisCluster, createTestEvent, dropTestEvent, seatGrid, startApi, useTestApi, confirmVia, sleep, waitFor } from '@holdfast/test-kit';
 
-let cluster: RedisCluster;
-const saved = { REDIS_URL: process.env.REDIS_URL, REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES };
 const run = `${process.pid}-${Date.now().toString(36)}`;
 
-beforeAll(async () => {
-  cluster = await RedisCluster.start();
-  delete process.env.REDIS_URL;
-  process.env.REDIS_CLUSTER_NODES = cluster.seeds;
-}, 60_000);
-
 // Between the cluster's hooks: the API starts on the cluster and closes before it stops.
+const { cluster, restore } = useRedisCluster();
 const { api } = useTestApi();
-
-afterAll(async () => {
-  if (saved.REDIS_URL === undefined) delete process.env.REDIS_URL;
-  else process.env.REDIS_URL = saved.REDIS_URL;
-  if (saved.REDIS_CLUSTER_NODES === undefined) delete process.env.REDIS_CLUSTER_NODES;
-  else process.env.REDIS_CLUSTER_NODES = saved.REDIS_CLUSTER_NODES;
-  await cluster?.stop();
-});
+afterAll(restore);
 
 interface Answer { eventId: string; status: number; at: number; ms: number; holdId?: string }
 

@@ -4,6 +4,7 @@ import { loadConfig, type Config } from '@holdfast/config';
 import { masters } from '@holdfast/hold-store';
 import { createApiRuntime, createLogger, signToken, type ApiRuntime } from '@holdfast/api';
 import { RedisProcess } from './redis-process';
+import { standIn } from './stand-in';
 
 export interface TestApi {
   url: string;
@@ -87,6 +88,11 @@ export async function dropTestEvent(api: TestApi, eventId: string): Promise<void
   await db.$executeRaw`DELETE FROM payments WHERE event_id = ${eventId}::uuid OR hold_id IN (SELECT id FROM holds WHERE event_id = ${eventId}::uuid)`;
   await db.$executeRaw`DELETE FROM audit_entries WHERE event_id = ${eventId}::uuid`;
   await db.$executeRaw`DELETE FROM events WHERE id = ${eventId}::uuid`;
+  await forgetEventInRedis(api, eventId);
+}
+
+/** Deletes every Redis key of an event, as if Redis had restarted without its data. */
+export async function forgetEventInRedis(api: TestApi, eventId: string): Promise<void> {
   let cursor = '0';
   do {
     const [next, keys] = await scanOn(api, cursor, 'MATCH', `{ev:${eventId}}*`, 'COUNT', 1000);
@@ -142,20 +148,6 @@ export function useTestApi(env: Record<string, string> | (() => Record<string, s
       return created;
     },
   };
-}
-
-/**
- * An object that stands for what `current()` answers when it is used, not
- * when it is made: a suite takes it at load time and uses it in its tests.
- */
-function standIn<T extends object>(current: () => T): T {
-  return new Proxy({} as T, {
-    get(_target, key) {
-      const target = current();
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
 }
 
 /**
