@@ -25,7 +25,7 @@ export interface StartApiOptions {
 /** Starts the real app on port 0 against the real PostgreSQL and Redis. */
 export async function startApi(env: Record<string, string> = {}, options: StartApiOptions = {}): Promise<TestApi> {
   const config = loadConfig({ ...process.env, ...env });
-  const rt = await createApiRuntime(config, ...(options.logTo ? [createLogger(config, 'holdfast-api', options.logTo)] : []));
+  const rt = await createApiRuntime(config, options.logTo ? createLogger(config, 'holdfast-api', options.logTo) : undefined);
   const server: Server = await new Promise((resolve) => {
     const s = rt.app.listen(0, '127.0.0.1', () => resolve(s));
   });
