@@ -78,16 +78,6 @@ export async function holdKeyCount(api: TestApi, eventId: string): Promise<numbe
 }
 
 
-/** Deletes every Redis key of an event, as if Redis had restarted without its data. */
-export async function forgetEventInRedis(api: TestApi, eventId: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await scanOn(api, cursor, 'MATCH', `{ev:${eventId}}*`, 'COUNT', 1000);
-    if (keys.length) await api.rt.redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-}
-
 /** The hold's row once it is EXPIRED in PostgreSQL, false before: a condition for `waitFor`. */
 export async function expiredHoldRow(api: TestApi, holdId: string) {
   const row = await api.rt.db.hold.findUnique({ where: { id: holdId } });

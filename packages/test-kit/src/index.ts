@@ -9,11 +9,9 @@ export * from './redis-process';
 export * from './redis-cluster';
 export * from './worker-process';
 export * from './server-process';
-export * from './log-lines';
 export * from './traffic';
 export * from './pg-proxy';
 export * from './invariants';
 export * from './isolated-database';
-
-/** The API alone as a child process (`node --import tsx <this path>`), for tests that stop or kill it. */
-export const API_PROCESS_MAIN = require.resolve('./api-process.main');
+export * from './api-process';
+export * from './log-lines';
