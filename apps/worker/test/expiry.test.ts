@@ -1,22 +1,16 @@
 import { Redis } from 'ioredis';
 import { expireHold } from '@holdfast/domain';
 import { eventKeys } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, RedisProcess, isolatedDatabaseUrl, expiredHoldRow, sleep, waitFor } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, useTestApi, isolatedDatabaseUrl, expiredHoldRow, sleepUntil, waitFor } from '@holdfast/test-kit';
 import { startWorker, type WorkerHandle } from '../src';
 
-// A Redis of its own: no other suite's delayed expiry jobs reach this worker (its counters stay exact).
-let redis: RedisProcess;
-let api: TestApi;
 let worker: WorkerHandle;
+// Declared before useTestApi's, so it runs first: the worker closes before the API and its Redis.
+afterAll(async () => { await worker?.close(); });
+// A Redis of its own: no other suite's delayed expiry jobs reach this worker (its counters stay exact).
+const { api } = useTestApi({ DATABASE_URL: isolatedDatabaseUrl('expiry') }, { privateRedis: true });
 beforeAll(async () => {
-  redis = await RedisProcess.start();
-  api = await startApi({ DATABASE_URL: isolatedDatabaseUrl('expiry'), REDIS_URL: redis.url });
   worker = await startWorker(api.config, { sweepEveryMs: 1000, reconcileEveryMs: 3_600_000, metricsPort: 0 });
-});
-afterAll(async () => {
-  await worker.close();
-  await api.close();
-  await redis.stop();
 });
 
 const within = { timeoutMs: 15_000, intervalMs: 100 };
@@ -181,14 +175,14 @@ test('when a hold is extended, then its expiry job fires at the old time, finds 
     expect(held.status).toBe(201);
     const oldExpiry = Date.parse(held.body.hold.expiresAt);
     await waitFor('the expiry job', () => api.rt.queues.expiry.getJob(held.body.hold.id), within);
-    await sleep(Math.max(0, oldExpiry - 600 - Date.now())); // until just before the old expiry
+    await sleepUntil(oldExpiry, -600); // until just before the old expiry
     const extended = await api.call('POST', `/v1/holds/${held.body.hold.id}/extend`, { token });
     expect(extended.status).toBe(200);
     const newExpiry = Date.parse(extended.body.hold.expiresAt);
     expect(newExpiry - oldExpiry).toBeGreaterThan(1000);
 
     // Past the old time: the job ran, found the hold not due and went back to the delayed set.
-    await sleep(Math.max(0, oldExpiry + 500 - Date.now()));
+    await sleepUntil(oldExpiry, 500);
     expect((await holdRow(held.body.hold.id))?.status).toBe('ACTIVE');
     const job = await api.rt.queues.expiry.getJob(held.body.hold.id);
     expect(await job!.getState()).toBe('delayed');

@@ -4,21 +4,15 @@
 // afterwards never sells a seat twice: each payment is an order or refund_required.
 import { lastReconcileReport } from '@holdfast/domain';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, deliverEvent, paymentIntentEvent, expectInvariants, isolatedDatabaseUrl, recordMeasurements, RedisProcess, sleep, waitFor } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, useTestApi, deliverEvent, paymentIntentEvent, expectInvariants, isolatedDatabaseUrl, recordMeasurements, sleep, waitFor } from '@holdfast/test-kit';
 import { startWorker, type WorkerHandle } from '../src';
 
-let redis: RedisProcess;
-let api: TestApi;
 let worker: WorkerHandle;
+// Declared before useTestApi's, so it runs first: the worker closes before the API and its Redis.
+afterAll(async () => { await worker?.close(); });
+const { api } = useTestApi({ DATABASE_URL: isolatedDatabaseUrl('bestflush'), HOLD_RATE_LIMIT_PER_MINUTE: '100000' }, { privateRedis: true });
 beforeAll(async () => {
-  redis = await RedisProcess.start();
-  api = await startApi({ DATABASE_URL: isolatedDatabaseUrl('bestflush'), REDIS_URL: redis.url, HOLD_RATE_LIMIT_PER_MINUTE: '100000' });
   worker = await startWorker(api.config, { sweepEveryMs: 1000, reconcileEveryMs: 1000, metricsPort: null });
-});
-afterAll(async () => {
-  await worker.close();
-  await api.close();
-  await redis.stop();
 });
 
 test('when Redis is flushed in the middle of a best-available sale and every hold is then paid, then no seat is sold twice, every payment is an order or refund_required, and no answer is a 5xx', async () => {

@@ -1,20 +1,14 @@
 import { lastReconcileReport } from '@holdfast/domain';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, expectInvariants, deliverEvent, paymentIntentEvent, recordMeasurements, RedisProcess, isolatedDatabaseUrl, sleep, waitFor } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, useTestApi, expectInvariants, deliverEvent, paymentIntentEvent, recordMeasurements, isolatedDatabaseUrl, sleep, waitFor } from '@holdfast/test-kit';
 import { startWorker, type WorkerHandle } from '../src';
 
-let redis: RedisProcess;
-let api: TestApi;
 let worker: WorkerHandle;
+// Declared before useTestApi's, so it runs first: the worker closes before the API and its Redis.
+afterAll(async () => { await worker?.close(); });
+const { api } = useTestApi({ DATABASE_URL: isolatedDatabaseUrl('flushall'), HOLD_RATE_LIMIT_PER_MINUTE: '100000' }, { privateRedis: true });
 beforeAll(async () => {
-  redis = await RedisProcess.start();
-  api = await startApi({ DATABASE_URL: isolatedDatabaseUrl('flushall'), REDIS_URL: redis.url, HOLD_RATE_LIMIT_PER_MINUTE: '100000' });
   worker = await startWorker(api.config, { sweepEveryMs: 1000, reconcileEveryMs: 1000, metricsPort: null });
-});
-afterAll(async () => {
-  await worker.close();
-  await api.close();
-  await redis.stop();
 });
 
 /** Live (ACTIVE, not due) holds per seat, and whether Redis's lease of each seat names that hold. */

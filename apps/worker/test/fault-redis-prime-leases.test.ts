@@ -1,19 +1,10 @@
 // Issue 15, point 5: after Redis loses its data, priming restores the leases of the holds that
 // PostgreSQL still has ACTIVE (remaining time, customer limits) before the event sells again.
 import { eventKeys } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, confirmVia, holdSeats, holdTickets, expectInvariants, RedisProcess, waitFor } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, useTestApi, confirmVia, holdSeats, holdTickets, expectInvariants, waitFor } from '@holdfast/test-kit';
 
-let redis: RedisProcess;
-let api: TestApi;
-beforeAll(async () => {
-  redis = await RedisProcess.start();
-  // No worker: reconciliation must not be what restores the leases.
-  api = await startApi({ REDIS_URL: redis.url });
-});
-afterAll(async () => {
-  await api.close();
-  await redis.stop();
-});
+// A Redis of its own (the test flushes it). No worker: reconciliation must not be what restores the leases.
+const { api } = useTestApi({}, { privateRedis: true });
 
 async function persisted(holdIds: string[]) {
   await waitFor('the holds in PostgreSQL', async () => (await api.rt.db.hold.count({ where: { id: { in: holdIds } } })) === holdIds.length, { timeoutMs: 5000, intervalMs: 50 });

@@ -1,21 +1,13 @@
 import { Queue } from 'bullmq';
 import { EXPIRY_QUEUE, workerConnection } from '@holdfast/jobs';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, freePort, recordMeasurements, RedisProcess, WorkerProcess, isolatedDatabaseUrl, sleep, waitFor } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, useTestApi, freePort, recordMeasurements, RedisProcess, WorkerProcess, isolatedDatabaseUrl, sleep, waitFor } from '@holdfast/test-kit';
 
 const HOLDS = 200;
 
-let redis: RedisProcess;
-let api: TestApi;
-beforeAll(async () => {
-  redis = await RedisProcess.start();
-  api = await startApi({ DATABASE_URL: isolatedDatabaseUrl('crash'), REDIS_URL: redis.url, HOLD_RATE_LIMIT_PER_MINUTE: '100000' });
-});
-afterAll(async () => {
-  WorkerProcess.killAll();
-  await api.close();
-  await redis.stop();
-});
+// Declared before useTestApi's, so it runs first: no worker outlives the test's Redis.
+afterAll(() => WorkerProcess.killAll());
+const { api, redis } = useTestApi({ DATABASE_URL: isolatedDatabaseUrl('crash'), HOLD_RATE_LIMIT_PER_MINUTE: '100000' }, { privateRedis: true });
 
 test('when a worker is killed with -9 in the middle of expiry jobs, then another worker runs them again, once in effect', async () => {
   const { event, seats } = await createTestEvent(api, { holdTtlSeconds: 3, seats: seatGrid(['K'], 10, 30) });

@@ -1,20 +1,13 @@
 import { lastReconcileReport, reconcile, type ReconcileReport, type RepairKind } from '@holdfast/domain';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, isolatedDatabaseUrl, RedisProcess, waitFor } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, useTestApi, isolatedDatabaseUrl, waitFor } from '@holdfast/test-kit';
 import { startWorker, type WorkerHandle } from '../src';
 
 // Its own database and Redis: reconciliation looks at every event it can see.
-let redis: RedisProcess;
-let api: TestApi;
+const { api } = useTestApi({ DATABASE_URL: isolatedDatabaseUrl('reconcile') }, { privateRedis: true });
 let rs: ReconcileStore;
-beforeAll(async () => {
-  redis = await RedisProcess.start();
-  api = await startApi({ DATABASE_URL: isolatedDatabaseUrl('reconcile'), REDIS_URL: redis.url });
+beforeAll(() => {
   rs = new ReconcileStore(api.rt.redis);
-});
-afterAll(async () => {
-  await api.close();
-  await redis.stop();
 });
 
 const count = (report: ReconcileReport, eventId: string, kind: RepairKind) =>
