@@ -60,7 +60,7 @@ test('when started on a new database, then it creates it, migrates, serves with 
 async function inTerminal(env: Record<string, string>): Promise<string> {
   const p = ServerProcess.start({ PORT: '0', DATABASE_URL: isolatedDatabaseUrl('terminal'), DEMO_MODE: 'true', ...env }, { terminal: true });
   // Terminal output: colours and carriage returns stripped.
-  const text = () => p.stdout.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r/g, '');
+  const text = () => p.stdout.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r/g, ''); // eslint-disable-line no-control-regex -- ESC starts a colour
   try {
     await waitFor('the API and the worker to log', () => /holdfast API listening/.test(text()) && /worker started/.test(text()), { timeoutMs: 60_000, intervalMs: 200 });
   } finally {
