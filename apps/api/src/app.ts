@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
 import type { Queue } from 'bullmq';
@@ -10,19 +10,23 @@ import { cors } from './middleware/cors';
 import { staticHeaders } from './middleware/static-headers';
 import { errorHandler, notFound } from './middleware/errors';
 import { idempotent } from './middleware/idempotency';
-import { adminRoutes } from './routes/admin.routes';
+import type { Endpoint } from './endpoint';
 import type { Metrics } from './metrics';
-import { demoAuthRoutes } from './routes/auth.routes';
-import { docsRoutes } from './routes/docs.routes';
-import { eventRoutes } from './routes/events.routes';
-import { healthRoutes, type ReadinessChecks } from './routes/health.routes';
-import { holdRoutes } from './routes/holds.routes';
-import { reconcileRoutes, type ReconcileDeps } from './routes/reconcile.routes';
-import { queueRoutes } from './routes/queues.routes';
-import { orderRoutes } from './routes/orders.routes';
-import { demoPaymentRoutes, webhookRoutes } from './routes/webhooks.routes';
-import { streamRoutes } from './routes/stream.routes';
-import { webRoutes } from './routes/web.routes';
+import { mountEndpoints } from './mount-endpoints';
+import { buildOpenApi } from './openapi';
+import { renderDocs } from './docs-page';
+import { ADMIN_ENDPOINTS } from './routes/admin.routes';
+import { DEMO_AUTH_ENDPOINTS } from './routes/auth.routes';
+import { DOCS_ENDPOINTS, type RenderedDocs } from './routes/docs.routes';
+import { EVENT_ENDPOINTS } from './routes/events.routes';
+import { HEALTH_ENDPOINTS, type ReadinessChecks } from './routes/health.routes';
+import { HOLD_ENDPOINTS } from './routes/holds.routes';
+import { RECONCILE_ENDPOINTS, type ReconcileDeps } from './routes/reconcile.routes';
+import { QUEUE_ENDPOINTS } from './routes/queues.routes';
+import { ORDER_ENDPOINTS } from './routes/orders.routes';
+import { DEMO_PAYMENT_ENDPOINTS, WEBHOOK_ENDPOINTS } from './routes/webhooks.routes';
+import { STREAM_ENDPOINTS, streamDeps } from './routes/stream.routes';
+import { WEB_ENDPOINTS, webRoutes } from './routes/web.routes';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -90,26 +94,38 @@ export function createApp(deps: AppDeps): Express {
   // No upgrade-insecure-requests: the pages are also opened over plain http (a LAN address with DEMO_MODE=true).
   app.use(staticHeaders(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } })));
   app.use(cors(config.corsOrigins));
-  // No app-wide body parser: each route reads its body after authorization (middleware/body.ts).
-  // The routers' paths do not overlap, so their order decides only how many routers a request
-  // walks through before its own: the hot paths (holds, confirms) come first. Every router entered
-  // costs the request a router dispatch (docs/benchmarks.md, issue 12).
+  // No app-wide body parser: each endpoint reads its body after authorization (mount-endpoints.ts).
+  // Each group of endpoints (declared once, in its routes file) is one router. Their paths do not
+  // overlap, so their order decides only how many routers a request walks through before its own:
+  // the hot paths (holds, confirms) come first. Every router entered costs the request a router
+  // dispatch (docs/benchmarks.md, issue 12). route-table.ts lists the groups in this order.
   const idempotency = idempotent(new IdempotencyStore(ctx.store.redis), log);
-  app.use(eventRoutes(ctx, config.jwtSecret, idempotency));
-  app.use(orderRoutes(ctx, config.jwtSecret, idempotency));
-  app.use(holdRoutes(ctx, config.jwtSecret));
+  const mount = { jwtSecret: config.jwtSecret, idempotency };
+  const docs: RenderedDocs = { json: '', html: '' };
+  const mounted: Endpoint[] = [];
+  const use = <D>(endpoints: readonly Endpoint<D>[], groupDeps: D) => useRouter(endpoints, mountEndpoints(endpoints, groupDeps, mount));
+  const useRouter = (endpoints: readonly Endpoint[], router: Router) => {
+    mounted.push(...endpoints);
+    app.use(router);
+  };
+  use(EVENT_ENDPOINTS, ctx);
+  use(ORDER_ENDPOINTS, ctx);
+  use(HOLD_ENDPOINTS, ctx);
   // Stripe signs the exact bytes it sends: its webhook reads the raw body itself.
-  app.use(webhookRoutes(ctx, config.stripeWebhookSecret));
-
-  app.use(healthRoutes(deps.checks, metrics));
-  app.use(docsRoutes({ demoMode: config.demoMode }));
-  if (config.demoMode) app.use(demoAuthRoutes(config.jwtSecret));
-  app.use(adminRoutes(ctx, config.jwtSecret));
-  if (deps.reconcile) app.use(reconcileRoutes(deps.reconcile, config.jwtSecret));
-  if (deps.queues) app.use(queueRoutes(deps.queues, config.jwtSecret));
-  if (config.demoMode) app.use(demoPaymentRoutes(ctx, config.jwtSecret, config.stripeWebhookSecret));
-  app.use(streamRoutes(ctx, deps.feed, config.stream, metrics.stream));
-  app.use(webRoutes());
+  use(WEBHOOK_ENDPOINTS, { ctx, webhookSecret: config.stripeWebhookSecret });
+  use(HEALTH_ENDPOINTS, { checks: deps.checks, metrics });
+  use(DOCS_ENDPOINTS, docs);
+  if (config.demoMode) use(DEMO_AUTH_ENDPOINTS, { jwtSecret: config.jwtSecret });
+  use(ADMIN_ENDPOINTS, ctx);
+  if (deps.reconcile) use(RECONCILE_ENDPOINTS, deps.reconcile);
+  if (deps.queues) use(QUEUE_ENDPOINTS, { queues: deps.queues, jwtSecret: config.jwtSecret });
+  if (config.demoMode) use(DEMO_PAYMENT_ENDPOINTS, { ctx, webhookSecret: config.stripeWebhookSecret });
+  use(STREAM_ENDPOINTS, streamDeps(ctx, deps.feed, config.stream, metrics.stream));
+  useRouter(WEB_ENDPOINTS, webRoutes()); // the pages, and their assets
+  // The document lists what this app serves, rendered once from the same entries.
+  const doc = buildOpenApi(mounted);
+  docs.json = JSON.stringify(doc);
+  docs.html = renderDocs(doc);
 
   app.use(notFound);
   app.use(errorHandler(log));
