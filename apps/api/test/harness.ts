@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { loadConfig, type Config } from '@holdfast/config';
 import { masters } from '@holdfast/hold-store';
 import { createApiRuntime, signToken, type ApiRuntime } from '../src';
+import { checkResponse } from '../src/route-table';
 
 export interface TestApi {
   url: string;
@@ -41,6 +42,8 @@ export async function startApi(env: Record<string, string> = {}): Promise<TestAp
       } catch {
         /* not JSON: the test sees the raw text */
       }
+      // Every answer a test gets must be what the route table documents for its endpoint and status.
+      checkResponse(method, path, { status: res.status, body: parsed, contentType: res.headers.get('content-type') });
       return { status: res.status, body: parsed, headers: res.headers };
     },
     async close() {
