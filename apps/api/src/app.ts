@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
 import type { Queue } from 'bullmq';
 import type { Config } from '@holdfast/config';
 import type { DomainContext } from '@holdfast/domain';
 import { IdempotencyStore, type ChangeFeed } from '@holdfast/hold-store';
+import { webDistDir } from '@holdfast/web';
 import { cors } from './middleware/cors';
 import { staticHeaders } from './middleware/static-headers';
 import { errorHandler, notFound } from './middleware/errors';
@@ -15,18 +16,12 @@ import type { Metrics } from './metrics';
 import { mountEndpoints } from './mount-endpoints';
 import { buildOpenApi } from './openapi';
 import { renderDocs } from './docs-page';
-import { ADMIN_ENDPOINTS } from './routes/admin.routes';
-import { DEMO_AUTH_ENDPOINTS } from './routes/auth.routes';
-import { DOCS_ENDPOINTS, type RenderedDocs } from './routes/docs.routes';
-import { EVENT_ENDPOINTS } from './routes/events.routes';
-import { HEALTH_ENDPOINTS, type ReadinessChecks } from './routes/health.routes';
-import { HOLD_ENDPOINTS } from './routes/holds.routes';
-import { RECONCILE_ENDPOINTS, type ReconcileDeps } from './routes/reconcile.routes';
-import { QUEUE_ENDPOINTS } from './routes/queues.routes';
-import { ORDER_ENDPOINTS } from './routes/orders.routes';
-import { DEMO_PAYMENT_ENDPOINTS, WEBHOOK_ENDPOINTS } from './routes/webhooks.routes';
-import { STREAM_ENDPOINTS, streamDeps } from './routes/stream.routes';
-import { WEB_ENDPOINTS, webRoutes } from './routes/web.routes';
+import { ROUTE_GROUPS, type RouteGroup, type RouteGroupDeps } from './route-table';
+import type { RenderedDocs } from './routes/docs.routes';
+import type { ReadinessChecks } from './routes/health.routes';
+import type { ReconcileDeps } from './routes/reconcile.routes';
+import { streamDeps } from './routes/stream.routes';
+import { webAssets } from './routes/web.routes';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -95,33 +90,37 @@ export function createApp(deps: AppDeps): Express {
   app.use(staticHeaders(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } })));
   app.use(cors(config.corsOrigins));
   // No app-wide body parser: each endpoint reads its body after authorization (mount-endpoints.ts).
-  // Each group of endpoints (declared once, in its routes file) is one router. Their paths do not
-  // overlap, so their order decides only how many routers a request walks through before its own:
-  // the hot paths (holds, confirms) come first. Every router entered costs the request a router
-  // dispatch (docs/benchmarks.md, issue 12). route-table.ts lists the groups in this order.
-  const idempotency = idempotent(new IdempotencyStore(ctx.store.redis), log);
-  const mount = { jwtSecret: config.jwtSecret, idempotency };
+  // Each group of endpoints is one router, mounted in ROUTE_GROUPS' order (route-table.ts: the hot
+  // paths first; every router entered costs a request a router dispatch, docs/benchmarks.md, issue 12),
+  // given its dependencies here; null leaves a group out of this app (and out of its document).
   const docs: RenderedDocs = { json: '', html: '' };
-  const mounted: Endpoint[] = [];
-  const use = <D>(endpoints: readonly Endpoint<D>[], groupDeps: D) => useRouter(endpoints, mountEndpoints(endpoints, groupDeps, mount));
-  const useRouter = (endpoints: readonly Endpoint[], router: Router) => {
-    mounted.push(...endpoints);
-    app.use(router);
+  const webhook = { ctx, webhookSecret: config.stripeWebhookSecret };
+  const groups: { [G in RouteGroup]: RouteGroupDeps[G] | null } = {
+    events: ctx,
+    orders: ctx,
+    holds: ctx,
+    // Stripe signs the exact bytes it sends: its webhook reads the raw body itself.
+    webhooks: webhook,
+    health: { checks: deps.checks, metrics },
+    docs,
+    demoAuth: config.demoMode ? { jwtSecret: config.jwtSecret } : null,
+    admin: ctx,
+    reconcile: deps.reconcile ?? null,
+    queues: deps.queues ? { queues: deps.queues, jwtSecret: config.jwtSecret } : null,
+    demoPayment: config.demoMode ? webhook : null,
+    stream: streamDeps(ctx, deps.feed, config.stream, metrics.stream),
+    web: { distDir: webDistDir },
   };
-  use(EVENT_ENDPOINTS, ctx);
-  use(ORDER_ENDPOINTS, ctx);
-  use(HOLD_ENDPOINTS, ctx);
-  // Stripe signs the exact bytes it sends: its webhook reads the raw body itself.
-  use(WEBHOOK_ENDPOINTS, { ctx, webhookSecret: config.stripeWebhookSecret });
-  use(HEALTH_ENDPOINTS, { checks: deps.checks, metrics });
-  use(DOCS_ENDPOINTS, docs);
-  if (config.demoMode) use(DEMO_AUTH_ENDPOINTS, { jwtSecret: config.jwtSecret });
-  use(ADMIN_ENDPOINTS, ctx);
-  if (deps.reconcile) use(RECONCILE_ENDPOINTS, deps.reconcile);
-  if (deps.queues) use(QUEUE_ENDPOINTS, { queues: deps.queues, jwtSecret: config.jwtSecret });
-  if (config.demoMode) use(DEMO_PAYMENT_ENDPOINTS, { ctx, webhookSecret: config.stripeWebhookSecret });
-  use(STREAM_ENDPOINTS, streamDeps(ctx, deps.feed, config.stream, metrics.stream));
-  useRouter(WEB_ENDPOINTS, webRoutes()); // the pages, and their assets
+  const mount = { jwtSecret: config.jwtSecret, idempotency: idempotent(new IdempotencyStore(ctx.store.redis), log) };
+  const mounted: Endpoint[] = [];
+  for (const group of Object.keys(ROUTE_GROUPS) as RouteGroup[]) {
+    const groupDeps = groups[group];
+    if (groupDeps === null) continue;
+    const endpoints: readonly Endpoint[] = ROUTE_GROUPS[group];
+    mounted.push(...endpoints);
+    app.use(mountEndpoints(endpoints, groupDeps, mount));
+  }
+  app.use('/assets', webAssets(webDistDir));
   // The document lists what this app serves, rendered once from the same entries.
   const doc = buildOpenApi(mounted);
   docs.json = JSON.stringify(doc);

@@ -14,16 +14,32 @@ import { WEB_ENDPOINTS } from './routes/web.routes';
 import { DEMO_PAYMENT_ENDPOINTS, WEBHOOK_ENDPOINTS } from './routes/webhooks.routes';
 
 /**
- * Every endpoint of the API, each declared once in its routes file, in the order
- * app.ts mounts the groups (the hot ones first). An app serves those its
- * configuration enables (the demo endpoints only in demo mode) and documents
- * exactly those.
+ * The API's endpoints, each declared once in its routes file, by group: each
+ * group is one router, mounted in this order (app.ts). The paths do not overlap,
+ * so the order decides only how many routers a request walks through before its
+ * own: the hot paths (holds, confirms) come first.
  */
-export const ROUTE_TABLE: readonly Endpoint[] = [
-  ...EVENT_ENDPOINTS, ...ORDER_ENDPOINTS, ...HOLD_ENDPOINTS, ...WEBHOOK_ENDPOINTS, ...HEALTH_ENDPOINTS, ...DOCS_ENDPOINTS,
-  ...DEMO_AUTH_ENDPOINTS, ...ADMIN_ENDPOINTS, ...RECONCILE_ENDPOINTS, ...QUEUE_ENDPOINTS, ...DEMO_PAYMENT_ENDPOINTS,
-  ...STREAM_ENDPOINTS, ...WEB_ENDPOINTS,
-];
+export const ROUTE_GROUPS = {
+  events: EVENT_ENDPOINTS,
+  orders: ORDER_ENDPOINTS,
+  holds: HOLD_ENDPOINTS,
+  webhooks: WEBHOOK_ENDPOINTS,
+  health: HEALTH_ENDPOINTS,
+  docs: DOCS_ENDPOINTS,
+  demoAuth: DEMO_AUTH_ENDPOINTS,
+  admin: ADMIN_ENDPOINTS,
+  reconcile: RECONCILE_ENDPOINTS,
+  queues: QUEUE_ENDPOINTS,
+  demoPayment: DEMO_PAYMENT_ENDPOINTS,
+  stream: STREAM_ENDPOINTS,
+  web: WEB_ENDPOINTS,
+};
+export type RouteGroup = keyof typeof ROUTE_GROUPS;
+/** What each group's handlers need. */
+export type RouteGroupDeps = { [G in RouteGroup]: (typeof ROUTE_GROUPS)[G] extends Endpoint<infer D>[] ? D : never };
+
+/** Every endpoint, in mount order. An app serves the groups its configuration enables (the demo ones only in demo mode) and documents exactly those. */
+export const ROUTE_TABLE: readonly Endpoint[] = Object.values(ROUTE_GROUPS).flat();
 
 /** A documented path as Express matches it: `{param}` one segment, a trailing slash allowed, any case. */
 const matcherOf = (path: string) =>

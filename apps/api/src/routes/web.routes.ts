@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import express, { type Router } from 'express';
+import express, { type RequestHandler, type Router } from 'express';
 import { webDistDir } from '@holdfast/web';
 import { endpointOf } from '../endpoint';
 import { mountEndpoints } from '../mount-endpoints';
@@ -35,9 +35,13 @@ export const WEB_ENDPOINTS = [
   }),
 ];
 
-/** The pages, and their hashed (hence immutable) assets under `/assets/` (files, not endpoints). */
+/** The pages' hashed (hence immutable) assets under `/assets/`: files, not endpoints. */
+export const webAssets = (distDir: string = webDistDir): RequestHandler =>
+  express.static(path.join(distDir, 'assets'), { immutable: true, maxAge: '1y', index: false });
+
+/** The pages and their assets, as one router. */
 export function webRoutes(distDir: string = webDistDir): Router {
   const r = mountEndpoints(WEB_ENDPOINTS, { distDir }, {});
-  r.use('/assets', express.static(path.join(distDir, 'assets'), { immutable: true, maxAge: '1y', index: false }));
+  r.use('/assets', webAssets(distDir));
   return r;
 }
