@@ -1,11 +1,11 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import jwt from 'jsonwebtoken';
-import { storableText } from '@holdfast/contracts';
+import { role as roleSchema, storableText } from '@holdfast/contracts';
 import { errors, type Principal } from '@holdfast/domain';
 
 export type Role = Principal['role'];
-const ROLES: readonly Role[] = ['customer', 'service', 'admin'];
+const ROLES: readonly Role[] = roleSchema.options;
 
 declare module 'express-serve-static-core' {
   interface Request {
