@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { errors, type AppError } from '@holdfast/domain';
+import { startApi, type TestApi } from '@holdfast/test-kit';
 import { checkResponse, ROUTE_TABLE } from '../src/route-table';
-import { startApi, type TestApi } from './harness';
 import { routesOf } from './routes-of';
 
 const run = promisify(execFile);
