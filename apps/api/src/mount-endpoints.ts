@@ -18,8 +18,8 @@ export const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 const rawBody = express.raw({ type: () => true, limit: '100kb' });
 
 /**
- * Authorization and then the JSON body, as one middleware: the hot paths (hold,
- * confirm) walk no more router layers than before the table.
+ * Authorization and then the JSON body, as one middleware: two steps, one router
+ * layer for the hot paths (hold, confirm) to walk.
  */
 function authorizeThenReadJson(secret: string, roles: readonly Role[]): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -37,11 +37,16 @@ function stepsOf<D>(e: Endpoint<D>, deps: D, opts: MountOptions): RequestHandler
   if (e.roles) {
     if (!opts.jwtSecret) throw new Error(`${e.operationId}: an endpoint with roles needs the JWT secret`);
     steps.push(authorizeThenReadJson(opts.jwtSecret, e.roles));
+  } else if (e.body) {
+    steps.push(jsonBody);
+  } else if (e.signedBody) {
+    steps.push(rawBody);
   }
-  else if (e.body) steps.push(jsonBody);
-  else if (e.signedBody) steps.push(rawBody);
   // 3. Idempotency-Key: after the principal and the body (its fingerprint covers the body).
-  if (e.idempotent && opts.idempotency) steps.push(opts.idempotency);
+  if (e.idempotent) {
+    if (!opts.idempotency) throw new Error(`${e.operationId}: an idempotent endpoint needs the Idempotency-Key step`);
+    steps.push(opts.idempotency);
+  }
   // 4. The query and the body parsed with the declared schemas (400 VALIDATION_FAILED), then the handler.
   const { handler, query, body } = e;
   steps.push((req: Request, res: Response) =>
