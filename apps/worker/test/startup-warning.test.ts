@@ -1,19 +1,12 @@
-import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { loadConfig } from '@holdfast/config';
 import { createApiRuntime, createLogger } from '../../api/src';
 import { startWorker } from '../src';
-import { RedisProcess, isolatedDatabaseUrl } from '@holdfast/test-kit';
+import { RedisProcess, isolatedDatabaseUrl, logLines } from '@holdfast/test-kit';
 
 test('when Redis may evict keys (maxmemory-policy not noeviction), then the API and the worker warn loudly at start', async () => {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, cb) {
-      lines.push(...String(chunk).split('\n').filter(Boolean));
-      cb();
-    },
-  });
+  const { sink, lines } = logLines();
   const redis = await RedisProcess.start();
   const probe = new Redis(redis.url);
   try {
