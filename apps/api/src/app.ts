@@ -6,23 +6,22 @@ import type { Queue } from 'bullmq';
 import type { Config } from '@holdfast/config';
 import type { DomainContext } from '@holdfast/domain';
 import { IdempotencyStore, type ChangeFeed } from '@holdfast/hold-store';
+import { webDistDir } from '@holdfast/web';
 import { cors } from './middleware/cors';
 import { staticHeaders } from './middleware/static-headers';
 import { errorHandler, notFound } from './middleware/errors';
 import { idempotent } from './middleware/idempotency';
-import { adminRoutes } from './routes/admin.routes';
+import type { Endpoint } from './endpoint';
 import type { Metrics } from './metrics';
-import { demoAuthRoutes } from './routes/auth.routes';
-import { docsRoutes } from './routes/docs.routes';
-import { eventRoutes } from './routes/events.routes';
-import { healthRoutes, type ReadinessChecks } from './routes/health.routes';
-import { holdRoutes } from './routes/holds.routes';
-import { reconcileRoutes, type ReconcileDeps } from './routes/reconcile.routes';
-import { queueRoutes } from './routes/queues.routes';
-import { orderRoutes } from './routes/orders.routes';
-import { demoPaymentRoutes, webhookRoutes } from './routes/webhooks.routes';
-import { streamRoutes } from './routes/stream.routes';
-import { webRoutes } from './routes/web.routes';
+import { mountEndpoints } from './mount-endpoints';
+import { buildOpenApi } from './openapi';
+import { renderDocs } from './docs-page';
+import { ROUTE_GROUPS, type RouteGroup, type RouteGroupDeps } from './route-table';
+import type { RenderedDocs } from './routes/docs.routes';
+import type { ReadinessChecks } from './routes/health.routes';
+import type { ReconcileDeps } from './routes/reconcile.routes';
+import { streamDeps } from './routes/stream.routes';
+import { webAssets } from './routes/web.routes';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -90,26 +89,42 @@ export function createApp(deps: AppDeps): Express {
   // No upgrade-insecure-requests: the pages are also opened over plain http (a LAN address with DEMO_MODE=true).
   app.use(staticHeaders(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } })));
   app.use(cors(config.corsOrigins));
-  // No app-wide body parser: each route reads its body after authorization (middleware/body.ts).
-  // The routers' paths do not overlap, so their order decides only how many routers a request
-  // walks through before its own: the hot paths (holds, confirms) come first. Every router entered
-  // costs the request a router dispatch (docs/benchmarks.md, issue 12).
-  const idempotency = idempotent(new IdempotencyStore(ctx.store.redis), log);
-  app.use(eventRoutes(ctx, config.jwtSecret, idempotency));
-  app.use(orderRoutes(ctx, config.jwtSecret, idempotency));
-  app.use(holdRoutes(ctx, config.jwtSecret));
-  // Stripe signs the exact bytes it sends: its webhook reads the raw body itself.
-  app.use(webhookRoutes(ctx, config.stripeWebhookSecret));
-
-  app.use(healthRoutes(deps.checks, metrics));
-  app.use(docsRoutes({ demoMode: config.demoMode }));
-  if (config.demoMode) app.use(demoAuthRoutes(config.jwtSecret));
-  app.use(adminRoutes(ctx, config.jwtSecret));
-  if (deps.reconcile) app.use(reconcileRoutes(deps.reconcile, config.jwtSecret));
-  if (deps.queues) app.use(queueRoutes(deps.queues, config.jwtSecret));
-  if (config.demoMode) app.use(demoPaymentRoutes(ctx, config.jwtSecret, config.stripeWebhookSecret));
-  app.use(streamRoutes(ctx, deps.feed, config.stream, metrics.stream));
-  app.use(webRoutes());
+  // No app-wide body parser: each endpoint reads its body after authorization (mount-endpoints.ts).
+  // Each group of endpoints is one router, mounted in ROUTE_GROUPS' order (route-table.ts: the hot
+  // paths first; every router entered costs a request a router dispatch, docs/benchmarks.md, issue 12),
+  // given its dependencies here; null leaves a group out of this app (and out of its document).
+  const docs: RenderedDocs = { json: '', html: '' };
+  const webhook = { ctx, webhookSecret: config.stripeWebhookSecret };
+  const groups: { [G in RouteGroup]: RouteGroupDeps[G] | null } = {
+    events: ctx,
+    orders: ctx,
+    holds: ctx,
+    // Stripe signs the exact bytes it sends: its webhook reads the raw body itself.
+    webhooks: webhook,
+    health: { checks: deps.checks, metrics },
+    docs,
+    demoAuth: config.demoMode ? { jwtSecret: config.jwtSecret } : null,
+    admin: ctx,
+    reconcile: deps.reconcile ?? null,
+    queues: deps.queues ? { queues: deps.queues, jwtSecret: config.jwtSecret } : null,
+    demoPayment: config.demoMode ? webhook : null,
+    stream: streamDeps(ctx, deps.feed, config.stream, metrics.stream),
+    web: { distDir: webDistDir },
+  };
+  const mount = { jwtSecret: config.jwtSecret, idempotency: idempotent(new IdempotencyStore(ctx.store.redis), log) };
+  const mounted: Endpoint[] = [];
+  for (const group of Object.keys(ROUTE_GROUPS) as RouteGroup[]) {
+    const groupDeps = groups[group];
+    if (groupDeps === null) continue;
+    const endpoints: readonly Endpoint[] = ROUTE_GROUPS[group];
+    mounted.push(...endpoints);
+    app.use(mountEndpoints(endpoints, groupDeps, mount));
+  }
+  app.use('/assets', webAssets(webDistDir));
+  // The document lists what this app serves, rendered once from the same entries.
+  const doc = buildOpenApi(mounted);
+  docs.json = JSON.stringify(doc);
+  docs.html = renderDocs(doc);
 
   app.use(notFound);
   app.use(errorHandler(log));

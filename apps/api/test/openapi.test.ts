@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { errors, type AppError } from '@holdfast/domain';
 import { startApi, type TestApi } from '@holdfast/test-kit';
+import { checkResponse, ROUTE_TABLE } from '../src/route-table';
 import { routesOf } from './routes-of';
 
 const run = promisify(execFile);
@@ -44,13 +45,66 @@ test('when /openapi.json is fetched, then it validates as OpenAPI 3.1 (and the v
   expect((await validate(broken)).valid).toBe(false);
 });
 
-test('when the router and the document are compared, then every route is documented and every documented route is served', async () => {
+test('when the app\'s routers are read, then they serve exactly the route table\'s entries, and /openapi.json documents exactly those', async () => {
   const served = routesOf(api.rt.app);
-  const doc = (await api.call('GET', '/openapi.json')).body;
-  const documented = docRoutes(doc);
-  expect(served.filter((r) => !documented.includes(r))).toEqual([]);
-  expect(documented.filter((r) => !served.includes(r))).toEqual([]);
+  const table = ROUTE_TABLE.map((e) => `${e.method.toUpperCase()} ${e.path}`).sort();
+  expect(new Set(table).size).toBe(table.length);
+  expect(served).toEqual(table);
+  expect(docRoutes((await api.call('GET', '/openapi.json')).body)).toEqual(table);
   expect(served.length).toBeGreaterThanOrEqual(15);
+});
+
+test('when every entry of the route table is called without a token and with each role it does not allow, then it answers 401 and 403 before reading the body, and a public one is reached', async () => {
+  const ROLES = ['customer', 'service', 'admin'] as const;
+  const tried: string[] = [];
+  for (const e of ROUTE_TABLE) {
+    const path = e.path.replace(/\{\w+\}/g, '00000000-0000-4000-8000-000000000000');
+    const method = e.method.toUpperCase();
+    if (!e.roles) {
+      const res = await api.call(method, path);
+      expect({ endpoint: `${method} ${e.path}`, message: res.body?.error?.message }).not.toEqual({ endpoint: `${method} ${e.path}`, message: 'No such endpoint.' });
+      continue;
+    }
+    // A body that is not even JSON (fetch sends none with a GET): refused 401/403 all the same, so it was never read.
+    const raw = method === 'GET' ? undefined : '{not json';
+    const anonymous = await api.call(method, path, { raw });
+    expect({ endpoint: `${method} ${e.path}`, status: anonymous.status, code: anonymous.body.error.code }).toEqual({ endpoint: `${method} ${e.path}`, status: 401, code: 'UNAUTHORIZED' });
+    for (const role of ROLES.filter((r) => !e.roles!.includes(r))) {
+      const res = await api.call(method, path, { token: api.token(role), raw });
+      expect({ endpoint: `${method} ${e.path}`, role, status: res.status, code: res.body.error.code }).toEqual({ endpoint: `${method} ${e.path}`, role, status: 403, code: 'FORBIDDEN' });
+    }
+    tried.push(`${method} ${e.path}`);
+  }
+  expect(tried.length).toBeGreaterThanOrEqual(20);
+});
+
+test('when an answer differs from what the route table documents, then the check every API test runs throws, saying how', () => {
+  const hold = {
+    id: 'h_1', eventId: 'e', customerId: 'c', status: 'active', createdAt: '2027-01-01T00:00:00.000Z', expiresAt: '2027-01-01T00:10:00.000Z',
+    items: [{ ticketTypeId: 't', name: 'GA', priceCents: 100, quantity: 1 }], totalCents: 100, currency: 'USD', orderId: null, releasedBy: null, extensions: 0,
+  };
+  const json = 'application/json; charset=utf-8';
+  // As documented: no throw.
+  checkResponse('GET', '/v1/holds/h_1?x=1', { status: 200, body: { hold }, contentType: json });
+  checkResponse('GET', '/v1/holds/h_1', { status: 404, body: { error: { code: 'HOLD_NOT_FOUND', message: 'No such hold.' } }, contentType: json });
+  checkResponse('GET', '/docs', { status: 200, body: '<!doctype html>', contentType: 'text/html; charset=utf-8' });
+  checkResponse('GET', '/no/such/path', { status: 404, body: { error: { code: 'NOT_FOUND', message: 'No such endpoint.' } }, contentType: json });
+  // A field of the wrong type, a missing field, a field the contract does not name.
+  expect(() => checkResponse('GET', '/v1/holds/h_1', { status: 200, body: { hold: { ...hold, totalCents: '100' } }, contentType: json }))
+    .toThrow(/GET \/v1\/holds\/h_1 → 200: the body does not match the documented schema \(hold\.totalCents: /);
+  const { extensions: _gone, ...lacking } = hold;
+  expect(() => checkResponse('GET', '/v1/holds/h_1', { status: 200, body: { hold: lacking }, contentType: json })).toThrow(/hold\.extensions/);
+  expect(() => checkResponse('GET', '/v1/holds/h_1', { status: 200, body: { hold: { ...hold, secret: 1 } }, contentType: json }))
+    .toThrow(/a field the documented schema does not name: body\.hold\.secret/);
+  expect(() => checkResponse('GET', '/v1/holds/h_1', { status: 200, body: { hold: { ...hold, items: [{ seatId: 's', label: 'A-1-1' }] } }, contentType: json }))
+    .toThrow(/does not match/);
+  // An error answer without the error body; a status the endpoint does not document; another content type.
+  expect(() => checkResponse('POST', '/v1/events/e/holds', { status: 409, body: { code: 'SOLD_OUT' }, contentType: json })).toThrow(/409: the body does not match/);
+  expect(() => checkResponse('GET', '/v1/holds/h_1', { status: 418, body: { error: { code: 'TEAPOT', message: '' } }, contentType: json }))
+    .toThrow(/status 418 is not documented for GET \/v1\/holds\/\{holdId\}/);
+  expect(() => checkResponse('GET', '/v1/holds/h_1', { status: 200, body: '<html>', contentType: 'text/html' })).toThrow(/documented as JSON, answered text\/html/);
+  expect(() => checkResponse('GET', '/metrics', { status: 200, body: '{}', contentType: json })).toThrow(/documented as text\/plain, answered application\/json/);
+  expect(() => checkResponse('DELETE', '/no/such/path', { status: 404, body: 'Not Found', contentType: 'text/html' })).toThrow(/documented as JSON/);
 });
 
 test('when demo mode is off, then neither the router nor the document has the demo-token endpoint', async () => {

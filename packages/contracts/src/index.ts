@@ -103,9 +103,12 @@ export const createHoldBody = z
   });
 export type CreateHoldBody = z.infer<typeof createHoldBody>;
 
+/** Who a bearer token speaks for: a buyer, an integrator's backend, or an admin. */
+export const role = z.enum(['customer', 'service', 'admin']);
+
 export const demoTokenBody = z.strictObject({
   customerId: z.string().trim().min(1).max(100).refine(noNul, 'no NUL characters or lone surrogates'),
-  role: z.enum(['customer', 'service', 'admin']).default('customer'),
+  role: role.default('customer'),
 });
 
 export const adminReleaseBody = z.strictObject({ reason: z.string().trim().min(1).max(500).refine(noNul, 'no NUL characters or lone surrogates') });

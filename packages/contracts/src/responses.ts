@@ -13,16 +13,18 @@ export const errorBody = z
     }),
   });
 
-const seatItem = z.object({ seatId: z.string(), label: z.string(), tier: z.string(), priceCents: z.number().int(), quantity: z.literal(1) });
-const ticketItem = z.object({ ticketTypeId: z.string(), name: z.string(), priceCents: z.number().int(), quantity: z.number().int() });
+export const seatItem = z.object({ seatId: z.string(), label: z.string(), tier: z.string(), priceCents: z.number().int(), quantity: z.literal(1) });
+export const ticketItem = z.object({ ticketTypeId: z.string(), name: z.string(), priceCents: z.number().int(), quantity: z.number().int() });
 export const holdItem = z.union([seatItem, ticketItem]);
+
+export const holdStatus = z.enum(['active', 'confirmed', 'expired', 'released']);
 
 export const holdObject = z
   .object({
     id: z.string(),
     eventId: z.string(),
     customerId: z.string(),
-    status: z.enum(['active', 'confirmed', 'expired', 'released']),
+    status: holdStatus,
     createdAt: time,
     expiresAt: time,
     items: z.array(holdItem),
@@ -73,6 +75,8 @@ export const seatObject = z
     priceCents: z.number().int(), status: z.enum(['available', 'held', 'sold']),
   });
 
+export const paymentStatus = z.enum(['applied', 'refund_required', 'ignored']);
+
 export const paymentObject = z
   .object({
     id: z.string(),
@@ -81,7 +85,7 @@ export const paymentObject = z
     holdId: z.string().nullable(),
     amountCents: z.number().int().nullable(),
     currency: z.string().nullable(),
-    status: z.enum(['applied', 'refund_required', 'ignored']),
+    status: paymentStatus,
     reason: z.string().nullable(),
     orderId: z.string().nullable(),
     receivedAt: time,
@@ -95,6 +99,17 @@ export const auditEntryObject = z
   });
 
 const nextCursor = z.string().nullable();
+
+/** What one reconciliation run found and repaired (repairs by kind; the first entries for a human to read). */
+export const reconcileReportObject = z.object({
+  startedAt: time,
+  finishedAt: time,
+  durationMs: z.number(),
+  events: z.number().int(),
+  repairs: z.record(z.string(), z.number().int()),
+  entries: z.array(z.object({ kind: z.string(), eventId: z.string(), detail: z.string(), count: z.number().int().optional() })),
+  errors: z.array(z.object({ eventId: z.string(), message: z.string() })),
+});
 
 const salesCount = { sold: z.number().int(), held: z.number().int(), available: z.number().int(), revenueCents: z.number().int() };
 export const salesObject = z.object({
@@ -125,4 +140,7 @@ export const responses = {
   sales: z.object({ sales: salesObject }),
   payment: z.object({ payment: paymentObject }),
   time: z.object({ serverTime: time }),
+  reconcileQueued: z.object({ jobId: z.string(), status: z.literal('queued') }),
+  reconcileReport: z.object({ report: reconcileReportObject.nullable() }),
+  queuesSession: z.object({ url: z.string(), expiresInSeconds: z.number().int().min(0) }),
 };

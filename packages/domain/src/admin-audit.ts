@@ -1,18 +1,13 @@
 // The audit log as the admin console reads it: who did what to which hold or
 // order, when and why (admin releases, refund-required payments), oldest first.
+import type { auditEntryObject, z } from '@holdfast/contracts';
 import { listAuditRows } from '@holdfast/db';
 import type { DomainContext } from './context';
 import { decodeAdminCursor } from './admin-cursor';
 import { encodeCursor, type Page } from './paging';
 
-export interface AuditEntryView {
-  at: string;
-  actor: string;
-  action: string;
-  holdId: string | null;
-  orderId: string | null;
-  reason: string | null;
-}
+/** The contract's AuditEntry object. */
+export type AuditEntryView = z.output<typeof auditEntryObject>;
 
 export async function adminListAudit(
   ctx: DomainContext,

@@ -1,5 +1,6 @@
 // The admin console's list of payments: the ones owed a refund first (they need
 // a human), then the applied ones; keyset-paged on (status, receivedAt, id).
+import type { paymentObject, paymentStatus, z } from '@holdfast/contracts';
 import {
   findPayment, listPaymentRows, markPaymentRefunded, recordAudit, runTransaction, type PaymentRow, type PaymentStatusDb,
 } from '@holdfast/db';
@@ -9,22 +10,9 @@ import { isUuid } from './ids';
 import { decodeAdminCursor } from './admin-cursor';
 import { encodeCursor, type Page } from './paging';
 
-export type PaymentStatus = 'applied' | 'refund_required' | 'ignored';
-
-export interface PaymentView {
-  id: string;
-  provider: string;
-  reference: string;
-  holdId: string | null;
-  amountCents: number | null;
-  currency: string | null;
-  status: PaymentStatus;
-  reason: string | null;
-  orderId: string | null;
-  receivedAt: string;
-  /** Set once someone marked the refund done: who, when and their note. */
-  refund: { by: string; at: string; note: string } | null;
-}
+export type PaymentStatus = z.output<typeof paymentStatus>;
+/** The contract's Payment object; `refund` is set once someone marked the refund done: who, when and their note. */
+export type PaymentView = z.output<typeof paymentObject>;
 
 const toDb = (s: PaymentStatus): PaymentStatusDb => s.toUpperCase() as PaymentStatusDb;
 const CURSOR_TAG: Record<PaymentStatusDb, string> = { APPLIED: 'A', REFUND_REQUIRED: 'R', IGNORED: 'I' };

@@ -1,20 +1,13 @@
 // The sales dashboard's numbers for one event: sold (PostgreSQL), held (Redis, live
 // leases only) and available per tier and ticket type, revenue, holds and orders per minute.
+import type { salesObject, z } from '@holdfast/contracts';
 import { salesCounts } from '@holdfast/db';
 import type { DomainContext } from './context';
 import { errors } from './errors';
 import { isUuid } from './ids';
 
-export interface EventSales {
-  eventId: string;
-  currency: string;
-  asOf: string;
-  orders: number;
-  revenueCents: number;
-  tiers: { tier: string; total: number; sold: number; held: number; available: number; revenueCents: number }[];
-  ticketTypes: { id: string; name: string; capacity: number; sold: number; held: number; available: number; revenueCents: number }[];
-  perMinute: { minute: string; holds: number; orders: number }[];
-}
+/** The contract's Sales object. */
+export type EventSales = z.output<typeof salesObject>;
 
 /** How far back the per-minute counts go. */
 const WINDOW_MINUTES = 30;

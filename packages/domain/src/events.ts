@@ -1,8 +1,9 @@
 // Events: an admin puts an event on sale with its seats and ticket types in one
 // transaction; anyone reads events, availability and the seat map.
+import type { eventObject, seatObject, z } from '@holdfast/contracts';
 import {
   findEvent, insertEvent, listEvents as listEventRows, lockEvent, recordAudit, runTransaction, updateEventSettings,
-  type EventRow, type EventSettings, type SalesStatus,
+  type EventRow, type EventSettings,
 } from '@holdfast/db';
 import type { DomainContext } from './context';
 import { errors } from './errors';
@@ -10,21 +11,8 @@ import { isUuid } from './ids';
 import { decodeCursor, encodeCursor, type Page } from './paging';
 import { ensurePrimed } from './prime-event';
 
-export interface EventView {
-  id: string;
-  name: string;
-  startsAt: string;
-  currency: string;
-  holdTtlSeconds: number;
-  maxTicketsPerCustomer: number;
-  maxHoldExtensions: number;
-  maxHoldSeconds: number;
-  salesStatus: SalesStatus;
-  salesStartAt: string | null;
-  salesEndAt: string | null;
-  seatCount: number;
-  ticketTypes: { id: string; name: string; priceCents: number; capacity: number; available: number }[];
-}
+/** The contract's Event object. */
+export type EventView = z.output<typeof eventObject>;
 
 type SaleSettings = 'maxHoldExtensions' | 'maxHoldSeconds' | 'salesStatus' | 'salesStartAt' | 'salesEndAt';
 
@@ -158,16 +146,8 @@ export async function listEvents(ctx: DomainContext, limit: number, cursor?: str
   return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
 }
 
-export interface SeatView {
-  id: string;
-  label: string;
-  section: string;
-  row: string;
-  number: number;
-  tier: string;
-  priceCents: number;
-  status: 'available' | 'held' | 'sold';
-}
+/** The contract's Seat object. */
+export type SeatView = z.output<typeof seatObject>;
 
 export async function listSeats(ctx: DomainContext, eventId: string): Promise<SeatView[]> {
   if (!isUuid(eventId)) throw errors.eventNotFound();

@@ -1,28 +1,14 @@
+import type { holdItem, holdObject, holdStatus, seatItem, ticketItem, z } from '@holdfast/contracts';
 import type { HoldRow } from '@holdfast/db';
 import type { HoldRecord } from '@holdfast/hold-store';
 
-export type SeatItem = { seatId: string; label: string; tier: string; priceCents: number; quantity: 1 };
-export type TicketItem = { ticketTypeId: string; name: string; priceCents: number; quantity: number };
-export type HoldItem = SeatItem | TicketItem;
-
-export type HoldStatus = 'active' | 'confirmed' | 'expired' | 'released';
-
+// The hold as the API answers it: the types are the contract's zod schemas' (packages/contracts).
+export type SeatItem = z.output<typeof seatItem>;
+export type TicketItem = z.output<typeof ticketItem>;
+export type HoldItem = z.output<typeof holdItem>;
+export type HoldStatus = z.output<typeof holdStatus>;
 /** The contract's Hold object. */
-export interface Hold {
-  id: string;
-  eventId: string;
-  customerId: string;
-  status: HoldStatus;
-  createdAt: string;
-  expiresAt: string;
-  items: HoldItem[];
-  totalCents: number;
-  currency: string;
-  orderId: string | null;
-  releasedBy: 'customer' | 'admin' | null;
-  /** Times the hold was extended. */
-  extensions: number;
-}
+export type Hold = z.output<typeof holdObject>;
 
 /** What the hold script stores as the hold's JSON in Redis (and the outbox). */
 export interface HoldRecordJson {

@@ -1,5 +1,6 @@
 // Reading and releasing holds: the owner (or an admin, with a reason) ends a hold;
 // PostgreSQL records it first, then Redis frees exactly the keys this hold owns.
+import type { role, z } from '@holdfast/contracts';
 import {
   findHold, insertHoldsIfMissing, lockHold, recordAudit, runTransaction, updateHold, type HoldRow, type Tx,
 } from '@holdfast/db';
@@ -8,7 +9,7 @@ import { errors } from './errors';
 import { eventOfHoldId } from './ids';
 import { holdContents, holdFromRecord, holdFromRow, rowFromRecord, type Hold, type HoldItem } from './hold-view';
 
-export type Principal = { id: string; role: 'customer' | 'service' | 'admin' };
+export type Principal = { id: string; role: z.output<typeof role> };
 
 /** The hold as PostgreSQL has it, or (before its record is persisted) as Redis has it. */
 export async function findAnyHold(ctx: DomainContext, holdId: string): Promise<Hold | null> {

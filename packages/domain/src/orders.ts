@@ -1,5 +1,6 @@
 // Reading an order: its owner, an integrator (service) or an admin sees it; any
 // other customer gets the same 404 as for an id that does not exist.
+import type { orderObject, z } from '@holdfast/contracts';
 import { findOrder, type OrderItemRow, type OrderRow } from '@holdfast/db';
 import type { DomainContext } from './context';
 import { errors } from './errors';
@@ -8,19 +9,7 @@ import type { HoldItem } from './hold-view';
 import { isUuid } from './ids';
 
 /** The contract's Order object. */
-export interface Order {
-  id: string;
-  number: string;
-  eventId: string;
-  customerId: string;
-  holdId: string;
-  status: 'confirmed';
-  items: HoldItem[];
-  totalCents: number;
-  currency: string;
-  paymentReference: string;
-  createdAt: string;
-}
+export type Order = z.output<typeof orderObject>;
 
 /** An order line as the hold had it: a seat, or a quantity of one ticket type. */
 export function itemFromRow(item: OrderItemRow): HoldItem {

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { loadConfig, type Config } from '@holdfast/config';
 import { masters } from '@holdfast/hold-store';
-import { createApiRuntime, createLogger, signToken, type ApiRuntime } from '@holdfast/api';
+import { checkResponse, createApiRuntime, createLogger, signToken, type ApiRuntime } from '@holdfast/api';
 import { RedisProcess } from './redis-process';
 import { standIn } from './stand-in';
 
@@ -49,6 +49,8 @@ export async function startApi(env: Record<string, string> = {}, options: StartA
       } catch {
         /* not JSON: the test sees the raw text */
       }
+      // Every answer a test gets must be what the route table documents for its endpoint and status.
+      checkResponse(method, path, { status: res.status, body: parsed, contentType: res.headers.get('content-type') });
       return { status: res.status, body: parsed, headers: res.headers };
     },
     async close() {

@@ -1,12 +1,11 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import jwt from 'jsonwebtoken';
-import { storableText } from '@holdfast/contracts';
+import { role as roleSchema, storableText } from '@holdfast/contracts';
 import { errors, type Principal } from '@holdfast/domain';
-import { jsonBody } from './body';
 
 export type Role = Principal['role'];
-const ROLES: readonly Role[] = ['customer', 'service', 'admin'];
+const ROLES: readonly Role[] = roleSchema.options;
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -65,16 +64,22 @@ export function verifyToken(header: string | undefined, secret: string): Princip
   return principal;
 }
 
+/** Checks the bearer token and the role: the caller's principal, or 401 UNAUTHORIZED / 403 FORBIDDEN. */
+export function authorize(req: Request, secret: string, roles: readonly Role[]): Principal {
+  const principal = verifyToken(req.headers.authorization, secret);
+  if (!roles.includes(principal.role)) throw errors.forbidden();
+  return principal;
+}
+
 /**
- * Authenticates and checks the role, then (and only then) reads the JSON body:
- * a caller without the right token is refused before its body is parsed.
+ * Authorization as a middleware: sets `req.principal`. It reads no body; the
+ * endpoints read theirs after it (mount-endpoints.ts), so a caller without the
+ * right token is refused before its body is parsed.
  */
 export function requireRole(secret: string, ...roles: Role[]): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const principal = verifyToken(req.headers.authorization, secret);
-    if (!roles.includes(principal.role)) throw errors.forbidden();
-    req.principal = principal;
-    jsonBody(req, res, next);
+  return (req: Request, _res: Response, next: NextFunction) => {
+    req.principal = authorize(req, secret, roles);
+    next();
   };
 }
 

@@ -1,15 +1,18 @@
-import { Router } from 'express';
-import { demoTokenBody } from '@holdfast/contracts';
+import { demoTokenBody, responses } from '@holdfast/contracts';
+import { endpointOf } from '../endpoint';
 import { signToken } from '../middleware/auth';
-import { jsonBody } from '../middleware/body';
-import { parse } from '../middleware/validate';
+import { err, invalid } from '../response-docs';
+
+const endpoint = endpointOf<{ jwtSecret: string }>();
 
 /** Demo mode only: tokens for the demo checkout page, without an identity provider. */
-export function demoAuthRoutes(jwtSecret: string): Router {
-  const r = Router();
-  r.post('/v1/auth/demo-token', jsonBody, (req, res) => {
-    const body = parse(demoTokenBody, req.body);
-    res.json({ token: signToken(jwtSecret, body.customerId, body.role) });
-  });
-  return r;
-}
+export const DEMO_AUTH_ENDPOINTS = [
+  endpoint({
+    method: 'post', path: '/v1/auth/demo-token', operationId: 'demoToken', tag: 'Auth', body: demoTokenBody,
+    summary: 'Demo mode only: a signed token for a customer id and role (404 outside demo mode).',
+    responses: { 200: { description: 'a token', schema: responses.token }, 400: invalid, 404: err('NOT_FOUND outside demo mode') },
+    handler: ({ res, deps, body }) => {
+      res.json({ token: signToken(deps.jwtSecret, body.customerId, body.role) });
+    },
+  }),
+];

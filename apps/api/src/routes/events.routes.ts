@@ -1,14 +1,13 @@
-import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
-import { createEventBody, createHoldBody, emptyQuery, listQuery, updateEventBody } from '@holdfast/contracts';
+import type { ErrorRequestHandler } from 'express';
+import { createEventBody, createHoldBody, emptyQuery, listQuery, responses, updateEventBody } from '@holdfast/contracts';
 import {
   appErrorOf, countRefusedHoldRequest, createEvent, createHold, getEvent, listEvents, listSeats, updateEvent,
   type DomainContext, type HoldSelector,
 } from '@holdfast/domain';
-import { requireRole } from '../middleware/auth';
+import { endpointOf } from '../endpoint';
 import { bodyParserError } from '../middleware/errors';
-import { parse } from '../middleware/validate';
+import { err, forbidden, invalid, unauthorized, unavailable } from '../response-docs';
 
-const passThrough: RequestHandler = (_req, _res, next) => next();
 const dateOrNull = (iso: string | null | undefined): Date | null => (iso ? new Date(iso) : null);
 
 /**
@@ -25,60 +24,86 @@ function countRefusal(ctx: DomainContext): ErrorRequestHandler {
   };
 }
 
-/** `idempotency` is the Idempotency-Key middleware (middleware/idempotency.ts) for hold creation. */
-export function eventRoutes(ctx: DomainContext, jwtSecret: string, idempotency: RequestHandler = passThrough): Router {
-  const r = Router();
+const endpoint = endpointOf<DomainContext>();
 
-  r.post('/v1/admin/events', requireRole(jwtSecret, 'admin'), async (req, res) => {
-    const body = parse(createEventBody, req.body);
-    const event = await createEvent(
-      ctx,
-      { ...body, startsAt: new Date(body.startsAt), salesStartAt: dateOrNull(body.salesStartAt), salesEndAt: dateOrNull(body.salesEndAt) },
-      req.principal!.id,
-    );
-    res.status(201).json({ event });
-  });
-
-  r.patch('/v1/admin/events/:eventId', requireRole(jwtSecret, 'admin'), async (req, res) => {
-    parse(emptyQuery, req.query, 'query');
-    const body = parse(updateEventBody, req.body);
-    const { startsAt, salesStartAt, salesEndAt, ...rest } = body;
-    const patch = {
-      ...rest,
-      ...(startsAt !== undefined ? { startsAt: new Date(startsAt) } : {}),
-      ...(salesStartAt !== undefined ? { salesStartAt: dateOrNull(salesStartAt) } : {}),
-      ...(salesEndAt !== undefined ? { salesEndAt: dateOrNull(salesEndAt) } : {}),
-    };
-    res.json({ event: await updateEvent(ctx, String(req.params.eventId), patch, req.principal!.id) });
-  });
-
-  r.get('/v1/events', async (req, res) => {
-    const q = parse(listQuery, req.query, 'query');
-    const page = await listEvents(ctx, q.limit, q.cursor);
-    res.json({ events: page.items, nextCursor: page.nextCursor });
-  });
-
-  r.get('/v1/events/:eventId', async (req, res) => {
-    parse(emptyQuery, req.query, 'query');
-    res.json({ event: await getEvent(ctx, String(req.params.eventId)) });
-  });
-
-  r.get('/v1/events/:eventId/seats', async (req, res) => {
-    parse(emptyQuery, req.query, 'query');
-    res.json({ seats: await listSeats(ctx, String(req.params.eventId)) });
-  });
-
-  const holdHandler: RequestHandler = async (req, res) => {
-    const body = parse(createHoldBody, req.body);
-    const selector: HoldSelector = body.seatIds
-      ? { kind: 'seats', seatIds: body.seatIds }
-      : body.tier !== undefined
-        ? { kind: 'best', tier: body.tier, quantity: body.quantity! }
-        : { kind: 'tickets', ticketTypeId: body.ticketTypeId!, quantity: body.quantity! };
-    const hold = await createHold(ctx, { eventId: String(req.params.eventId), customerId: req.principal!.id, selector });
-    res.status(201).json({ hold });
-  };
-  r.post('/v1/events/:eventId/holds', requireRole(jwtSecret, 'customer'), idempotency, holdHandler, countRefusal(ctx));
-
-  return r;
-}
+/** Events and hold creation (the hot path, with its Idempotency-Key). */
+export const EVENT_ENDPOINTS = [
+  endpoint({
+    method: 'post', path: '/v1/admin/events', operationId: 'createEvent', tag: 'Events', roles: ['admin'], body: createEventBody,
+    summary: 'Put an event on sale with its seats and ticket types.',
+    responses: { 201: { description: 'created', schema: responses.event }, 400: invalid, 401: unauthorized, 403: forbidden, 503: unavailable },
+    handler: async ({ req, res, deps: ctx, body }) => {
+      const event = await createEvent(
+        ctx,
+        { ...body, startsAt: new Date(body.startsAt), salesStartAt: dateOrNull(body.salesStartAt), salesEndAt: dateOrNull(body.salesEndAt) },
+        req.principal!.id,
+      );
+      res.status(201).json({ event });
+    },
+  }),
+  endpoint({
+    method: 'patch', path: '/v1/admin/events/{eventId}', operationId: 'updateEvent', tag: 'Events', roles: ['admin'], query: emptyQuery,
+    body: updateEventBody,
+    summary: 'Change an event\'s settings (name, start, hold time, limits, extensions, sale window and status); seats and ticket types stay as created. Audited.',
+    responses: {
+      200: { description: 'the event as it is now', schema: responses.event }, 400: invalid, 401: unauthorized, 403: forbidden,
+      404: err('EVENT_NOT_FOUND'), 503: unavailable,
+    },
+    handler: async ({ req, res, deps: ctx, params, body }) => {
+      const { startsAt, salesStartAt, salesEndAt, ...rest } = body;
+      const patch = {
+        ...rest,
+        ...(startsAt !== undefined ? { startsAt: new Date(startsAt) } : {}),
+        ...(salesStartAt !== undefined ? { salesStartAt: dateOrNull(salesStartAt) } : {}),
+        ...(salesEndAt !== undefined ? { salesEndAt: dateOrNull(salesEndAt) } : {}),
+      };
+      res.json({ event: await updateEvent(ctx, String(params.eventId), patch, req.principal!.id) });
+    },
+  }),
+  endpoint({
+    method: 'get', path: '/v1/events', operationId: 'listEvents', tag: 'Events', query: listQuery, summary: 'Events, oldest first.',
+    responses: { 200: { description: 'a page of events', schema: responses.events }, 400: invalid, 503: unavailable },
+    handler: async ({ res, deps: ctx, query }) => {
+      const page = await listEvents(ctx, query.limit, query.cursor);
+      res.json({ events: page.items, nextCursor: page.nextCursor });
+    },
+  }),
+  endpoint({
+    method: 'get', path: '/v1/events/{eventId}', operationId: 'getEvent', tag: 'Events', query: emptyQuery,
+    summary: 'An event with its ticket types and their availability.',
+    responses: { 200: { description: 'the event', schema: responses.event }, 404: err('EVENT_NOT_FOUND'), 503: unavailable },
+    handler: async ({ res, deps: ctx, params }) => {
+      res.json({ event: await getEvent(ctx, String(params.eventId)) });
+    },
+  }),
+  endpoint({
+    method: 'get', path: '/v1/events/{eventId}/seats', operationId: 'listSeats', tag: 'Events', query: emptyQuery,
+    summary: 'Every seat of the event with its status.',
+    responses: { 200: { description: 'the seat map', schema: responses.seats }, 404: err('EVENT_NOT_FOUND'), 503: unavailable },
+    handler: async ({ res, deps: ctx, params }) => {
+      res.json({ seats: await listSeats(ctx, String(params.eventId)) });
+    },
+  }),
+  endpoint({
+    method: 'post', path: '/v1/events/{eventId}/holds', operationId: 'createHold', tag: 'Holds', roles: ['customer'], body: createHoldBody,
+    idempotent: true,
+    summary: 'Hold seats (by id or best available in a tier) or general-admission tickets for the event\'s hold time.',
+    responses: {
+      201: { description: 'held', schema: responses.hold }, 400: invalid, 401: unauthorized, 403: forbidden,
+      404: err('EVENT_NOT_FOUND, SEAT_NOT_FOUND or TICKET_TYPE_NOT_FOUND'),
+      409: err('SEATS_UNAVAILABLE (details.seatIds), SOLD_OUT, SALES_CLOSED (draft or closed, or outside [salesStartAt, salesEndAt): details.salesStatus, salesStartAt, salesEndAt, serverTime), or IDEMPOTENCY_IN_PROGRESS'),
+      422: err('LIMIT_EXCEEDED, or IDEMPOTENCY_KEY_REUSED'), 429: err('RATE_LIMITED, with Retry-After'),
+      503: err('SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable, or details.reason hold_backlog_full (holds not yet written to PostgreSQL reached HOLD_OUTBOX_MAX_PENDING), with Retry-After'),
+    },
+    handler: async ({ req, res, deps: ctx, params, body }) => {
+      const selector: HoldSelector = body.seatIds
+        ? { kind: 'seats', seatIds: body.seatIds }
+        : body.tier !== undefined
+          ? { kind: 'best', tier: body.tier, quantity: body.quantity! }
+          : { kind: 'tickets', ticketTypeId: body.ticketTypeId!, quantity: body.quantity! };
+      const hold = await createHold(ctx, { eventId: String(params.eventId), customerId: req.principal!.id, selector });
+      res.status(201).json({ hold });
+    },
+    onError: countRefusal,
+  }),
+];

@@ -1,29 +1,44 @@
-import { Router } from 'express';
-import { emptyBody, emptyQuery } from '@holdfast/contracts';
+import { emptyBody, emptyQuery, responses } from '@holdfast/contracts';
 import { extendHold, getHold, releaseHold, type DomainContext } from '@holdfast/domain';
-import { requireRole } from '../middleware/auth';
-import { parse } from '../middleware/validate';
+import { endpointOf } from '../endpoint';
+import { err, forbidden, invalid, unauthorized, unavailable } from '../response-docs';
 
-export function holdRoutes(ctx: DomainContext, jwtSecret: string): Router {
-  const r = Router();
+const endpoint = endpointOf<DomainContext>();
 
-  r.get('/v1/holds/:holdId', requireRole(jwtSecret, 'customer', 'service', 'admin'), async (req, res) => {
-    parse(emptyQuery, req.query, 'query');
-    res.json({ hold: await getHold(ctx, req.principal!, String(req.params.holdId)) });
-  });
-
-  r.delete('/v1/holds/:holdId', requireRole(jwtSecret, 'customer'), async (req, res) => {
-    parse(emptyQuery, req.query, 'query');
-    const hold = await releaseHold(ctx, String(req.params.holdId), { kind: 'customer', customerId: req.principal!.id });
-    res.json({ hold });
-  });
-
-  // More time for the owner (or an admin): body empty or `{}`.
-  r.post('/v1/holds/:holdId/extend', requireRole(jwtSecret, 'customer', 'admin'), async (req, res) => {
-    parse(emptyQuery, req.query, 'query');
-    parse(emptyBody, req.body);
-    res.json({ hold: await extendHold(ctx, req.principal!, String(req.params.holdId)) });
-  });
-
-  return r;
-}
+export const HOLD_ENDPOINTS = [
+  endpoint({
+    method: 'get', path: '/v1/holds/{holdId}', operationId: 'getHold', tag: 'Holds', roles: ['customer', 'service', 'admin'], query: emptyQuery,
+    summary: 'A hold (a customer sees only their own).',
+    responses: { 200: { description: 'the hold', schema: responses.hold }, 401: unauthorized, 403: forbidden, 404: err('HOLD_NOT_FOUND'), 503: unavailable },
+    handler: async ({ req, res, deps: ctx, params }) => {
+      res.json({ hold: await getHold(ctx, req.principal!, String(params.holdId)) });
+    },
+  }),
+  endpoint({
+    method: 'delete', path: '/v1/holds/{holdId}', operationId: 'releaseHold', tag: 'Holds', roles: ['customer'], query: emptyQuery,
+    summary: 'The owner releases a hold; its seats and tickets are free at once.',
+    responses: {
+      200: { description: 'released (or as it was, when already released or expired)', schema: responses.hold }, 401: unauthorized, 403: forbidden,
+      404: err('HOLD_NOT_FOUND'), 409: err('HOLD_ALREADY_CONFIRMED'), 503: unavailable,
+    },
+    handler: async ({ req, res, deps: ctx, params }) => {
+      const hold = await releaseHold(ctx, String(params.holdId), { kind: 'customer', customerId: req.principal!.id });
+      res.json({ hold });
+    },
+  }),
+  endpoint({
+    method: 'post', path: '/v1/holds/{holdId}/extend', operationId: 'extendHold', tag: 'Holds', roles: ['customer', 'admin'],
+    query: emptyQuery, body: emptyBody,
+    summary: 'More time: expiresAt moves to now + the event\'s hold time, at most maxHoldExtensions times and never past createdAt + maxHoldSeconds; every seat key and ticket lease moves together (body empty or `{}`).',
+    responses: {
+      200: { description: 'extended', schema: responses.hold }, 400: invalid, 401: unauthorized, 403: forbidden,
+      404: err('HOLD_NOT_FOUND (also another customer\'s hold)'),
+      409: err('HOLD_EXPIRED, HOLD_NOT_ACTIVE (released), HOLD_ALREADY_CONFIRMED, HOLD_EXTENSION_LIMIT (details.maxHoldExtensions), or HOLD_TIME_CAP (details.maxHoldSeconds, expiresAt)'),
+      503: unavailable,
+    },
+    // More time for the owner (or an admin).
+    handler: async ({ req, res, deps: ctx, params }) => {
+      res.json({ hold: await extendHold(ctx, req.principal!, String(params.holdId)) });
+    },
+  }),
+];

@@ -1,31 +1,38 @@
-import { Router, type RequestHandler } from 'express';
-import { confirmBody, emptyQuery } from '@holdfast/contracts';
+import { confirmBody, emptyQuery, responses } from '@holdfast/contracts';
 import { confirmHold, getOrder, type DomainContext } from '@holdfast/domain';
-import { requireRole } from '../middleware/auth';
-import { parse } from '../middleware/validate';
+import { endpointOf } from '../endpoint';
+import { err, forbidden, invalid, overloadedOrUnavailable, unauthorized, unavailable } from '../response-docs';
 
-const passThrough: RequestHandler = (_req, _res, next) => next();
+const endpoint = endpointOf<DomainContext>();
 
-/** `idempotency` is the Idempotency-Key middleware (middleware/idempotency.ts) for confirm. */
-export function orderRoutes(ctx: DomainContext, jwtSecret: string, idempotency: RequestHandler = passThrough): Router {
-  const r = Router();
-
-  /** An integrator's backend (or an admin) confirms after capturing the payment itself. */
-  r.post('/v1/holds/:holdId/confirm', requireRole(jwtSecret, 'service', 'admin'), idempotency, async (req, res) => {
-    parse(emptyQuery, req.query, 'query');
-    const body = parse(confirmBody, req.body);
-    const { order, created } = await confirmHold(ctx, {
-      holdId: String(req.params.holdId),
-      payment: { provider: 'service', reference: body.paymentReference },
-      auditActor: req.principal!.role === 'admin' ? `admin:${req.principal!.id}` : undefined,
-    });
-    res.status(created ? 201 : 200).json({ order });
-  });
-
-  r.get('/v1/orders/:orderId', requireRole(jwtSecret, 'customer', 'service', 'admin'), async (req, res) => {
-    parse(emptyQuery, req.query, 'query');
-    res.json({ order: await getOrder(ctx, req.principal!, String(req.params.orderId)) });
-  });
-
-  return r;
-}
+/** Confirming (the hot path, with its Idempotency-Key) and reading orders. */
+export const ORDER_ENDPOINTS = [
+  endpoint({
+    method: 'post', path: '/v1/holds/{holdId}/confirm', operationId: 'confirmHold', tag: 'Confirming', roles: ['service', 'admin'],
+    query: emptyQuery, body: confirmBody, idempotent: true,
+    summary: 'Turn a hold into an order after the payment was captured elsewhere; a hold becomes at most one order.',
+    responses: {
+      201: { description: 'the order, created now', schema: responses.order }, 200: { description: 'the order this hold already became', schema: responses.order },
+      400: invalid, 401: unauthorized, 403: forbidden, 404: err('HOLD_NOT_FOUND'),
+      409: err('HOLD_EXPIRED (its items are gone), HOLD_NOT_ACTIVE (released), or IDEMPOTENCY_IN_PROGRESS'),
+      422: err('IDEMPOTENCY_KEY_REUSED'), 503: overloadedOrUnavailable,
+    },
+    // An integrator's backend (or an admin) confirms after capturing the payment itself.
+    handler: async ({ req, res, deps: ctx, params, body }) => {
+      const { order, created } = await confirmHold(ctx, {
+        holdId: String(params.holdId),
+        payment: { provider: 'service', reference: body.paymentReference },
+        auditActor: req.principal!.role === 'admin' ? `admin:${req.principal!.id}` : undefined,
+      });
+      res.status(created ? 201 : 200).json({ order });
+    },
+  }),
+  endpoint({
+    method: 'get', path: '/v1/orders/{orderId}', operationId: 'getOrder', tag: 'Orders', roles: ['customer', 'service', 'admin'], query: emptyQuery,
+    summary: 'An order (a customer sees only their own).',
+    responses: { 200: { description: 'the order', schema: responses.order }, 401: unauthorized, 403: forbidden, 404: err('ORDER_NOT_FOUND'), 503: unavailable },
+    handler: async ({ req, res, deps: ctx, params }) => {
+      res.json({ order: await getOrder(ctx, req.principal!, String(params.orderId)) });
+    },
+  }),
+];

@@ -2,13 +2,14 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
-import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { emptyBody, emptyQuery } from '@holdfast/contracts';
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import { emptyBody, emptyQuery, responses } from '@holdfast/contracts';
 import { AppError, errors } from '@holdfast/domain';
-import { requireRole, verifyToken } from '../middleware/auth';
-import { parse } from '../middleware/validate';
+import { endpointOf, type Endpoint } from '../endpoint';
+import { verifyToken } from '../middleware/auth';
+import { forbidden, invalid, unauthorized } from '../response-docs';
 
-export const QUEUES_PATH = '/admin/queues';
+export const QUEUES_PATH = '/admin/queues' as const;
 
 /** The refusal as a small page (no scripts) for a browser that opened the dashboard without the admin role. */
 class HtmlRefusal extends Error {
@@ -43,29 +44,14 @@ function cookieToken(req: Request): string | undefined {
   return undefined;
 }
 
-/**
- * The BullMQ queues on @bull-board/express at /admin/queues, for admins only. A
- * browser cannot send a bearer header when it opens a page, so the admin page
- * trades its token for an HttpOnly, SameSite=Strict cookie scoped to the
- * dashboard's path (POST /v1/admin/queues/session); the dashboard accepts that
- * cookie or a bearer header, and verifies the token and its admin role on every
- * request, its API calls included.
- */
-export function queueRoutes(queues: Queue[], jwtSecret: string): Router {
-  const r = Router();
+export interface QueueDeps {
+  queues: Queue[];
+  jwtSecret: string;
+}
 
-  r.post('/v1/admin/queues/session', requireRole(jwtSecret, 'admin'), (req, res) => {
-    parse(emptyQuery, req.query, 'query');
-    parse(emptyBody, req.body);
-    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')![1]!;
-    const exp = (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { exp?: number }).exp;
-    const maxAge = Math.max(0, Math.min(COOKIE_MAX_AGE_SECONDS, exp ? exp - Math.floor(Date.now() / 1000) : COOKIE_MAX_AGE_SECONDS));
-    res.setHeader('Set-Cookie', [
-      `${COOKIE}=${encodeURIComponent(token)}; Path=${QUEUES_PATH}; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${req.secure ? '; Secure' : ''}`,
-    ]);
-    res.json({ url: `${QUEUES_PATH}/`, expiresInSeconds: maxAge });
-  });
-
+/** The dashboard: a bearer header or the cookie, its role checked on every request; its pages and API under its path. */
+function mountDashboard(r: Router, endpoint: Endpoint<QueueDeps>, { queues, jwtSecret }: QueueDeps): void {
+  const roles = endpoint.roles!;
   const adapter = new ExpressAdapter();
   adapter.setBasePath(QUEUES_PATH);
   createBullBoard({ queues: queues.map((q) => new BullMQAdapter(q)), serverAdapter: adapter, options: { uiConfig: { boardTitle: 'holdfast queues' } } });
@@ -74,7 +60,7 @@ export function queueRoutes(queues: Queue[], jwtSecret: string): Router {
     const header = req.headers.authorization ?? (cookieToken(req) ? `Bearer ${cookieToken(req)}` : undefined);
     try {
       const principal = verifyToken(header, jwtSecret);
-      if (principal.role !== 'admin') throw errors.forbidden();
+      if (!roles.includes(principal.role)) throw errors.forbidden();
     } catch (err) {
       // A person who opened the address gets a page saying where to start; API calls get the error body.
       if (req.accepts(['json', 'html']) === 'html' && err instanceof AppError) throw new HtmlRefusal(err);
@@ -90,7 +76,7 @@ export function queueRoutes(queues: Queue[], jwtSecret: string): Router {
     board(req, res, next);
   };
   // The dashboard's entry; its pages, assets and API calls live under it.
-  r.get(QUEUES_PATH, (req, res, next) => {
+  r.get(endpoint.path, (req, res, next) => {
     authorize(req);
     if (req.path.endsWith('/')) return next();
     res.redirect(302, `${QUEUES_PATH}/`);
@@ -100,5 +86,41 @@ export function queueRoutes(queues: Queue[], jwtSecret: string): Router {
     if (err instanceof HtmlRefusal) refusalPage(err, res);
     else next(err);
   });
-  return r;
 }
+
+const endpoint = endpointOf<QueueDeps>();
+
+/**
+ * The BullMQ queues on @bull-board/express at /admin/queues, for admins only. A
+ * browser cannot send a bearer header when it opens a page, so the admin page
+ * trades its token for an HttpOnly, SameSite=Strict cookie scoped to the
+ * dashboard's path (POST /v1/admin/queues/session); the dashboard accepts that
+ * cookie or a bearer header, and verifies the token and its admin role on every
+ * request, its API calls included.
+ */
+export const QUEUE_ENDPOINTS = [
+  endpoint({
+    method: 'post', path: '/v1/admin/queues/session', operationId: 'adminQueuesSession', tag: 'Admin', roles: ['admin'], query: emptyQuery,
+    body: emptyBody,
+    summary: 'Trade the admin\'s bearer token for an HttpOnly, SameSite=Strict cookie scoped to /admin/queues (at most an hour, never past the token), so a browser can open the queue dashboard.',
+    responses: {
+      200: { description: '`{url, expiresInSeconds}` and a Set-Cookie header', schema: responses.queuesSession }, 400: invalid, 401: unauthorized,
+      403: forbidden,
+    },
+    handler: ({ req, res }) => {
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')![1]!;
+      const exp = (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { exp?: number }).exp;
+      const maxAge = Math.max(0, Math.min(COOKIE_MAX_AGE_SECONDS, exp ? exp - Math.floor(Date.now() / 1000) : COOKIE_MAX_AGE_SECONDS));
+      res.setHeader('Set-Cookie', [
+        `${COOKIE}=${encodeURIComponent(token)}; Path=${QUEUES_PATH}; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${req.secure ? '; Secure' : ''}`,
+      ]);
+      res.json({ url: `${QUEUES_PATH}/`, expiresInSeconds: maxAge });
+    },
+  }),
+  endpoint({
+    method: 'get', path: QUEUES_PATH, operationId: 'adminQueues', tag: 'Pages', roles: ['admin'],
+    summary: 'The BullMQ queues on @bull-board/express (its pages and API live under this path); a bearer header or the cookie from /v1/admin/queues/session.',
+    responses: { 200: { description: 'HTML', contentType: 'text/html' }, 302: { description: 'to /admin/queues/' }, 401: unauthorized, 403: forbidden },
+    mount: mountDashboard,
+  }),
+];

@@ -1,35 +1,36 @@
-import { Router } from 'express';
 import type { Queue } from 'bullmq';
-import { emptyQuery, z } from '@holdfast/contracts';
+import { emptyBody, emptyQuery, responses } from '@holdfast/contracts';
 import { lastReconcileReport } from '@holdfast/domain';
 import type { ReconcileStore } from '@holdfast/hold-store';
 import { requestReconcile } from '@holdfast/jobs';
-import { requireRole } from '../middleware/auth';
-import { parse } from '../middleware/validate';
+import { endpointOf } from '../endpoint';
+import { forbidden, invalid, unauthorized, unavailable } from '../response-docs';
 
 export interface ReconcileDeps {
   queue: Queue;
   store: ReconcileStore;
 }
 
-/** An empty body, `{}`, or nothing at all. */
-const reconcileBody = z.strictObject({}).optional();
+const endpoint = endpointOf<ReconcileDeps>();
 
-export function reconcileRoutes(deps: ReconcileDeps, jwtSecret: string): Router {
-  const r = Router();
-
-  // Asks the worker for a run now; the report appears at /v1/admin/reconcile/last.
-  r.post('/v1/admin/reconcile', requireRole(jwtSecret, 'admin'), async (req, res) => {
-    parse(emptyQuery, req.query, 'query');
-    parse(reconcileBody, req.body);
-    const jobId = await requestReconcile(deps.queue, `admin:${req.principal!.id}`);
-    res.status(202).json({ jobId, status: 'queued' });
-  });
-
-  r.get('/v1/admin/reconcile/last', requireRole(jwtSecret, 'admin'), async (req, res) => {
-    parse(emptyQuery, req.query, 'query');
-    res.json({ report: await lastReconcileReport(deps.store) });
-  });
-
-  return r;
-}
+export const RECONCILE_ENDPOINTS = [
+  endpoint({
+    method: 'post', path: '/v1/admin/reconcile', operationId: 'adminReconcile', tag: 'Admin', roles: ['admin'], query: emptyQuery,
+    body: emptyBody,
+    summary: 'Ask the worker to reconcile Redis against PostgreSQL now (body empty or `{}`).',
+    responses: { 202: { description: 'queued: `{jobId, status}`', schema: responses.reconcileQueued }, 400: invalid, 401: unauthorized, 403: forbidden, 503: unavailable },
+    // Asks the worker for a run now; the report appears at /v1/admin/reconcile/last.
+    handler: async ({ req, res, deps }) => {
+      const jobId = await requestReconcile(deps.queue, `admin:${req.principal!.id}`);
+      res.status(202).json({ jobId, status: 'queued' });
+    },
+  }),
+  endpoint({
+    method: 'get', path: '/v1/admin/reconcile/last', operationId: 'adminReconcileLast', tag: 'Admin', roles: ['admin'], query: emptyQuery,
+    summary: 'The last reconciliation report: `{report}`.',
+    responses: { 200: { description: 'the report', schema: responses.reconcileReport }, 401: unauthorized, 403: forbidden, 503: unavailable },
+    handler: async ({ res, deps }) => {
+      res.json({ report: await lastReconcileReport(deps.store) });
+    },
+  }),
+];

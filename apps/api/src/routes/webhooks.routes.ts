@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import express, { Router } from 'express';
 import Stripe from 'stripe';
 import {
-  emptyQuery, issuesToDetails, stripeCheckoutSession, stripeEventEnvelope, stripePaymentIntent, z,
+  emptyBody, emptyQuery, issuesToDetails, responses, stripeCheckoutSession, stripeEventEnvelope, stripePaymentIntent, z,
 } from '@holdfast/contracts';
 import { applyStripePayment, errors, getHold, type DomainContext, type StripeOutcome, type StripePayment } from '@holdfast/domain';
-import { requireRole } from '../middleware/auth';
-import { parse } from '../middleware/validate';
+import { endpointOf } from '../endpoint';
+import { err, forbidden, invalid, overloadedOrUnavailable, unauthorized, unavailable } from '../response-docs';
 
 /** Stripe's default: a signature older than 5 minutes is refused (replays). */
 const SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -92,28 +91,32 @@ function paymentOf(event: z.output<typeof stripeEventEnvelope>): StripePayment |
   return null;
 }
 
-/**
- * POST /v1/webhooks/stripe. Mounted before the app's JSON parser: the
- * signature is over the exact bytes Stripe sent. All work is committed before
- * the answer, so nothing can be lost after it.
- */
-export function webhookRoutes(ctx: DomainContext, webhookSecret: string): Router {
-  const r = Router();
-  r.post(
-    '/v1/webhooks/stripe',
-    express.raw({ type: () => true, limit: '100kb' }),
-    async (req, res) => {
-      parse(emptyQuery, req.query, 'query');
-      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      const header = req.headers['stripe-signature'];
-      await receiveStripeEvent(ctx, webhookSecret, raw, typeof header === 'string' ? header : undefined);
-      res.json({ received: true });
-    },
-  );
-  return r;
+export interface WebhookDeps {
+  ctx: DomainContext;
+  webhookSecret: string;
 }
 
-const demoPayBody = z.strictObject({}).optional();
+const endpoint = endpointOf<WebhookDeps>();
+
+/**
+ * POST /v1/webhooks/stripe. Its body is read raw (`signedBody`): the signature
+ * is over the exact bytes Stripe sent. All work is committed before the answer,
+ * so nothing can be lost after it.
+ */
+export const WEBHOOK_ENDPOINTS = [
+  endpoint({
+    method: 'post', path: '/v1/webhooks/stripe', operationId: 'stripeWebhook', tag: 'Confirming', query: emptyQuery, signedBody: stripeEventEnvelope,
+    headers: [{ name: 'Stripe-Signature', required: true, description: '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with STRIPE_WEBHOOK_SECRET; 300 s tolerance.' }],
+    summary: 'Stripe events (`payment_intent.succeeded`, `checkout.session.completed` when paid, `checkout.session.async_payment_succeeded`); a paid event that cannot become an order is recorded as refund_required, one without a holdId as ignored; `async_payment_failed` makes no order.',
+    responses: { 200: { description: 'received (also duplicates and unhandled types)', schema: responses.received }, 400: err('INVALID_SIGNATURE, or VALIDATION_FAILED'), 503: overloadedOrUnavailable },
+    handler: async ({ req, res, deps }) => {
+      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const header = req.headers['stripe-signature'];
+      await receiveStripeEvent(deps.ctx, deps.webhookSecret, raw, typeof header === 'string' ? header : undefined);
+      res.json({ received: true });
+    },
+  }),
+];
 
 /**
  * Demo mode only: the checkout page's "pay" button. Builds the
@@ -121,33 +124,38 @@ const demoPayBody = z.strictObject({}).optional();
  * with the configured webhook secret and delivers it through the webhook's
  * own code path, then answers with the order (or the reason there is none).
  */
-export function demoPaymentRoutes(ctx: DomainContext, jwtSecret: string, webhookSecret: string): Router {
-  const r = Router();
-  r.post('/v1/demo/holds/:holdId/pay', requireRole(jwtSecret, 'customer'), async (req, res) => {
-    parse(emptyQuery, req.query, 'query');
-    parse(demoPayBody, req.body);
-    const hold = await getHold(ctx, req.principal!, String(req.params.holdId));
-    // One payment intent per hold: paying twice finds the order the first payment made.
-    const intentId = `pi_demo_${hold.id.slice(-24)}`;
-    const payload = JSON.stringify({
-      id: `evt_demo_${randomBytes(12).toString('hex')}`,
-      object: 'event',
-      type: 'payment_intent.succeeded',
-      created: Math.floor(Date.now() / 1000),
-      livemode: false,
-      data: {
-        object: {
-          id: intentId, object: 'payment_intent', status: 'succeeded',
-          amount: hold.totalCents, amount_received: hold.totalCents, currency: hold.currency.toLowerCase(),
-          metadata: { holdId: hold.id },
+export const DEMO_PAYMENT_ENDPOINTS = [
+  endpoint({
+    method: 'post', path: '/v1/demo/holds/{holdId}/pay', operationId: 'demoPay', tag: 'Confirming', roles: ['customer'], query: emptyQuery,
+    body: emptyBody,
+    summary: 'Demo mode only: pay for your hold through the webhook\'s own code path (a signed payment_intent.succeeded).',
+    responses: {
+      201: { description: 'the order', schema: responses.order }, 200: { description: 'the order this hold already became', schema: responses.order },
+      400: invalid, 401: unauthorized, 403: forbidden, 404: err('HOLD_NOT_FOUND'), 409: err('PAYMENT_REJECTED (recorded for a refund)'), 503: unavailable,
+    },
+    handler: async ({ req, res, deps: { ctx, webhookSecret }, params }) => {
+      const hold = await getHold(ctx, req.principal!, String(params.holdId));
+      // One payment intent per hold: paying twice finds the order the first payment made.
+      const intentId = `pi_demo_${hold.id.slice(-24)}`;
+      const payload = JSON.stringify({
+        id: `evt_demo_${randomBytes(12).toString('hex')}`,
+        object: 'event',
+        type: 'payment_intent.succeeded',
+        created: Math.floor(Date.now() / 1000),
+        livemode: false,
+        data: {
+          object: {
+            id: intentId, object: 'payment_intent', status: 'succeeded',
+            amount: hold.totalCents, amount_received: hold.totalCents, currency: hold.currency.toLowerCase(),
+            metadata: { holdId: hold.id },
+          },
         },
-      },
-    });
-    const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: webhookSecret });
-    const outcome = await receiveStripeEvent(ctx, webhookSecret, Buffer.from(payload), signature);
-    if (outcome.kind === 'refund_required' || outcome.kind === 'not_ours') throw outcome.error;
-    if (outcome.kind !== 'confirmed') throw new Error(`demo payment ended as ${outcome.kind}`);
-    res.status(outcome.created ? 201 : 200).json({ order: outcome.order });
-  });
-  return r;
-}
+      });
+      const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: webhookSecret });
+      const outcome = await receiveStripeEvent(ctx, webhookSecret, Buffer.from(payload), signature);
+      if (outcome.kind === 'refund_required' || outcome.kind === 'not_ours') throw outcome.error;
+      if (outcome.kind !== 'confirmed') throw new Error(`demo payment ended as ${outcome.kind}`);
+      res.status(outcome.created ? 201 : 200).json({ order: outcome.order });
+    },
+  }),
+];

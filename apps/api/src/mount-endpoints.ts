@@ -1,0 +1,75 @@
+import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { Endpoint } from './endpoint';
+import { authorize, type Role } from './middleware/auth';
+import { jsonBody } from './middleware/body';
+import { parse } from './middleware/validate';
+
+export interface MountOptions {
+  /** Needed by endpoints with roles. */
+  jwtSecret?: string;
+  /** The Idempotency-Key step (middleware/idempotency.ts) for endpoints marked `idempotent`. */
+  idempotency?: RequestHandler;
+}
+
+/** `/v1/holds/{holdId}` → `/v1/holds/:holdId`. */
+export const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+
+/** The Stripe webhook's body: the exact bytes, whatever their type (the signature is over them). */
+const rawBody = express.raw({ type: () => true, limit: '100kb' });
+
+/**
+ * Authorization and then the JSON body, as one middleware: two steps, one router
+ * layer for the hot paths (hold, confirm) to walk.
+ */
+function authorizeThenReadJson(secret: string, roles: readonly Role[]): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    req.principal = authorize(req, secret, roles);
+    jsonBody(req, res, next);
+  };
+}
+
+/** The request steps of one endpoint, in order, built once at start-up. */
+function stepsOf<D>(e: Endpoint<D>, deps: D, opts: MountOptions): RequestHandler[] {
+  if (!e.handler) throw new Error(`${e.operationId}: an endpoint needs a handler or its own mount`);
+  if (e.signedBody && (e.body || e.roles)) throw new Error(`${e.operationId}: a signed body is read raw, without roles or a JSON body`);
+  const steps: RequestHandler[] = [];
+  // 1. Who may call it (401/403), then 2. the body: a caller without the right token never gets its body read.
+  if (e.roles) {
+    if (!opts.jwtSecret) throw new Error(`${e.operationId}: an endpoint with roles needs the JWT secret`);
+    steps.push(authorizeThenReadJson(opts.jwtSecret, e.roles));
+  } else if (e.body) {
+    steps.push(jsonBody);
+  } else if (e.signedBody) {
+    steps.push(rawBody);
+  }
+  // 3. Idempotency-Key: after the principal and the body (its fingerprint covers the body).
+  if (e.idempotent) {
+    if (!opts.idempotency) throw new Error(`${e.operationId}: an idempotent endpoint needs the Idempotency-Key step`);
+    steps.push(opts.idempotency);
+  }
+  // 4. The query and the body parsed with the declared schemas (400 VALIDATION_FAILED), then the handler.
+  const { handler, query, body } = e;
+  steps.push((req: Request, res: Response) =>
+    handler({
+      req, res, deps,
+      params: req.params,
+      query: query ? parse(query, req.query, 'query') : undefined,
+      body: body ? parse(body, req.body) : undefined,
+    }) as void,
+  );
+  return steps;
+}
+
+/** An Express router serving the endpoints, in their order. */
+export function mountEndpoints<D>(endpoints: readonly Endpoint<D>[], deps: D, opts: MountOptions): Router {
+  const r = Router();
+  for (const e of endpoints) {
+    if (e.mount) {
+      e.mount(r, e, deps);
+      continue;
+    }
+    const onError = e.onError ? [e.onError(deps)] : [];
+    r[e.method](expressPath(e.path), ...stepsOf(e, deps, opts), ...onError);
+  }
+  return r;
+}

@@ -1,0 +1,13 @@
+import { errorBody } from '@holdfast/contracts';
+import type { ResponseDoc } from './endpoint';
+
+/** An error answer: the contract's error body, with the codes it may carry. */
+export const err = (description: string) => ({ description, schema: errorBody }) satisfies ResponseDoc;
+export const unauthorized = err('UNAUTHORIZED: no token, a bad signature or an expired token');
+export const forbidden = err('FORBIDDEN: the role may not call this endpoint');
+export const invalid = err('VALIDATION_FAILED: `details.fields` names each field and why');
+export const unavailable = err('SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable');
+export const overloadedOrUnavailable = err(
+  'OVERLOADED (too many confirms waiting; nothing was done, retry after Retry-After seconds), or SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable',
+);
+export const tooLarge = err('PAYLOAD_TOO_LARGE: the body is larger than 100 KiB');
