@@ -185,3 +185,4 @@ export function issuesToDetails(error: z.ZodError): { fields: { path: string; me
 
 export { z };
 export * from './responses';
+export * from './hold-id';
