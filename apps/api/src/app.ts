@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Queue } from 'bullmq';
 import type { Config } from '@holdfast/config';
 import type { DomainContext } from '@holdfast/domain';
-import { IdempotencyStore, type ChangeFeed } from '@holdfast/hold-store';
+import type { ChangeFeed } from '@holdfast/hold-store';
 import { cors } from './middleware/cors';
 import { staticHeaders } from './middleware/static-headers';
 import { errorHandler, notFound } from './middleware/errors';
@@ -94,7 +94,7 @@ export function createApp(deps: AppDeps): Express {
   // The routers' paths do not overlap, so their order decides only how many routers a request
   // walks through before its own: the hot paths (holds, confirms) come first. Every router entered
   // costs the request a router dispatch (docs/benchmarks.md, issue 12).
-  const idempotency = idempotent(new IdempotencyStore(ctx.store.redis), log);
+  const idempotency = idempotent(ctx.idempotency, log);
   app.use(eventRoutes(ctx, config.jwtSecret, idempotency));
   app.use(orderRoutes(ctx, config.jwtSecret, idempotency));
   app.use(holdRoutes(ctx, config.jwtSecret));
