@@ -7,7 +7,7 @@
 //   npx tsx scripts/measure-cluster.ts   (env: REDIS_URL for the one node; HOLDS, CONCURRENCY)
 import { randomUUID } from 'node:crypto';
 import { createRedisClient, HoldStore, masters, type RedisClient } from '@holdfast/hold-store';
-import { RedisCluster } from '../test/redis-cluster';
+import { RedisCluster } from '@holdfast/test-kit';
 
 const HOLDS = Number(process.env.HOLDS ?? 20000);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 50);

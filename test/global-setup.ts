@@ -1,7 +1,7 @@
 import './test-env';
 import pg from 'pg';
 import { ensureDatabase, migrateDatabase } from '../packages/db/src/admin';
-import { ISOLATED_DATABASES, isolatedDatabaseUrl } from './isolated-database';
+import { ISOLATED_DATABASES, isolatedDatabaseUrl } from '../packages/test-kit/src/isolated-database';
 
 /**
  * Creates the test database when missing and applies the migrations, once per

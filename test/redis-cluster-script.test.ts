@@ -7,7 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { cli } from './redis-cluster';
+import { cli } from '@holdfast/test-kit';
 
 const run = promisify(execFile);
 const script = path.resolve(__dirname, '..', 'scripts', 'redis-cluster.sh');

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from './harness';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '@holdfast/test-kit';
 
 let api: TestApi;
 let adminToken: string;

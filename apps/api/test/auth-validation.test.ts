@@ -1,8 +1,7 @@
 // Who may call what (the 401/403 matrix, demo tokens) and what is refused as
 // invalid: every refusal has the contract's error body and writes nothing.
 import jwt from 'jsonwebtoken';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from './harness';
-import { holdKeyCount, holdPost, holdRowIds, type Reply } from './hold-assertions';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, holdKeyCount, holdPost, holdRowIds, type Reply } from '@holdfast/test-kit';
 
 let api: TestApi;
 beforeAll(async () => { api = await startApi(); });

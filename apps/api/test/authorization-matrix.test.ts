@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from './harness';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '@holdfast/test-kit';
 import { routesOf } from './routes-of';
 
 const PRINCIPALS = ['none', 'forged', 'expired', 'otherCustomer', 'service', 'customer', 'admin'] as const;

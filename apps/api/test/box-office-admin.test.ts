@@ -1,8 +1,7 @@
 // The admin console's new endpoints through HTTP: the sales numbers of an event,
 // orders searched by number, customer or seat, a refund marked once with who,
 // when and a note (audited), and the queue dashboard behind the admin role.
-import { seatGrid, useTestApi } from './harness';
-import { confirmVia, deliverEvent, holdSeats, holdTickets, paymentIntentEvent, paymentsOfHold, rid } from './payments-helpers';
+import { seatGrid, useTestApi, confirmVia, deliverEvent, holdSeats, holdTickets, paymentIntentEvent, paymentsOfHold, rid } from '@holdfast/test-kit';
 
 const suite = useTestApi();
 const { newEvent } = suite;

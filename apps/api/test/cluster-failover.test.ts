@@ -2,11 +2,7 @@
 // shut down without saving (SHUTDOWN NOSAVE) and comes back: the shard's events
 // answer 503 until a replica is promoted, the other shards keep selling, and
 // PostgreSQL's invariants hold. Prints what the failovers cost.
-import { recordMeasurements } from '../../worker/test/fault/redis-process';
-import { expectInvariants } from '../../../test/invariants';
-import { cli, keySlot, RedisCluster } from '../../../test/redis-cluster';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from './harness';
-import { confirmVia } from './payments-helpers';
+import { recordMeasurements, expectInvariants, cli, keySlot, RedisCluster, createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, confirmVia } from '@holdfast/test-kit';
 
 let cluster: RedisCluster;
 let api: TestApi;

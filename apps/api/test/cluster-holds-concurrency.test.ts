@@ -1,7 +1,7 @@
 // The one-node concurrency suite, case by case, on a Redis Cluster of the test's
 // own (3 masters, 3 replicas): the same buyers get the same answers and every
 // invariant holds, whatever shard an event's slot lands on.
-import { cli, RedisCluster } from '../../../test/redis-cluster';
+import { cli, RedisCluster } from '@holdfast/test-kit';
 
 let cluster: RedisCluster;
 const saved = { REDIS_URL: process.env.REDIS_URL, REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES };

@@ -6,11 +6,7 @@ import pg from 'pg';
 import { loadConfig } from '@holdfast/config';
 import { applyStripePayment, confirmHold, type ConfirmBatchStats } from '@holdfast/domain';
 import { eventKeys } from '@holdfast/hold-store';
-import { expectInvariants } from '../../../test/invariants';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, useTestApi, type TestApi } from './harness';
-import {
-  confirmVia, deliverEvent, holdSeats, holdTickets, paymentIntentEvent, paymentsOfHold, rid, sleep, waitUntilExpired,
-} from './payments-helpers';
+import { expectInvariants, createTestEvent, dropTestEvent, seatGrid, startApi, useTestApi, type TestApi, confirmVia, deliverEvent, holdSeats, holdTickets, paymentIntentEvent, paymentsOfHold, rid, sleep, waitUntilExpired } from '@holdfast/test-kit';
 
 // Declared before useTestApi's own afterAll (which closes the API), so it runs first.
 const years: number[] = [];

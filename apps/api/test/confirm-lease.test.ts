@@ -1,10 +1,7 @@
 // Issue 15, point 4: a confirm takes the hold's lease first, on Redis's clock, so a seat is never
 // handed to another buyer while a confirm that started in time can still commit.
 import pg from 'pg';
-import { expectInvariants } from '../../../test/invariants';
-import { isolatedDatabaseUrl } from '../../../test/isolated-database';
-import { seatGrid, useTestApi } from './harness';
-import { confirmVia, holdSeats, holdTickets, sleep } from './payments-helpers';
+import { expectInvariants, isolatedDatabaseUrl, seatGrid, useTestApi, confirmVia, holdSeats, holdTickets, sleep } from '@holdfast/test-kit';
 
 // These confirms wait on a lock for over a second on purpose: a statement budget above the
 // request default (DATABASE_QUERY_TIMEOUT_MS, 1.5 s), or the wait itself would answer 503.

@@ -1,8 +1,6 @@
 import { confirmHold } from '@holdfast/domain';
 import { eventKeys } from '@holdfast/hold-store';
-import { expectInvariants } from '../../../test/invariants';
-import { seatGrid, useTestApi } from './harness';
-import { confirmVia, holdSeats, holdTickets, ordersOfHold, paymentsOfHold, rid, waitUntilExpired } from './payments-helpers';
+import { expectInvariants, seatGrid, useTestApi, confirmVia, holdSeats, holdTickets, ordersOfHold, paymentsOfHold, rid, waitUntilExpired } from '@holdfast/test-kit';
 
 const suite = useTestApi();
 const { newEvent } = suite;

@@ -2,8 +2,7 @@
 // 100,000 round trips: every SQL statement sent to PostgreSQL is counted on the way.
 import pg from 'pg';
 import { createEvent } from '@holdfast/domain';
-import { dropTestEvent, startApi, type SeatSpec, type TestApi } from './harness';
-import { holdPost } from './hold-assertions';
+import { dropTestEvent, startApi, type SeatSpec, type TestApi, holdPost } from '@holdfast/test-kit';
 
 let api: TestApi;
 beforeAll(async () => { api = await startApi(); });

@@ -1,7 +1,6 @@
 // Reading events: the Event object and seat map as the contract shapes them, and
 // keyset paging that lists every event once, in creation order.
-import { createTestEvent, dropTestEvent, startApi, type TestApi } from './harness';
-import { holdPost } from './hold-assertions';
+import { createTestEvent, dropTestEvent, startApi, type TestApi, holdPost } from '@holdfast/test-kit';
 
 let api: TestApi;
 beforeAll(async () => { api = await startApi(); });

@@ -1,10 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { expectInvariants } from '../../../test/invariants';
-import { freePort, recordMeasurements } from '../../worker/test/fault/redis-process';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from './harness';
-import { confirmVia, paymentIntentEvent, sign, sleep } from './payments-helpers';
-import { isolatedDatabaseUrl } from '../../../test/isolated-database';
+import { expectInvariants, freePort, recordMeasurements, createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, confirmVia, paymentIntentEvent, sign, sleep, isolatedDatabaseUrl, API_PROCESS_MAIN } from '@holdfast/test-kit';
 
 const ROOT = path.join(__dirname, '..', '..', '..');
 
@@ -16,7 +12,7 @@ const events: string[] = [];
 beforeAll(async () => {
   api2 = await startApi({ DATABASE_URL: isolatedDatabaseUrl('sigstop') });
   const port = await freePort();
-  api1 = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/api/test/fault/api-main.ts')], {
+  api1 = spawn(process.execPath, ['--import', 'tsx', API_PROCESS_MAIN], {
     cwd: ROOT, env: { ...process.env, DATABASE_URL: api2.config.databaseUrl, PORT: String(port), LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -5,10 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
-import { expectInvariants } from '../../../test/invariants';
-import { freePort, recordMeasurements } from '../../worker/test/fault/redis-process';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from './harness';
-import { confirmVia, holdSeats, rid, sleep } from './payments-helpers';
+import { expectInvariants, freePort, recordMeasurements, createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, confirmVia, holdSeats, rid, sleep, API_PROCESS_MAIN } from '@holdfast/test-kit';
 
 const ROOT = path.join(__dirname, '..', '..', '..');
 
@@ -20,7 +17,7 @@ const events: string[] = [];
 beforeAll(async () => {
   api2 = await startApi();
   const port = await freePort();
-  child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/api/test/fault/api-main.ts')], {
+  child = spawn(process.execPath, ['--import', 'tsx', API_PROCESS_MAIN], {
     cwd: ROOT, env: {
       ...process.env, DATABASE_URL: api2.config.databaseUrl, PORT: String(port), LOG_LEVEL: 'warn',
       // The batches here wait on rows this test keeps locked for a second or more: a statement

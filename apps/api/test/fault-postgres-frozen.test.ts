@@ -3,11 +3,7 @@
 // SERVICE_UNAVAILABLE where it needs PostgreSQL, and recovers when it answers
 // again. The freeze is a proxy of the test's own in front of the shared server.
 import { randomUUID } from 'node:crypto';
-import { expectInvariants } from '../../../test/invariants';
-import { recordMeasurements } from '../../worker/test/fault/redis-process';
-import { PgProxy } from './fault/pg-proxy';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from './harness';
-import { confirmVia, deliverEvent, holdSeats, paymentIntentEvent, sleep } from './payments-helpers';
+import { expectInvariants, recordMeasurements, PgProxy, createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, confirmVia, deliverEvent, holdSeats, paymentIntentEvent, sleep } from '@holdfast/test-kit';
 
 /** "No hang": generous against a loaded machine; the measured times are printed against the 2 s target. */
 const BOUND_MS = 5000;

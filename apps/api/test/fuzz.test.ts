@@ -1,6 +1,5 @@
 import fc from 'fast-check';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from './harness';
-import { isolatedDatabaseUrl } from '../../../test/isolated-database';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, isolatedDatabaseUrl } from '@holdfast/test-kit';
 
 let api: TestApi;
 let event: { id: string; ticketTypes: { id: string }[] };

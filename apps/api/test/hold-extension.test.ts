@@ -3,8 +3,7 @@
 // extends, and an expiry racing an extend (the hold ends up extended or expired, never half).
 import { expireHold } from '@holdfast/domain';
 import { eventKeys } from '@holdfast/hold-store';
-import { seatGrid, useTestApi, type TestApi } from './harness';
-import { confirmVia, holdSeats, holdTickets, rid, sleep, waitUntilExpired } from './payments-helpers';
+import { seatGrid, useTestApi, type TestApi, confirmVia, holdSeats, holdTickets, rid, sleep, waitUntilExpired } from '@holdfast/test-kit';
 
 const suite = useTestApi();
 const { newEvent } = suite;

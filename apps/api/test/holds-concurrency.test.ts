@@ -1,9 +1,6 @@
 // Many buyers at once, real parallel requests against real PostgreSQL and Redis:
 // every invariant is checked on what Redis, the seat map and PostgreSQL hold afterwards.
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from './harness';
-import {
-  expectPersisted, holdPost, seatIdsOf, seatOwners, seatStatuses, seeded, tally, ticketsAvailable, type Reply,
-} from './hold-assertions';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, expectPersisted, holdPost, seatIdsOf, seatOwners, seatStatuses, seeded, tally, ticketsAvailable, type Reply } from '@holdfast/test-kit';
 
 let api: TestApi;
 beforeAll(async () => { api = await startApi(); });

@@ -1,10 +1,7 @@
 // A hold's life: taken, read before PostgreSQL has it, released by its owner or
 // run out at expiresAt; best available's choice of seats; the per-customer rate limit.
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type SeatSpec, type TestApi } from './harness';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, type SeatSpec, type TestApi, expectPersisted, forgetEventInRedis, holdPost, holdRowIds, seatIdsOf, seatOwners, seatStatuses, sleep, tally, ticketsAvailable } from '@holdfast/test-kit';
 import { randomUUID } from 'node:crypto';
-import {
-  expectPersisted, forgetEventInRedis, holdPost, holdRowIds, seatIdsOf, seatOwners, seatStatuses, sleep, tally, ticketsAvailable,
-} from './hold-assertions';
 
 let api: TestApi;
 beforeAll(async () => { api = await startApi(); });

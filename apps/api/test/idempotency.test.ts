@@ -7,8 +7,7 @@ import { IdempotencyStore } from '@holdfast/hold-store';
 import { requireRole } from '../src/middleware/auth';
 import { errorHandler } from '../src/middleware/errors';
 import { idempotent } from '../src/middleware/idempotency';
-import { expectInvariants } from '../../../test/invariants';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from './harness';
+import { expectInvariants, createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '@holdfast/test-kit';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,6 +1,4 @@
-import { checkInvariants } from '../../../test/invariants';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from './harness';
-import { confirmVia, holdSeats, holdTickets } from './payments-helpers';
+import { checkInvariants, createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, confirmVia, holdSeats, holdTickets } from '@holdfast/test-kit';
 
 let api: TestApi;
 beforeAll(async () => { api = await startApi(); });

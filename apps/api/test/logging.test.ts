@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { loadConfig } from '@holdfast/config';
 import { createApiRuntime, createLogger, signToken } from '../src';
-import { RedisProcess } from '../../worker/test/fault/redis-process';
+import { RedisProcess } from '@holdfast/test-kit';
 
 test('when requests carry tokens and signatures and some fail, then every request line has its request id and no secret is logged', async () => {
   const lines: string[] = [];

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { errors, type AppError } from '@holdfast/domain';
-import { startApi, type TestApi } from './harness';
+import { startApi, type TestApi } from '@holdfast/test-kit';
 import { routesOf } from './routes-of';
 
 const run = promisify(execFile);

@@ -1,4 +1,4 @@
-import { startApi, type TestApi } from './harness';
+import { startApi, type TestApi } from '@holdfast/test-kit';
 
 // An API whose PostgreSQL is unreachable (nothing listens on the port).
 let api: TestApi;

@@ -3,8 +3,7 @@
 // The test runs its own redis-server on a spare loopback port; the shared one is never touched.
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from './harness';
-import { holdPost, sleep } from './hold-assertions';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, holdPost, sleep } from '@holdfast/test-kit';
 
 let port: number;
 let redis: ChildProcess | null = null;

@@ -2,10 +2,7 @@
 // the holds' rows, each event's outbox grows to HOLD_OUTBOX_MAX_PENDING entries and
 // then new holds answer 503 (nothing written), so no hold answered 201 is ever lost.
 import pg from 'pg';
-import { expectInvariants } from '../../../test/invariants';
-import { isolatedDatabaseUrl } from '../../../test/isolated-database';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from './harness';
-import { sleep } from './payments-helpers';
+import { expectInvariants, isolatedDatabaseUrl, createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, sleep } from '@holdfast/test-kit';
 
 const LIMIT = 5;
 let api: TestApi;

@@ -2,9 +2,7 @@
 // cannot block its event's outbox: it is parked with its error and the others go on.
 import { randomBytes } from 'node:crypto';
 import { eventKeys } from '@holdfast/hold-store';
-import { expectInvariants } from '../../../test/invariants';
-import { seatGrid, useTestApi } from './harness';
-import { confirmVia, holdSeats, holdTickets } from './payments-helpers';
+import { expectInvariants, seatGrid, useTestApi, confirmVia, holdSeats, holdTickets } from '@holdfast/test-kit';
 
 const suite = useTestApi();
 const { newEvent } = suite;

@@ -1,10 +1,6 @@
 // Issue 15, money: no order without money received, no refund_required for a payment that made an
 // order, and a payment that is not holdfast's is recorded as ignored, not as a refund.
-import { expectInvariants } from '../../../test/invariants';
-import { seatGrid, useTestApi } from './harness';
-import {
-  checkoutSessionEvent, deliverEvent, holdSeats, ordersOfHold, paymentIntentEvent, paymentsOfHold, rid, waitUntilExpired,
-} from './payments-helpers';
+import { expectInvariants, seatGrid, useTestApi, checkoutSessionEvent, deliverEvent, holdSeats, ordersOfHold, paymentIntentEvent, paymentsOfHold, rid, waitUntilExpired } from '@holdfast/test-kit';
 
 const suite = useTestApi();
 const { newEvent } = suite;

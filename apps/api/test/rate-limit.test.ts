@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { seatGrid, useTestApi } from './harness';
-import { holdPost, seatStatuses, tally, type Reply } from './hold-assertions';
+import { seatGrid, useTestApi, holdPost, seatStatuses, tally, type Reply } from '@holdfast/test-kit';
 
 // The documented default: more than 30 hold requests of one customer in a minute are refused.
 const suite = useTestApi({ HOLD_RATE_LIMIT_PER_MINUTE: '30' });

@@ -2,8 +2,7 @@
 // [salesStartAt, salesEndAt) opens and closes at its exact edges, and a hold
 // taken inside it still confirms after it closed.
 import { saleState } from '@holdfast/domain';
-import { seatGrid, useTestApi, type TestApi } from './harness';
-import { confirmVia, holdTickets, rid, sleep } from './payments-helpers';
+import { seatGrid, useTestApi, type TestApi, confirmVia, holdTickets, rid, sleep } from '@holdfast/test-kit';
 
 const suite = useTestApi();
 const { newEvent } = suite;

@@ -5,7 +5,7 @@ import jwt from 'jsonwebtoken';
 import { requireRole } from '../src/middleware/auth';
 import { errorHandler } from '../src/middleware/errors';
 import { safeEqual } from '../src/middleware/safe-equal';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from './harness';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '@holdfast/test-kit';
 
 let api: TestApi;
 beforeAll(async () => { api = await startApi(); });

@@ -1,4 +1,4 @@
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from './harness';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '@holdfast/test-kit';
 
 let api: TestApi;
 beforeAll(async () => { api = await startApi(); });

@@ -5,9 +5,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { Redis } from 'ioredis';
 import { eventKeys } from '@holdfast/hold-store';
-import { RedisProcess } from '../../worker/test/fault/redis-process';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from './harness';
-import { sleep } from './payments-helpers';
+import { RedisProcess, createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, sleep } from '@holdfast/test-kit';
 
 interface OpenStream {
   status: number;

@@ -1,10 +1,7 @@
 // The event stream while its Redis (a redis-server of the test's own) is away:
 // it answers 503 at once instead of hanging, and a subscription that failed
 // then is never left dead: once Redis is back, a new reader hears live changes.
-import { expectInvariants } from '../../../test/invariants';
-import { RedisProcess, recordMeasurements } from '../../worker/test/fault/redis-process';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from './harness';
-import { sleep } from './payments-helpers';
+import { expectInvariants, RedisProcess, recordMeasurements, createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, sleep } from '@holdfast/test-kit';
 
 /** "At once": generous against a loaded machine; the measured times are printed. */
 const BOUND_MS = 5000;

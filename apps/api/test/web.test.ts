@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import express from 'express';
 import { webRoutes } from '../src/routes/web.routes';
-import { startApi, type TestApi } from './harness';
+import { startApi, type TestApi } from '@holdfast/test-kit';
 
 async function serve(distDir: string): Promise<{ url: string; server: Server }> {
   const app = express();

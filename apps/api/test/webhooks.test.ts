@@ -1,9 +1,4 @@
-import { expectInvariants } from '../../../test/invariants';
-import { seatGrid, startApi, useTestApi } from './harness';
-import {
-  checkoutSessionEvent, confirmVia, deliver, deliverEvent, holdSeats, holdTickets, ordersOfHold, paymentIntentEvent,
-  paymentsOfHold, rid, sign, waitUntilExpired,
-} from './payments-helpers';
+import { expectInvariants, seatGrid, startApi, useTestApi, checkoutSessionEvent, confirmVia, deliver, deliverEvent, holdSeats, holdTickets, ordersOfHold, paymentIntentEvent, paymentsOfHold, rid, sign, waitUntilExpired } from '@holdfast/test-kit';
 
 const suite = useTestApi();
 const { newEvent } = suite;

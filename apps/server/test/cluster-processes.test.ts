@@ -9,8 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { DEV_JWT_SECRET } from '@holdfast/config';
 import { signToken } from '@holdfast/api';
-import { isolatedDatabaseUrl } from '../../../test/isolated-database';
-import { cli, keySlot, RedisCluster } from '../../../test/redis-cluster';
+import { isolatedDatabaseUrl, cli, keySlot, RedisCluster } from '@holdfast/test-kit';
 
 const root = path.resolve(__dirname, '../../..');
 const tsx = path.join(root, 'node_modules', '.bin', 'tsx');

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { isolatedDatabaseUrl } from '../../../test/isolated-database';
+import { isolatedDatabaseUrl } from '@holdfast/test-kit';
 
 const root = path.resolve(__dirname, '../../..');
 const tsx = path.join(root, 'node_modules', '.bin', 'tsx');

@@ -1,10 +1,8 @@
 import { Redis } from 'ioredis';
 import { expireHold } from '@holdfast/domain';
 import { eventKeys } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '../../api/test/harness';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, RedisProcess, isolatedDatabaseUrl } from '@holdfast/test-kit';
 import { startWorker, type WorkerHandle } from '../src';
-import { RedisProcess } from './fault/redis-process';
-import { isolatedDatabaseUrl } from '../../../test/isolated-database';
 
 // A Redis of its own: no other suite's delayed expiry jobs reach this worker (its counters stay exact).
 let redis: RedisProcess;

@@ -4,12 +4,8 @@
 // afterwards never sells a seat twice: each payment is an order or refund_required.
 import { lastReconcileReport } from '@holdfast/domain';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '../../api/test/harness';
-import { deliverEvent, paymentIntentEvent } from '../../api/test/payments-helpers';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, deliverEvent, paymentIntentEvent, expectInvariants, isolatedDatabaseUrl, recordMeasurements, RedisProcess } from '@holdfast/test-kit';
 import { startWorker, type WorkerHandle } from '../src';
-import { expectInvariants } from '../../../test/invariants';
-import { isolatedDatabaseUrl } from '../../../test/isolated-database';
-import { recordMeasurements, RedisProcess } from './fault/redis-process';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,11 +1,7 @@
 import { lastReconcileReport } from '@holdfast/domain';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '../../api/test/harness';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, expectInvariants, deliverEvent, paymentIntentEvent, recordMeasurements, RedisProcess, isolatedDatabaseUrl } from '@holdfast/test-kit';
 import { startWorker, type WorkerHandle } from '../src';
-import { expectInvariants } from '../../../test/invariants';
-import { deliverEvent, paymentIntentEvent } from '../../api/test/payments-helpers';
-import { recordMeasurements, RedisProcess } from './fault/redis-process';
-import { isolatedDatabaseUrl } from '../../../test/isolated-database';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

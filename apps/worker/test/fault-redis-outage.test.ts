@@ -1,10 +1,7 @@
 import { Redis } from 'ioredis';
 import { eventKeys } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '../../api/test/harness';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, recordMeasurements, RedisProcess, startTraffic, type Sample, isolatedDatabaseUrl } from '@holdfast/test-kit';
 import { startWorker, type WorkerHandle } from '../src';
-import { recordMeasurements, RedisProcess } from './fault/redis-process';
-import { startTraffic, type Sample } from './fault/traffic';
-import { isolatedDatabaseUrl } from '../../../test/isolated-database';
 
 const OUTAGE_MS = 10_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,10 +1,7 @@
 // Issue 15, point 5: after Redis loses its data, priming restores the leases of the holds that
 // PostgreSQL still has ACTIVE (remaining time, customer limits) before the event sells again.
 import { eventKeys } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '../../api/test/harness';
-import { confirmVia, holdSeats, holdTickets } from '../../api/test/payments-helpers';
-import { expectInvariants } from '../../../test/invariants';
-import { RedisProcess } from './fault/redis-process';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, confirmVia, holdSeats, holdTickets, expectInvariants, RedisProcess } from '@holdfast/test-kit';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,10 +1,7 @@
 import { Queue } from 'bullmq';
 import { EXPIRY_QUEUE, workerConnection } from '@holdfast/jobs';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '../../api/test/harness';
-import { freePort, recordMeasurements, RedisProcess } from './fault/redis-process';
-import { WorkerProcess } from './fault/worker-process';
-import { isolatedDatabaseUrl } from '../../../test/isolated-database';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, freePort, recordMeasurements, RedisProcess, WorkerProcess, isolatedDatabaseUrl } from '@holdfast/test-kit';
 
 const HOLDS = 200;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -2,11 +2,7 @@
 // reconciliation repairs a ticket type's counters even while the sale keeps moving them.
 import { reconcile, type ReconcileReport } from '@holdfast/domain';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
-import { expectInvariants } from '../../../test/invariants';
-import { isolatedDatabaseUrl } from '../../../test/isolated-database';
-import { createTestEvent, dropTestEvent, startApi, type TestApi } from '../../api/test/harness';
-import { confirmVia, holdTickets, waitUntilExpired } from '../../api/test/payments-helpers';
-import { RedisProcess } from './fault/redis-process';
+import { expectInvariants, isolatedDatabaseUrl, createTestEvent, dropTestEvent, startApi, type TestApi, confirmVia, holdTickets, waitUntilExpired, RedisProcess } from '@holdfast/test-kit';
 
 // Its own database and Redis: reconciliation looks at every event it can see.
 let redis: RedisProcess;

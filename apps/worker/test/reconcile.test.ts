@@ -1,9 +1,7 @@
 import { lastReconcileReport, reconcile, type ReconcileReport, type RepairKind } from '@holdfast/domain';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '../../api/test/harness';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, isolatedDatabaseUrl, RedisProcess } from '@holdfast/test-kit';
 import { startWorker, type WorkerHandle } from '../src';
-import { isolatedDatabaseUrl } from '../../../test/isolated-database';
-import { RedisProcess } from './fault/redis-process';
 
 // Its own database and Redis: reconciliation looks at every event it can see.
 let redis: RedisProcess;

@@ -4,8 +4,7 @@ import pino from 'pino';
 import { loadConfig } from '@holdfast/config';
 import { createApiRuntime, createLogger } from '../../api/src';
 import { startWorker } from '../src';
-import { RedisProcess } from './fault/redis-process';
-import { isolatedDatabaseUrl } from '../../../test/isolated-database';
+import { RedisProcess, isolatedDatabaseUrl } from '@holdfast/test-kit';
 
 test('when Redis may evict keys (maxmemory-policy not noeviction), then the API and the worker warn loudly at start', async () => {
   const lines: string[] = [];

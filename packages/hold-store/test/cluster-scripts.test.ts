@@ -7,7 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Cluster } from 'ioredis';
-import { cli, keySlot, RedisCluster } from '../../../test/redis-cluster';
+import { cli, keySlot, RedisCluster } from '@holdfast/test-kit';
 import {
   ChangeFeed, createRedisClient, eventKeys, HoldStore, IdempotencyStore, ReconcileStore, scriptFiles, scriptSource,
   type Change, type ScriptName,

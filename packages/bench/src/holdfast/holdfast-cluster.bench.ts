@@ -14,7 +14,7 @@ import path from 'node:path';
 import jwt from 'jsonwebtoken';
 import pg from 'pg';
 
-import { RedisCluster } from '../../../../test/redis-cluster';
+import { RedisCluster } from '@holdfast/test-kit';
 import { deleteKeys } from '../bench-redis.service';
 import { runHttpLoad, type HttpLoadResult } from '../http-load.generator';
 import { markdownTable, type Cell } from '../report/markdown-table.format';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
-import type { TestApi } from './harness';
+import type { TestApi } from './test-api';
+import { sleep } from './wait';
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const rid = (prefix: string) => `${prefix}_${randomBytes(10).toString('hex')}`;
 
 /** A customer holds these seats; fails the test unless the hold is created. */

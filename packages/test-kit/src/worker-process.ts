@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
-const ROOT = path.join(__dirname, '..', '..', '..', '..');
+const ROOT = path.join(__dirname, '..', '..', '..');
 
 /**
  * The worker as its own process (`node --import tsx apps/worker/src/main.ts`):

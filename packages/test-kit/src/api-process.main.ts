@@ -1,7 +1,7 @@
 // The API alone as a child process, for fault tests that stop or kill it:
-// `node --import tsx apps/api/test/fault/api-main.ts` (PORT from the environment).
+// `node --import tsx packages/test-kit/src/api-process.main.ts` (PORT from the environment).
 import { loadConfig } from '@holdfast/config';
-import { createApiRuntime } from '../../src';
+import { createApiRuntime } from '@holdfast/api';
 
 async function main() {
   const config = loadConfig();

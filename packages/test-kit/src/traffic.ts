@@ -1,4 +1,4 @@
-import type { TestApi } from '../../../api/test/harness';
+import type { TestApi } from './test-api';
 
 export interface Sample {
   at: number;

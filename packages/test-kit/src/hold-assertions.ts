@@ -1,5 +1,5 @@
 import { eventKeys } from '@holdfast/hold-store';
-import { scanOn, type TestApi } from './harness';
+import { scanOn, type TestApi } from './test-api';
 
 export type Reply = Awaited<ReturnType<TestApi['call']>>;
 
@@ -77,7 +77,6 @@ export async function holdKeyCount(api: TestApi, eventId: string): Promise<numbe
   return count + (await api.rt.redis.xlen(k.outbox));
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Deletes every Redis key of an event, as if Redis had restarted without its data. */
 export async function forgetEventInRedis(api: TestApi, eventId: string): Promise<void> {

@@ -1,0 +1,17 @@
+// The one kit of test helpers every suite imports: the real API on port 0,
+// private redis-server processes and clusters, isolated databases, a
+// PostgreSQL proxy that freezes, the sale's invariants, waiting with deadlines.
+export * from './test-api';
+export * from './hold-assertions';
+export * from './payments';
+export * from './wait';
+export * from './redis-process';
+export * from './redis-cluster';
+export * from './worker-process';
+export * from './traffic';
+export * from './pg-proxy';
+export * from './invariants';
+export * from './isolated-database';
+
+/** The API alone as a child process (`node --import tsx <this path>`), for tests that stop or kill it. */
+export const API_PROCESS_MAIN = require.resolve('./api-process.main');
