@@ -2,19 +2,10 @@
 // store method that meets a Redis that is away or frozen rejects with
 // StoreUnavailableError and its reason, never with ioredis's own error. The
 // outages run on a redis-server of the test's own; the shared one is never touched.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import net from 'node:net';
 import { Redis, ReplyError } from 'ioredis';
 import { HoldStore, IdempotencyStore, ReconcileStore, StoreUnavailableError, translateRedisError } from '@holdfast/hold-store';
-
-async function sparePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
+import { freePort, RedisProcess, waitFor } from '@holdfast/test-kit';
 
 /** The API's fail-fast options (apps/api runtime.ts): no offline queue, one retry, a command timeout. */
 const failFast = (port: number) => new Redis({
@@ -48,7 +39,7 @@ test('when ioredis or Redis say they cannot serve now, then the translation name
 });
 
 test('when nothing listens where Redis should be, then every store rejects with StoreUnavailableError (connection)', async () => {
-  const redis = failFast(await sparePort());
+  const redis = failFast(await freePort());
   redis.on('error', () => undefined);
   try {
     const eventId = randomUUID();
@@ -67,27 +58,18 @@ test('when nothing listens where Redis should be, then every store rejects with 
 });
 
 describe('a Redis of the test\'s own', () => {
-  let server: ChildProcess;
+  let server: RedisProcess;
   let redis: Redis;
 
   beforeAll(async () => {
-    const port = await sparePort();
-    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    redis = failFast(port);
+    server = await RedisProcess.start();
+    redis = failFast(server.port);
     redis.on('error', () => undefined);
-    for (let i = 0; i < 100 && redis.status !== 'ready'; i++) {
-      await redis.connect().catch(() => new Promise((r) => setTimeout(r, 50)));
-    }
-    expect(await redis.ping()).toBe('PONG');
+    await redis.connect();
   });
   afterAll(async () => {
     redis?.disconnect();
-    if (server && server.exitCode === null) {
-      server.kill('SIGCONT');
-      const exited = new Promise((r) => server.once('exit', r));
-      server.kill('SIGKILL');
-      await exited;
-    }
+    await server?.stop();
   });
 
   test('when Redis freezes (SIGSTOP), then a hold script rejects with StoreUnavailableError (timeout) and works again after', async () => {
@@ -95,19 +77,14 @@ describe('a Redis of the test\'s own', () => {
     const eventId = randomUUID();
     const count = () => store.countHoldRequest({ eventId, customerId: 'c1', rateLimit: 100, rateWindowMs: 60_000 });
     expect(await count()).toBeNull();
-    server.kill('SIGSTOP');
+    server.pause();
     try {
       const err = await rejection(count());
       expect(err).toBeInstanceOf(StoreUnavailableError);
       expect((err as StoreUnavailableError).reason).toBe('timeout');
     } finally {
-      server.kill('SIGCONT');
+      server.resume();
     }
-    let again: unknown = await rejection(count());
-    for (let i = 0; i < 40 && again instanceof Error; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      again = await rejection(count());
-    }
-    expect(again).toBeNull();
+    await waitFor('the hold store to answer again', async () => (await count()) === null, { timeoutMs: 5000 });
   });
 });
