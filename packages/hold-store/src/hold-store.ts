@@ -218,7 +218,7 @@ export class HoldStore {
   /** Idempotency keys, on the same connection. */
   readonly idempotency: IdempotencyStore;
 
-  constructor(readonly redis: RedisClient, private readonly replicaAcks: ReplicaAcks | null = null) {
+  constructor(private readonly redis: RedisClient, private readonly replicaAcks: ReplicaAcks | null = null) {
     this.coalesce = writeCoalescer(redis);
     this.run = registerScripts(redis, this.coalesce);
     this.idempotency = new IdempotencyStore(redis);

@@ -21,7 +21,7 @@ export type IdempotencyClaim =
 export class IdempotencyStore {
   private readonly run: Record<ScriptName, ScriptRunner>;
 
-  constructor(readonly redis: RedisClient, private readonly leaseMs = 60_000) {
+  constructor(private readonly redis: RedisClient, private readonly leaseMs = 60_000) {
     this.run = registerScripts(redis);
   }
 

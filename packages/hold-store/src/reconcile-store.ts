@@ -41,7 +41,7 @@ const EVENT_ID = /^[0-9a-f-]{36}$/;
 export class ReconcileStore {
   private readonly run: Record<ScriptName, ScriptRunner>;
 
-  constructor(readonly redis: RedisClient) {
+  constructor(private readonly redis: RedisClient) {
     this.run = registerScripts(redis);
   }
 
