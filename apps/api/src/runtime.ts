@@ -42,8 +42,8 @@ export function createApiRedis(target: string | RedisTarget): RedisClient {
   return createRedisClient(typeof target === 'string' ? { redisUrl: target, redisClusterNodes: null } : target, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
-    // A frozen Redis (connection up, no answers) costs a request this long; measured
-    // worst case under the fault test was 1.8 s at 1500, so 1000 leaves room for the 2 s budget.
+    // What a frozen Redis (connection up, no answers) costs a request: short enough that
+    // the answer still fits the 2 s budget (docs/benchmarks.md, "Numbers behind settings").
     commandTimeout: 1000,
     connectTimeout: 1500,
     retryStrategy: (times) => Math.min(100 * times, 1000),

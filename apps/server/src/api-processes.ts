@@ -7,6 +7,7 @@ import type { Config } from '@holdfast/config';
 import { createApiRuntime, joinClusterMetrics, serveClusterMetrics } from '@holdfast/api';
 import { seedDemoEvent } from './demo-seed';
 import { drainApi, listenApi } from './api-listen';
+import { stopOnSignal } from './stop-on-signal';
 
 /** The environment variable that tells a forked process it is API process number N. */
 export const API_PROCESS_ENV = 'HOLDFAST_API_PROCESS';
@@ -73,15 +74,7 @@ export async function runApiProcess(config: Config, log: Logger, index: number):
   }
   process.send!({ type: 'holdfast:listening', port, index } satisfies Listening);
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal, apiProcess: index }, 'draining');
-    await drainApi(server, rt);
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  stopOnSignal(log, 'draining', () => drainApi(server, rt), { fields: { apiProcess: index }, signals: ['SIGTERM'] });
   // Ctrl-C reaches every process of the group: the primary decides, the API processes wait for its SIGTERM.
   process.on('SIGINT', () => undefined);
 }

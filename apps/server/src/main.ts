@@ -9,6 +9,7 @@ import { preflight, StartupError } from './preflight';
 import { API_PROCESS_ENV, runApiProcess, superviseApiProcesses } from './api-processes';
 import { superviseWorkers } from './worker-process';
 import { announceCheckoutPage, announceListenHost, drainApi, listenApi } from './api-listen';
+import { stopOnSignal } from './stop-on-signal';
 
 type Role = 'all' | 'api' | 'worker';
 
@@ -59,19 +60,11 @@ async function main(): Promise<void> {
 
   const worker = role === 'all' ? superviseWorkers(log, process.env, config.workerProcesses, config.workerMetricsPort) : null;
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'draining');
+  stopOnSignal(log, 'draining', async () => {
     const workerStopped = worker?.stop();
     await drainApi(server, rt);
     await workerStopped;
-    log.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  }, { logStopped: true });
 
   if (config.demoMode) {
     const demo = await seedDemoEvent(rt.ctx);
@@ -84,17 +77,7 @@ async function main(): Promise<void> {
 async function runApiProcesses(config: Config, log: ReturnType<typeof createLogger>, withWorkers: boolean): Promise<void> {
   const api = superviseApiProcesses(config, log);
   const workers = withWorkers ? superviseWorkers(log, process.env, config.workerProcesses, config.workerMetricsPort) : null;
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'draining');
-    await Promise.all([api.stop(), workers?.stop()]);
-    log.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  stopOnSignal(log, 'draining', () => Promise.all([api.stop(), workers?.stop()]), { logStopped: true });
   const port = await api.listening;
   log.info({ port, apiProcesses: config.apiProcesses, workerProcesses: withWorkers ? config.workerProcesses : 0 }, 'holdfast API processes listening');
   announceListenHost(config);
@@ -105,31 +88,13 @@ async function runApiProcesses(config: Config, log: ReturnType<typeof createLogg
 async function runWorkersOnly(config: Config, log: ReturnType<typeof createLogger>): Promise<void> {
   const workers = superviseWorkers(log, process.env, config.workerProcesses, config.workerMetricsPort);
   log.info({ workerProcesses: config.workerProcesses }, 'holdfast workers running');
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'draining the workers');
-    await workers.stop();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  stopOnSignal(log, 'draining the workers', () => workers.stop());
 }
 
 async function runWorkerOnly(config: Config, log: ReturnType<typeof createLogger>): Promise<void> {
   const worker = await startWorker(config, { log });
   log.info('holdfast worker running');
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'draining the worker');
-    await worker.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  stopOnSignal(log, 'draining the worker', () => worker.close());
 }
 
 main().catch((err: unknown) => fail(err instanceof Error ? err.message : String(err)));

@@ -1,7 +1,7 @@
 import type { Prisma } from '@prisma/client';
 import type { DbClient } from './event.repository';
 import { translated } from './errors';
-import { orderRow, type OrderRow } from './order.repository';
+import { orderRow, orderSelect, type OrderRow } from './order.repository';
 import { paymentRow, type PaymentRow, type PaymentStatusDb } from './payment.repository';
 
 /**
@@ -9,15 +9,6 @@ import { paymentRow, type PaymentRow, type PaymentStatusDb } from './payment.rep
  * ends with the id, so a page never repeats or skips a row that existed when the
  * previous page was read, whatever is inserted in between.
  */
-
-const orderSelect = {
-  id: true, number: true, eventId: true, customerId: true, holdId: true, status: true, totalCents: true,
-  currency: true, paymentReference: true, createdAt: true,
-  items: {
-    select: { seatId: true, ticketTypeId: true, label: true, tier: true, priceCents: true, quantity: true },
-    orderBy: { position: 'asc' },
-  },
-} as const;
 
 /** Keyset position after the row (createdAt, id): rows strictly later in that order. */
 function after(field: 'createdAt' | 'at' | 'receivedAt', key?: { at: Date; id: string }) {

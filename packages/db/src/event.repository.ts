@@ -54,18 +54,9 @@ export interface TicketTypeRow {
   sold: number;
 }
 
-export interface EventRow {
+export interface EventRow extends EventSettings {
   id: string;
-  name: string;
-  startsAt: Date;
   currency: string;
-  holdTtlSeconds: number;
-  maxTicketsPerCustomer: number;
-  maxHoldExtensions: number;
-  maxHoldSeconds: number;
-  salesStatus: SalesStatus;
-  salesStartAt: Date | null;
-  salesEndAt: Date | null;
   seatCount: number;
   createdAt: Date;
   ticketTypes: TicketTypeRow[];

@@ -38,7 +38,8 @@ export interface NewOrder {
   items: OrderItemRow[];
 }
 
-const orderSelect = {
+/** The columns an order is read with, everywhere it is read (its items in order). */
+export const orderSelect = {
   id: true, number: true, eventId: true, customerId: true, holdId: true, status: true, totalCents: true,
   currency: true, paymentReference: true, createdAt: true,
   items: {

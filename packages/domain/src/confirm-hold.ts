@@ -72,31 +72,19 @@ export type ConfirmTxOutcome =
 
 /**
  * Confirms a hold. Rules (the contract's "Confirming"):
- * - the confirm first takes the hold's lease in Redis, on Redis's clock
- *   (claimHoldLease): extended while it runs, or taken again when it lapsed
- *   and nobody else holds or bought the items. So whether a payment is in time
- *   is decided by the same clock that hands seats to other buyers, and a seat
- *   is never given to another buyer while this confirm can still commit;
- * - then it joins the next confirm batch (ConfirmBatcher): one statement, one
- *   transaction, this confirm under its own savepoint, its answer only after
- *   the batch's COMMIT; a full backlog refuses it at once (503 OVERLOADED);
- * - a hold becomes at most one order: the hold row is locked FOR UPDATE and
- *   orders.hold_id is unique; a confirmed hold answers with its order (created: false);
- * - a released hold is never confirmed (HOLD_NOT_ACTIVE);
- * - a hold whose lease could not be taken is not confirmed (HOLD_EXPIRED) and
- *   is marked EXPIRED;
- * - whatever Redis says, the conditional writes in PostgreSQL decide: all of
- *   the hold's seats AVAILABLE → SOLD and sold + q <= capacity, or nothing
- *   (the confirm's savepoint is rolled back, the others of its batch go on).
- *   An ACTIVE hold whose items were sold behind Redis's back (Redis lost its
- *   data and a second buyer held and bought them) is refused with
- *   HOLD_EXPIRED too, and marked EXPIRED: its lease is gone with Redis's data
- *   and its items are gone, which is what HOLD_EXPIRED tells a client. The
- *   contract names only HOLD_EXPIRED and HOLD_NOT_ACTIVE as refusals of a
- *   confirm, so an integrator needs no new code for this rare case;
- * - order numbers are per year, gap-free and in commit order: the batch takes
- *   them last, with one update of the year's row for all its surviving
- *   confirms; that row stays locked until the batch's COMMIT.
+ * - first the hold's lease is taken in Redis, on Redis's clock (claimHoldLease):
+ *   whether a payment is in time is decided by the clock that hands seats to
+ *   other buyers, and no seat goes to another buyer while this confirm can commit;
+ * - then it joins the next confirm batch (ConfirmBatcher) under its own
+ *   savepoint, answered after the batch's COMMIT; a full backlog refuses it (503 OVERLOADED);
+ * - a hold becomes at most one order (hold row locked, orders.hold_id unique);
+ *   a confirmed hold answers with its order (created: false);
+ * - a released hold is refused (HOLD_NOT_ACTIVE); one whose lease could not be
+ *   taken, or whose items were sold behind Redis's back (Redis lost its data),
+ *   is refused with HOLD_EXPIRED and marked EXPIRED: the contract's two refusals;
+ * - whatever Redis says, PostgreSQL's conditional writes decide (seats
+ *   AVAILABLE → SOLD, sold + q <= capacity), or the savepoint is rolled back;
+ * - order numbers are per year, gap-free, in commit order: taken last, once per batch.
  */
 export async function confirmHold(ctx: DomainContext, input: ConfirmInput, options: ConfirmOptions = {}): Promise<ConfirmResult> {
   try {

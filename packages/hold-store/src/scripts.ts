@@ -59,10 +59,9 @@ export function scriptSource(name: ScriptName, sharded = false): string {
  * first script of a turn corks the client's socket and the turn's check phase
  * (setImmediate) uncorks it, so every script that requests handled in the same
  * turn sent goes out in one `writev` instead of one `write` system call each.
- * On loopback a write system call also does the receiving side's TCP work: it
- * was the largest single item of a hold's CPU (≈ 11 % self in
- * `writeUtf8String`, docs/benchmarks.md). Nothing waits longer than the rest of
- * the turn it is in; commands and their replies are unchanged and in order.
+ * On loopback a write system call also does the receiving side's TCP work
+ * (the largest item of a hold's CPU profile, docs/benchmarks.md). Nothing waits
+ * longer than the rest of its turn; commands and replies are unchanged and in order.
  * On a Redis Cluster (a connection per node, no one socket) it does nothing.
  */
 export function writeCoalescer(redis: RedisClient): () => void {

@@ -2,12 +2,11 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { Api } from '../shared/api';
 import { formatMmSs } from '../shared/clock';
-import { ErrorMessage } from '../shared/components';
 import { formatMoney } from '../shared/format';
 import { useServerNow } from '../shared/hooks';
 import { describeError } from '../shared/messages';
 import { isSeatItem, type Hold } from '../shared/types';
-import { LoadMore } from './LoadMore';
+import { PagedTable } from './PagedTable';
 import { usePaged } from './usePaged';
 
 function describeItems(hold: Hold): string {
@@ -92,54 +91,41 @@ export function HoldsTable({ api, eventId, eventNames, onReleased, version = 0 }
   return (
     <section class="card" aria-labelledby="holds-heading">
       <h2 id="holds-heading">Active holds</h2>
-      <ErrorMessage message={error ?? releaseError} onDismiss={releaseError ? () => setReleaseError(null) : undefined} />
-      {live && live.length === 0 && <p class="muted">No active holds.</p>}
-      {live && live.length > 0 && (
-        <div class="table-scroll">
-          <table data-testid="admin-holds">
-            <thead>
-              <tr>
-                {!eventId && <th scope="col">Event</th>}
-                <th scope="col">Customer</th>
-                <th scope="col">Held</th>
-                <th scope="col">Total</th>
-                <th scope="col">Time left</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {live.map((hold) => (
-                <tr key={hold.id} data-testid={`admin-hold-${hold.id}`}>
-                  {!eventId && <td>{eventNames.get(hold.eventId) ?? hold.eventId}</td>}
-                  <td>{hold.customerId}</td>
-                  <td>{describeItems(hold)}</td>
-                  <td>{formatMoney(hold.totalCents, hold.currency)}</td>
-                  <td>
-                    <time data-testid={`admin-countdown-${hold.id}`}>{formatMmSs(Date.parse(hold.expiresAt) - now)}</time>
-                  </td>
-                  <td>
-                    {releasing === hold.id ? (
-                      <ReleaseForm hold={hold} onRelease={(reason) => release(hold, reason)} onCancel={() => setReleasing(null)} />
-                    ) : (
-                      <button
-                        type="button"
-                        data-testid={`admin-release-${hold.id}`}
-                        aria-label={`Release the hold on ${describeItems(hold)} for ${hold.customerId}`}
-                        onClick={() => setReleasing(hold.id)}
-                      >
-                        Release…
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <LoadMore nextCursor={nextCursor} onLoadMore={loadMore} />
+      <PagedTable
+        testId="admin-holds"
+        columns={[!eventId && 'Event', 'Customer', 'Held', 'Total', 'Time left', <span class="visually-hidden">Actions</span>]}
+        items={live}
+        emptyText="No active holds."
+        error={error ?? releaseError}
+        onDismissError={releaseError ? () => setReleaseError(null) : undefined}
+        nextCursor={nextCursor}
+        onLoadMore={loadMore}
+        row={(hold) => (
+          <tr key={hold.id} data-testid={`admin-hold-${hold.id}`}>
+            {!eventId && <td>{eventNames.get(hold.eventId) ?? hold.eventId}</td>}
+            <td>{hold.customerId}</td>
+            <td>{describeItems(hold)}</td>
+            <td>{formatMoney(hold.totalCents, hold.currency)}</td>
+            <td>
+              <time data-testid={`admin-countdown-${hold.id}`}>{formatMmSs(Date.parse(hold.expiresAt) - now)}</time>
+            </td>
+            <td>
+              {releasing === hold.id ? (
+                <ReleaseForm hold={hold} onRelease={(reason) => release(hold, reason)} onCancel={() => setReleasing(null)} />
+              ) : (
+                <button
+                  type="button"
+                  data-testid={`admin-release-${hold.id}`}
+                  aria-label={`Release the hold on ${describeItems(hold)} for ${hold.customerId}`}
+                  onClick={() => setReleasing(hold.id)}
+                >
+                  Release…
+                </button>
+              )}
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

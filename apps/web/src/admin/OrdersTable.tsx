@@ -1,10 +1,9 @@
 /** Orders, searched by order number, customer or seat label. */
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { Api } from '../shared/api';
-import { ErrorMessage } from '../shared/components';
 import { formatDateTime, formatMoney } from '../shared/format';
 import { isSeatItem } from '../shared/types';
-import { LoadMore } from './LoadMore';
+import { PagedTable } from './PagedTable';
 import { usePaged } from './usePaged';
 
 /** `version` changes when the event's sales moved (the dashboard heard it on the stream): read again. */
@@ -42,35 +41,24 @@ export function OrdersTable({ api, eventId, version = 0 }: { api: Api; eventId: 
           </button>
         )}
       </form>
-      <ErrorMessage message={error} />
-      {items?.length === 0 && <p class="muted">{q ? `No orders match “${q}”.` : 'No orders yet.'}</p>}
-      {items && items.length > 0 && (
-        <div class="table-scroll">
-          <table data-testid="admin-orders">
-            <thead>
-              <tr>
-                <th scope="col">Number</th>
-                <th scope="col">Customer</th>
-                <th scope="col">Items</th>
-                <th scope="col">Total</th>
-                <th scope="col">Paid</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((o) => (
-                <tr key={o.id} data-testid={`admin-order-${o.number}`}>
-                  <td><strong>{o.number}</strong></td>
-                  <td>{o.customerId}</td>
-                  <td>{o.items.map((i) => (isSeatItem(i) ? i.label : `${i.quantity} × ${i.name}`)).join(', ')}</td>
-                  <td>{formatMoney(o.totalCents, o.currency)}</td>
-                  <td>{formatDateTime(o.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <LoadMore nextCursor={nextCursor} onLoadMore={loadMore} />
+      <PagedTable
+        testId="admin-orders"
+        columns={['Number', 'Customer', 'Items', 'Total', 'Paid']}
+        items={items}
+        emptyText={q ? `No orders match “${q}”.` : 'No orders yet.'}
+        error={error}
+        nextCursor={nextCursor}
+        onLoadMore={loadMore}
+        row={(o) => (
+          <tr key={o.id} data-testid={`admin-order-${o.number}`}>
+            <td><strong>{o.number}</strong></td>
+            <td>{o.customerId}</td>
+            <td>{o.items.map((i) => (isSeatItem(i) ? i.label : `${i.quantity} × ${i.name}`)).join(', ')}</td>
+            <td>{formatMoney(o.totalCents, o.currency)}</td>
+            <td>{formatDateTime(o.createdAt)}</td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

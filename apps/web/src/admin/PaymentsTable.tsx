@@ -5,7 +5,7 @@ import { ErrorMessage } from '../shared/components';
 import { formatDateTime, formatMoney } from '../shared/format';
 import { describeError } from '../shared/messages';
 import type { Payment } from '../shared/types';
-import { LoadMore } from './LoadMore';
+import { PagedTable } from './PagedTable';
 import { usePaged } from './usePaged';
 
 /** A hold id is long (`hld_<event>_<random>`): its start and end tell holds apart; the whole id is the title. */
@@ -64,47 +64,29 @@ export function PaymentsTable({ api }: { api: Api }) {
   return (
     <section class="card" aria-labelledby="payments-heading">
       <h2 id="payments-heading">Payments to refund</h2>
-      <ErrorMessage message={error} />
-      {items?.length === 0 && <p class="muted">No payments need a refund.</p>}
-      {items && items.length > 0 && (
-        <div class="table-scroll">
-          <table data-testid="admin-payments">
-            <thead>
-              <tr>
-                <th scope="col">Received</th>
-                <th scope="col">Reference</th>
-                <th scope="col">Hold</th>
-                <th scope="col">Amount</th>
-                <th scope="col">Reason</th>
-                <th scope="col">Refund</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((p) => (
-                <tr key={p.id} data-testid={`admin-payment-${p.id}`}>
-                  <td>{formatDateTime(p.receivedAt)}</td>
-                  <td>
-                    {p.provider} {p.reference}
-                  </td>
-                  <td>
-                    {p.holdId ? (
-                      <code title={p.holdId}>{shortId(p.holdId)}</code>
-                    ) : (
-                      '—'
-                    )}
-                  </td>
-                  <td>{p.amountCents !== null && p.currency ? formatMoney(p.amountCents, p.currency.toUpperCase()) : '—'}</td>
-                  <td>{p.reason ?? '—'}</td>
-                  <td>
-                    <RefundCell api={api} payment={p} onDone={() => void reload()} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <LoadMore nextCursor={nextCursor} onLoadMore={loadMore} />
+      <PagedTable
+        testId="admin-payments"
+        columns={['Received', 'Reference', 'Hold', 'Amount', 'Reason', 'Refund']}
+        items={items}
+        emptyText="No payments need a refund."
+        error={error}
+        nextCursor={nextCursor}
+        onLoadMore={loadMore}
+        row={(p) => (
+          <tr key={p.id} data-testid={`admin-payment-${p.id}`}>
+            <td>{formatDateTime(p.receivedAt)}</td>
+            <td>
+              {p.provider} {p.reference}
+            </td>
+            <td>{p.holdId ? <code title={p.holdId}>{shortId(p.holdId)}</code> : '—'}</td>
+            <td>{p.amountCents !== null && p.currency ? formatMoney(p.amountCents, p.currency.toUpperCase()) : '—'}</td>
+            <td>{p.reason ?? '—'}</td>
+            <td>
+              <RefundCell api={api} payment={p} onDone={() => void reload()} />
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

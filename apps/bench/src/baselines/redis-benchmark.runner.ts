@@ -1,0 +1,58 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+import { deleteKeys, redisTarget } from '../bench-redis.service';
+
+const run = promisify(execFile);
+
+interface RedisBenchmarkOptions {
+  redisUrl: string;
+  requests: number;
+  concurrency: number;
+}
+
+export interface RedisBenchmarkResult {
+  command: string;
+  requests: number;
+  concurrency: number;
+  requestsPerSec: number;
+  avgMs: number;
+  p50Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+/**
+ * `redis-benchmark` issuing the hold path's one Redis write, `SET key val NX EX 600`,
+ * on random keys under `bench:rb:`, one command per round trip (-P 1) at the given concurrency.
+ */
+export async function runRedisBenchmark(options: RedisBenchmarkOptions): Promise<RedisBenchmarkResult> {
+  const target = redisTarget(options.redisUrl);
+  const command = ['SET', 'bench:rb:__rand_int__', 'v', 'NX', 'EX', '600'];
+  const args = [
+    '-h', target.host, '-p', String(target.port), '--dbnum', String(target.db),
+    '-n', String(options.requests), '-c', String(options.concurrency), '-P', '1',
+    '-r', '100000000', '--csv', ...command,
+  ];
+  try {
+    const { stdout } = await run('redis-benchmark', args, { timeout: 300_000, maxBuffer: 1 << 20 });
+    const row = stdout.trim().split('\n').pop() ?? '';
+    const cells = row.split(',').map((cell) => Number(cell.replace(/"/g, '')));
+    const [, rps, avg, , p50, p95, p99, max] = cells;
+    if (rps === undefined || Number.isNaN(rps)) throw new Error(`unexpected redis-benchmark output: ${stdout}`);
+    return {
+      command: command.join(' '),
+      requests: options.requests,
+      concurrency: options.concurrency,
+      requestsPerSec: rps,
+      avgMs: avg ?? 0,
+      p50Ms: p50 ?? 0,
+      p95Ms: p95 ?? 0,
+      p99Ms: p99 ?? 0,
+      maxMs: max ?? 0,
+    };
+  } finally {
+    await deleteKeys(options.redisUrl, 'bench:rb:*');
+  }
+}

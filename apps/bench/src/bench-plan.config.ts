@@ -1,0 +1,124 @@
+import type { FlashSale } from './race-lab.types';
+
+/** How big each part of a run is; `quick` keeps every part small (docs/benchmarks.md has the run times). */
+export interface BenchPlan {
+  mode: 'quick' | 'full';
+  raceLab: FlashSale & { optimisticAttempts: number };
+  holdPath: {
+    concurrency: number;
+    /** Interleaved rounds of redis-benchmark, minimal Express and holdfast, so drifting machine load hits all three alike. */
+    rounds: number;
+    /** Per round and per HTTP server. */
+    requests: number;
+    warmupRequests: number;
+    maxDurationMs: number;
+    redisBenchmarkRequests: number;
+    /** Seats per hold of a second holdfast path, run in the same rounds (its requests hold this many seats each). */
+    multiSeatHold: number;
+  };
+  growth: {
+    seatCounts: number[];
+    concurrency: number;
+    /** Rounds that visit every event size in turn. */
+    rounds: number;
+    /** Holds per event size over all rounds. */
+    holds: number;
+    warmupHolds: number;
+    maxDurationMs: number;
+    seatMapRequests: number;
+    /** Holds taken while reading Redis memory before and after. */
+    memoryHolds: number;
+  };
+  /** Best available against holds by seat id, and the best-available script alone on a large tier. */
+  best: {
+    levels: number[];
+    /** Rounds that visit every level in turn (by id, then best, at each). */
+    rounds: number;
+    /** Per level, per path and per round. */
+    requests: number;
+    warmupRequests: number;
+    maxDurationMs: number;
+    tierSeats: number;
+    takenPcts: number[];
+    quantities: number[];
+    scriptCalls: number;
+  };
+  confirmPath: {
+    /** Concurrent confirms (and pgbench clients). */
+    concurrency: number;
+    /** Interleaved rounds of pgbench and holdfast confirms. */
+    rounds: number;
+    /** Holds confirmed per round; pgbench runs the same number of transactions. */
+    confirmsPerRound: number;
+    maxDurationMs: number;
+    /** Confirm throughput as the buyers of one event grow. */
+    buyersPerEvent: number[];
+    /** pgbench clients of the order-numbering comparison (per-year row against a sequence, holdfast's tables). */
+    numberingClients: number[];
+  };
+  /** Redis Cluster and API processes (holdfast-cluster.bench.ts). */
+  cluster: {
+    /** GA holds through the API per setup and round. */
+    holds: number;
+    concurrency: number;
+    rounds: number;
+    /** Holds per setup and round of the hold script alone (HoldStore, no HTTP, no PostgreSQL). */
+    scriptHolds: number;
+  };
+  /** Holds persisted per second by one PostgreSQL primary (holdfast-persist.bench.ts). */
+  persist: {
+    /** Holds taken (outboxes filling) then drained, per setup and round. */
+    holds: number;
+    concurrency: number;
+    rounds: number;
+  };
+}
+
+export function benchPlan(quick: boolean): BenchPlan {
+  if (quick) {
+    return {
+      mode: 'quick',
+      raceLab: { buyers: 500, tickets: 200, concurrency: 50, priceCents: 5000, optimisticAttempts: 3 },
+      holdPath: { concurrency: 50, rounds: 2, requests: 2500, warmupRequests: 1000, maxDurationMs: 4000, redisBenchmarkRequests: 30_000, multiSeatHold: 4 },
+      growth: {
+        seatCounts: [1000, 10_000, 100_000],
+        concurrency: 50,
+        rounds: 2,
+        holds: 300,
+        warmupHolds: 50,
+        maxDurationMs: 4000,
+        seatMapRequests: 3,
+        memoryHolds: 1000,
+      },
+      best: {
+        levels: [1, 10, 50, 100], rounds: 2, requests: 400, warmupRequests: 40, maxDurationMs: 6000,
+        tierSeats: 100_000, takenPcts: [0, 50, 99], quantities: [1, 2, 8], scriptCalls: 200,
+      },
+      confirmPath: { concurrency: 50, rounds: 2, confirmsPerRound: 400, maxDurationMs: 8000, buyersPerEvent: [50, 150, 450], numberingClients: [50] },
+      cluster: { holds: 1500, concurrency: 50, rounds: 1, scriptHolds: 5000 },
+      persist: { holds: 5000, concurrency: 50, rounds: 1 },
+    };
+  }
+  return {
+    mode: 'full',
+    raceLab: { buyers: 4000, tickets: 1500, concurrency: 50, priceCents: 5000, optimisticAttempts: 3 },
+    holdPath: { concurrency: 50, rounds: 3, requests: 20_000, warmupRequests: 1000, maxDurationMs: 15_000, redisBenchmarkRequests: 100_000, multiSeatHold: 4 },
+    growth: {
+      seatCounts: [1000, 10_000, 100_000],
+      concurrency: 50,
+      rounds: 4,
+      holds: 4000,
+      warmupHolds: 200,
+      maxDurationMs: 15_000,
+      seatMapRequests: 10,
+      memoryHolds: 10_000,
+    },
+    best: {
+      levels: [1, 10, 50, 100], rounds: 3, requests: 2000, warmupRequests: 200, maxDurationMs: 20_000,
+      tierSeats: 100_000, takenPcts: [0, 50, 99], quantities: [1, 2, 8], scriptCalls: 1000,
+    },
+    confirmPath: { concurrency: 50, rounds: 3, confirmsPerRound: 3000, maxDurationMs: 30_000, buyersPerEvent: [100, 1000, 10_000], numberingClients: [20, 50] },
+    cluster: { holds: 5000, concurrency: 50, rounds: 3, scriptHolds: 20_000 },
+    persist: { holds: 20_000, concurrency: 50, rounds: 3 },
+  };
+}

@@ -1,0 +1,127 @@
+import type { PgbenchResult } from './baselines/pgbench.runner';
+import type { RedisBenchmarkResult } from './baselines/redis-benchmark.runner';
+import type { BenchPlan } from './bench-plan.config';
+import type { ClusterBenchReport } from './holdfast/holdfast-cluster.bench';
+import type { BestReport } from './holdfast/holdfast-best.bench';
+import type { PersistReport } from './holdfast/holdfast-persist.bench';
+import type { ConfirmRun, InProcessConfirmRun } from './holdfast/holdfast-confirms.bench';
+import type { NumberingRun } from './holdfast/holdfast-numbering.bench';
+import type { GrowthRow, MemoryResult } from './holdfast/holdfast-holds.bench';
+import type { HttpLoadResult } from './http-load.generator';
+import type { RaceLabReport } from './race-lab.runner';
+
+export type Section = 'race' | 'hold' | 'growth' | 'confirm' | 'best' | 'cluster' | 'persist';
+export const ALL_SECTIONS: Section[] = ['race', 'hold', 'growth', 'confirm', 'best', 'cluster', 'persist'];
+
+export interface Skipped {
+  skipped: string;
+}
+
+export function isSkipped(value: unknown): value is Skipped {
+  return typeof value === 'object' && value !== null && typeof (value as Skipped).skipped === 'string';
+}
+
+export interface BenchMeta {
+  mode: BenchPlan['mode'];
+  startedAt: string;
+  finishedAt: string;
+  durationSec: number;
+  gitCommit: string | null;
+  node: string;
+  cpus: number;
+  cpuModel: string;
+  loadAverageAtStart: number[];
+  loadAverageAtEnd: number[];
+  postgres: string;
+  redis: string;
+  databaseUrl: string;
+  redisUrl: string;
+  holdfastRedisUrl: string;
+}
+
+/** One path's numbers over the rounds: medians of the per-round values, requests summed. */
+export interface PathSummary {
+  requests: number;
+  failed: number;
+  okPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** CPU milliseconds the server process spent per request (warm-up included), median of rounds; null when not measured. */
+  serverCpuMsPerRequest: number | null;
+}
+
+export interface HoldRound {
+  redisBenchmark: RedisBenchmarkResult;
+  minimalExpress: HttpLoadResult;
+  holdfastApi: HttpLoadResult | Skipped;
+  /** holdfast holding `multiSeatHold` seats per request, in the same round. */
+  holdfastMultiSeat?: HttpLoadResult;
+  expressCpuMsPerRequest: number | null;
+  holdfastCpuMsPerRequest: number | null;
+  holdfastMultiSeatCpuMsPerRequest?: number | null;
+}
+
+export interface HoldPathReport {
+  concurrency: number;
+  rounds: HoldRound[];
+  redisBenchmark: PathSummary;
+  minimalExpress: PathSummary;
+  holdfastApi: PathSummary | Skipped;
+  /** Seats per hold of holdfastMultiSeat; null when that path did not run. */
+  multiSeatHold: number | null;
+  holdfastMultiSeat: PathSummary | null;
+  /** Medians of the per-round ratios (null when holdfast did not run). */
+  ratios: {
+    holdfastVsExpressThroughput: number | null;
+    holdfastVsExpressP99: number | null;
+    holdfastVsRedisBenchmarkThroughput: number | null;
+    expressVsRedisBenchmarkThroughput: number | null;
+    /** Server CPU per request, holdfast ÷ minimal Express: the noise-robust cost ratio. */
+    holdfastVsExpressCpuPerRequest: number | null;
+    multiSeatVsExpressThroughput: number | null;
+    multiSeatVsExpressP99: number | null;
+  };
+}
+
+export interface GrowthReport {
+  rows: GrowthRow[];
+  memory: MemoryResult | Skipped;
+  /** (max p50 − min p50) / min p50 over the event sizes, and the same for p99. */
+  p50Spread: number | null;
+  p99Spread: number | null;
+}
+
+export interface ConfirmRound {
+  pgbench: PgbenchResult;
+  holdfastApi: ConfirmRun | Skipped;
+  /** pgbench shaped like holdfast's confirm batches of the same round (issue 12). */
+  pgbenchBatch?: PgbenchResult;
+}
+
+export interface ConfirmPathReport {
+  concurrency: number;
+  rounds: ConfirmRound[];
+  pgbench: PathSummary;
+  holdfastApi: PathSummary | Skipped;
+  /** Median of the per-round ratios holdfast confirms/s ÷ pgbench tps. */
+  holdfastVsPgbench: number | null;
+  byBuyers: ConfirmRun[] | Skipped;
+  /** confirmHold called in the bench process (no HTTP), at the same concurrency. */
+  inProcess?: InProcessConfirmRun;
+  /** pgbench on holdfast's tables: the per-year order-number row against a sequence. */
+  numbering?: NumberingRun[];
+}
+
+export interface BenchReport {
+  meta: BenchMeta;
+  plan: BenchPlan;
+  raceLab: RaceLabReport | null;
+  holdPath: HoldPathReport | null;
+  growth: GrowthReport | Skipped | null;
+  confirmPath: ConfirmPathReport | null;
+  best: BestReport | null;
+  /** Redis Cluster and API processes (holdfast-cluster.bench.ts). */
+  clusterScale?: ClusterBenchReport | null;
+  /** Holds persisted per second by one PostgreSQL primary (holdfast-persist.bench.ts). */
+  persist?: PersistReport | null;
+}

@@ -1,0 +1,85 @@
+/**
+ * `npm run bench [-- --quick] [--out FILE] [--only race,hold,growth,confirm,best,cluster,persist] [--profile-api DIR]`
+ *
+ * Prints Markdown tables on stdout (progress on stderr); with --out, writes the
+ * whole report as JSON to FILE and an SVG chart next to it (same basename, .svg).
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+import { benchPlan } from './bench-plan.config';
+import { ALL_SECTIONS, type Section } from './bench-report.types';
+import { runBench } from './bench.runner';
+import { renderMarkdown, renderSvg } from './report/bench-report.format';
+
+interface CliArgs {
+  quick: boolean;
+  out: string | null;
+  sections: Section[];
+  /** Directory for a V8 CPU profile of the holdfast API child (node --cpu-prof). */
+  profileApi: string | null;
+}
+
+function parseArgs(argv: string[]): CliArgs {
+  const args: CliArgs = { quick: false, out: null, sections: [...ALL_SECTIONS], profileApi: null };
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i];
+    if (arg === '--quick') args.quick = true;
+    else if (arg === '--out') args.out = requireValue(argv[(i += 1)], '--out');
+    else if (arg?.startsWith('--out=')) args.out = arg.slice('--out='.length);
+    else if (arg === '--only') args.sections = parseSections(requireValue(argv[(i += 1)], '--only'));
+    else if (arg?.startsWith('--only=')) args.sections = parseSections(arg.slice('--only='.length));
+    else if (arg === '--profile-api') args.profileApi = requireValue(argv[(i += 1)], '--profile-api');
+    else if (arg === '--help' || arg === '-h') {
+      process.stdout.write('usage: npm run bench -- [--quick] [--out FILE.json] [--only race,hold,growth,confirm,best,cluster,persist] [--profile-api DIR]\n');
+      process.exit(0);
+    } else throw new Error(`unknown argument: ${arg}`);
+  }
+  return args;
+}
+
+function requireValue(value: string | undefined, flag: string): string {
+  if (!value || value.startsWith('--')) throw new Error(`${flag} needs a value`);
+  return value;
+}
+
+function parseSections(list: string): Section[] {
+  const sections = list.split(',').map((name) => name.trim()).filter(Boolean);
+  for (const section of sections) {
+    if (!ALL_SECTIONS.includes(section as Section)) throw new Error(`unknown section "${section}" (known: ${ALL_SECTIONS.join(', ')})`);
+  }
+  return sections as Section[];
+}
+
+function svgPathFor(out: string): string {
+  const parsed = path.parse(out);
+  return path.join(parsed.dir, `${parsed.name}.svg`);
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const started = Date.now();
+  const report = await runBench({
+    plan: benchPlan(args.quick),
+    sections: args.sections,
+    apiNodeArgs: args.profileApi
+      ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.INIT_CWD ?? process.cwd(), args.profileApi)}`]
+      : undefined,
+    log: (line) => process.stderr.write(`[bench +${((Date.now() - started) / 1000).toFixed(1)}s] ${line}\n`),
+  });
+  process.stdout.write(renderMarkdown(report));
+  if (args.out) {
+    const out = path.resolve(process.env.INIT_CWD ?? process.cwd(), args.out);
+    await mkdir(path.dirname(out), { recursive: true });
+    await writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
+    await writeFile(svgPathFor(out), renderSvg(report));
+    process.stderr.write(`[bench] wrote ${out} and ${svgPathFor(out)}\n`);
+  }
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`[bench] failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}

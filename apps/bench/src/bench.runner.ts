@@ -1,0 +1,493 @@
+import { execFile } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+import { Client } from 'pg';
+
+import { launchChildServer, type ChildServer } from './baselines/child-server.launcher';
+import { runPgbench, type PgbenchResult } from './baselines/pgbench.runner';
+import { runRedisBenchmark } from './baselines/redis-benchmark.runner';
+import { benchDatabaseUrl, ensureDatabase, retryWhileTooManyClients } from './bench-database.service';
+import type { BenchPlan } from './bench-plan.config';
+import { benchRedisUrl, deleteKeys, redisVersion } from './bench-redis.service';
+import type {
+  BenchMeta,
+  BenchReport,
+  ConfirmPathReport,
+  ConfirmRound,
+  GrowthReport,
+  HoldPathReport,
+  HoldRound,
+  PathSummary,
+  Section,
+  Skipped,
+} from './bench-report.types';
+import { isSkipped } from './bench-report.types';
+import { runBatchPgbench } from './holdfast/holdfast-confirm-batch.bench';
+import { measureBest } from './holdfast/holdfast-best.bench';
+import { hasConfirmEndpoint, measureConfirms, measureInProcessConfirms, type ConfirmRun } from './holdfast/holdfast-confirms.bench';
+import { measureNumbering } from './holdfast/holdfast-numbering.bench';
+import { loadHolds, measureGrowth, measureMemoryPerHeldSeat, SeatCursor, type GrowthEvent } from './holdfast/holdfast-holds.bench';
+import { clusterSection } from './holdfast/holdfast-cluster.bench';
+import { persistSection } from './holdfast/holdfast-persist.bench';
+import { holdfastDatabaseUrl, holdfastRedisUrl, openHoldfastFixture, type BenchEvent, type HoldfastFixture } from './holdfast/holdfast.fixture';
+import { runHttpLoad, type HttpLoadResult } from './http-load.generator';
+import { round3 } from './latency.histogram';
+import { withProcessCpu } from './process-cpu.probe';
+import { runRaceLab, skippedResult, type RaceLabReport, type StrategyResult } from './race-lab.runner';
+import {
+  optimisticVersionStrategy,
+  readThenWriteStrategy,
+  selectForUpdateStrategy,
+  skipLockedStrategy,
+} from './strategies';
+import { holdfastHoldConfirmStrategy } from './strategies/holdfast-hold-confirm.strategy';
+
+const execFileAsync = promisify(execFile);
+
+/** Events larger than this are split (creating one through the domain takes seconds per 100,000 seats). */
+const MAX_EVENT_SEATS = 100_000;
+
+const NO_CONFIRM = "this build of holdfast's API has no POST /v1/holds/{id}/confirm yet";
+
+interface RunBenchOptions {
+  plan: BenchPlan;
+  sections: Section[];
+  /** Extra node flags for the holdfast API child, e.g. `--cpu-prof`. */
+  apiNodeArgs?: string[];
+  /** Progress lines (stderr in the CLI). */
+  log(line: string): void;
+}
+
+/** holdfast's side of a run: its fixture and its API child, opened on first use. */
+class HoldfastSession {
+  private opened: Promise<{ fixture: HoldfastFixture; api: ChildServer }> | null = null;
+  private confirm: Promise<boolean> | null = null;
+
+  readonly logFile = path.join(os.tmpdir(), `holdfast-bench-api-${process.pid}.log`);
+
+  constructor(
+    private readonly log: (line: string) => void,
+    private readonly nodeArgs: string[] | undefined,
+  ) {}
+
+  get(): Promise<{ fixture: HoldfastFixture; api: ChildServer }> {
+    this.opened ??= (async () => {
+      this.log('holdfast: migrating the bench database and starting the API (child process, port 0)');
+      const fixture = await retryWhileTooManyClients(() => openHoldfastFixture());
+      try {
+        const api = await fixture.startApi({ nodeArgs: this.nodeArgs, logFile: this.logFile });
+        this.log(`holdfast: API log (pino JSON) in ${this.logFile}`);
+        return { fixture, api };
+      } catch (error) {
+        await fixture.close();
+        throw error;
+      }
+    })();
+    return this.opened;
+  }
+
+  /** Whether the API under test can confirm (probed once over HTTP). */
+  canConfirm(): Promise<boolean> {
+    this.confirm ??= this.get().then(({ fixture, api }) => hasConfirmEndpoint(api, fixture));
+    return this.confirm;
+  }
+
+  async close(): Promise<void> {
+    if (!this.opened) return;
+    const { fixture, api } = await this.opened;
+    await api.stop();
+    await fixture.close();
+  }
+}
+
+export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
+  const { plan, log } = options;
+  const started = new Date();
+  const databaseUrl = benchDatabaseUrl();
+  const redisUrl = benchRedisUrl();
+  await retryWhileTooManyClients(() => ensureDatabase(databaseUrl));
+  const meta: BenchMeta = {
+    mode: plan.mode,
+    startedAt: started.toISOString(),
+    finishedAt: '',
+    durationSec: 0,
+    gitCommit: await gitCommit(),
+    node: process.version,
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    loadAverageAtStart: loadAverage(),
+    loadAverageAtEnd: [],
+    postgres: await postgresVersion(databaseUrl),
+    redis: await redisVersion(redisUrl),
+    databaseUrl: redactUrl(databaseUrl),
+    redisUrl: redactUrl(redisUrl),
+    holdfastRedisUrl: redactUrl(holdfastRedisUrl()),
+  };
+  const holdfast = new HoldfastSession(log, options.apiNodeArgs);
+  const report: BenchReport = { meta, plan, raceLab: null, holdPath: null, growth: null, confirmPath: null, best: null };
+  try {
+    if (options.sections.includes('race')) report.raceLab = await raceSection(plan, databaseUrl, holdfast, log);
+    if (options.sections.includes('hold')) report.holdPath = await holdSection(plan, redisUrl, holdfast, log);
+    if (options.sections.includes('growth')) report.growth = await growthSection(plan, holdfast, log);
+    if (options.sections.includes('confirm')) report.confirmPath = await confirmSection(plan, databaseUrl, holdfast, log);
+    if (options.sections.includes('best')) {
+      const { fixture, api } = await holdfast.get();
+      report.best = await measureBest(api, fixture, plan.best, log);
+    }
+    if (options.sections.includes('cluster')) {
+      report.clusterScale = await clusterSection({ databaseUrl: holdfastDatabaseUrl(), redisUrl: holdfastRedisUrl(), ...plan.cluster }, log);
+    }
+    if (options.sections.includes('persist')) {
+      const { fixture } = await holdfast.get();
+      report.persist = await persistSection(fixture, plan.persist, log);
+    }
+  } finally {
+    await holdfast.close();
+  }
+  const finished = new Date();
+  meta.finishedAt = finished.toISOString();
+  meta.durationSec = Math.round((finished.getTime() - started.getTime()) / 100) / 10;
+  meta.loadAverageAtEnd = loadAverage();
+  return report;
+}
+
+async function raceSection(
+  plan: BenchPlan,
+  databaseUrl: string,
+  holdfast: HoldfastSession,
+  log: (line: string) => void,
+): Promise<RaceLabReport> {
+  log(`race lab: ${plan.raceLab.buyers} buyers, ${plan.raceLab.tickets} tickets, ${plan.raceLab.concurrency} concurrent clients`);
+  const { optimisticAttempts, ...sale } = plan.raceLab;
+  const canConfirm = await holdfast.canConfirm();
+  const own = canConfirm ? [holdfastHoldConfirmStrategy(await holdfast.get())] : [];
+  const lab = await runRaceLab({
+    databaseUrl,
+    schema: 'bench_race_lab',
+    sale,
+    strategies: [
+      readThenWriteStrategy(),
+      selectForUpdateStrategy(),
+      optimisticVersionStrategy({ maxAttempts: optimisticAttempts }),
+      skipLockedStrategy(),
+      ...own,
+    ],
+    onResult: (result: StrategyResult) =>
+      log(`  ${result.id}: sold ${result.sold}, oversold ${result.oversold}, ${Math.round(result.attemptsPerSec)}/s`),
+  });
+  if (!canConfirm) {
+    lab.results.push(skippedResult({ id: 'holdfast', title: 'holdfast: Redis hold, then fenced confirm', fenced: true }, sale, NO_CONFIRM));
+  }
+  return lab;
+}
+
+async function holdSection(
+  plan: BenchPlan,
+  redisUrl: string,
+  holdfast: HoldfastSession,
+  log: (line: string) => void,
+): Promise<HoldPathReport> {
+  const { concurrency, rounds, requests, warmupRequests, maxDurationMs, multiSeatHold } = plan.holdPath;
+  const { fixture, api } = await holdfast.get();
+  const seats = rounds * (requests + warmupRequests);
+  log(`hold path: creating a ${seats}-seat event for holdfast, and ${seats * multiSeatHold} seats for its ${multiSeatHold}-seat holds`);
+  const event = await fixture.createEvent({ name: 'bench hold path', seats });
+  const cursor = new SeatCursor(event, fixture, 'hold-path');
+  const multiEvents: BenchEvent[] = [];
+  for (let left = seats * multiSeatHold; left > 0; left -= MAX_EVENT_SEATS) {
+    multiEvents.push(await fixture.createEvent({ name: `bench hold path, ${multiSeatHold} seats a hold`, seats: Math.min(left, MAX_EVENT_SEATS) }));
+  }
+  const multiCursor = new SeatCursor(multiEvents, fixture, 'hold-path-multi', multiSeatHold);
+  const prefix = `bench:min:${process.pid}:`;
+  const express = await launchChildServer({
+    entry: path.join(__dirname, 'baselines', 'minimal-express.server.ts'),
+    env: { BENCH_REDIS_URL: redisUrl, BENCH_KEY_PREFIX: prefix },
+  });
+  const results: HoldRound[] = [];
+  try {
+    for (let round = 1; round <= rounds; round += 1) {
+      log(`hold path round ${round}/${rounds}: redis-benchmark, minimal Express, holdfast (${concurrency} concurrent clients each)`);
+      const redisBenchmark = await runRedisBenchmark({ redisUrl, requests: plan.holdPath.redisBenchmarkRequests, concurrency });
+      const expressRun = await withProcessCpu(express.pid, () => runHttpLoad({
+        baseUrl: express.baseUrl,
+        concurrency,
+        maxRequests: requests,
+        maxDurationMs,
+        warmupRequests,
+        makeRequest: (index) => ({
+          method: 'POST',
+          path: '/hold',
+          body: JSON.stringify({ seatId: `r${round}-seat-${index}`, customerId: `customer-${Math.floor(index / 50)}` }),
+        }),
+      }));
+      const minimalExpress = expressRun.result;
+      const holdfastRun = await withProcessCpu(api.pid, () => loadHolds(api, cursor, { concurrency, requests, warmupRequests, maxDurationMs }));
+      const holdfastApi = holdfastRun.result;
+      const multiRun = await withProcessCpu(api.pid, () => loadHolds(api, multiCursor, { concurrency, requests, warmupRequests, maxDurationMs }));
+      const perRequest = (cpuMs: number | null, load: HttpLoadResult) =>
+        cpuMs === null || load.requests === 0 ? null : round3(cpuMs / (load.requests + warmupRequests));
+      log(
+        `  redis-benchmark ${Math.round(redisBenchmark.requestsPerSec)}/s, Express ${Math.round(minimalExpress.okPerSec)}/s ` +
+          `p99 ${minimalExpress.okLatency.p99Ms} ms, holdfast ${Math.round(holdfastApi.okPerSec)}/s p99 ${holdfastApi.okLatency.p99Ms} ms, ` +
+          `${multiSeatHold} seats a hold ${Math.round(multiRun.result.okPerSec)}/s p99 ${multiRun.result.okLatency.p99Ms} ms`,
+      );
+      results.push({
+        redisBenchmark,
+        minimalExpress,
+        holdfastApi,
+        holdfastMultiSeat: multiRun.result,
+        expressCpuMsPerRequest: perRequest(expressRun.cpuMs, minimalExpress),
+        holdfastCpuMsPerRequest: perRequest(holdfastRun.cpuMs, holdfastApi),
+        holdfastMultiSeatCpuMsPerRequest: perRequest(multiRun.cpuMs, multiRun.result),
+      });
+    }
+  } finally {
+    await express.stop();
+    await deleteKeys(redisUrl, `${prefix}*`);
+    await fixture.dropEvent(event.eventId);
+    for (const multi of multiEvents) await fixture.dropEvent(multi.eventId);
+  }
+  return summariseHoldRounds(concurrency, multiSeatHold, results);
+}
+
+function summariseHoldRounds(concurrency: number, multiSeatHold: number, rounds: HoldRound[]): HoldPathReport {
+  const http = (pick: (round: HoldRound) => HttpLoadResult, cpu: (round: HoldRound) => number | null): PathSummary => ({
+    requests: sum(rounds.map((r) => pick(r).requests)),
+    failed: sum(rounds.map((r) => pick(r).failed)),
+    okPerSec: median(rounds.map((r) => pick(r).okPerSec)),
+    p50Ms: median(rounds.map((r) => pick(r).okLatency.p50Ms)),
+    p99Ms: median(rounds.map((r) => pick(r).okLatency.p99Ms)),
+    serverCpuMsPerRequest: medianOrNull(rounds.map(cpu)),
+  });
+  const ran = rounds.filter((r): r is HoldRound & { holdfastApi: HttpLoadResult } => !isSkipped(r.holdfastApi));
+  const perRound = (f: (r: HoldRound & { holdfastApi: HttpLoadResult }) => number) => (ran.length > 0 ? round3(median(ran.map(f))) : null);
+  const multi = rounds.filter((r): r is HoldRound & { holdfastMultiSeat: HttpLoadResult } => r.holdfastMultiSeat !== undefined);
+  const perMultiRound = (f: (r: HoldRound & { holdfastMultiSeat: HttpLoadResult }) => number) => (multi.length > 0 ? round3(median(multi.map(f))) : null);
+  return {
+    concurrency,
+    rounds,
+    redisBenchmark: {
+      requests: sum(rounds.map((r) => r.redisBenchmark.requests)),
+      failed: 0,
+      okPerSec: median(rounds.map((r) => r.redisBenchmark.requestsPerSec)),
+      p50Ms: median(rounds.map((r) => r.redisBenchmark.p50Ms)),
+      p99Ms: median(rounds.map((r) => r.redisBenchmark.p99Ms)),
+      serverCpuMsPerRequest: null,
+    },
+    minimalExpress: http((r) => r.minimalExpress, (r) => r.expressCpuMsPerRequest),
+    holdfastApi:
+      ran.length > 0
+        ? http((r) => r.holdfastApi as HttpLoadResult, (r) => r.holdfastCpuMsPerRequest)
+        : { skipped: (rounds[0]?.holdfastApi as Skipped)?.skipped ?? 'not run' },
+    multiSeatHold: multi.length > 0 ? multiSeatHold : null,
+    holdfastMultiSeat: multi.length > 0 ? http((r) => r.holdfastMultiSeat as HttpLoadResult, (r) => r.holdfastMultiSeatCpuMsPerRequest ?? null) : null,
+    ratios: {
+      holdfastVsExpressThroughput: perRound((r) => r.holdfastApi.okPerSec / r.minimalExpress.okPerSec),
+      holdfastVsExpressP99: perRound((r) => r.holdfastApi.okLatency.p99Ms / r.minimalExpress.okLatency.p99Ms),
+      holdfastVsRedisBenchmarkThroughput: perRound((r) => r.holdfastApi.okPerSec / r.redisBenchmark.requestsPerSec),
+      expressVsRedisBenchmarkThroughput:
+        rounds.length > 0 ? round3(median(rounds.map((r) => r.minimalExpress.okPerSec / r.redisBenchmark.requestsPerSec))) : null,
+      holdfastVsExpressCpuPerRequest: medianOrNull(
+        ran.map((r) => (r.holdfastCpuMsPerRequest !== null && r.expressCpuMsPerRequest ? r.holdfastCpuMsPerRequest / r.expressCpuMsPerRequest : null)),
+      ),
+      multiSeatVsExpressThroughput: perMultiRound((r) => r.holdfastMultiSeat.okPerSec / r.minimalExpress.okPerSec),
+      multiSeatVsExpressP99: perMultiRound((r) => r.holdfastMultiSeat.okLatency.p99Ms / r.minimalExpress.okLatency.p99Ms),
+    },
+  };
+}
+
+async function growthSection(plan: BenchPlan, holdfast: HoldfastSession, log: (line: string) => void): Promise<GrowthReport> {
+  const { fixture, api } = await holdfast.get();
+  const growth = plan.growth;
+  const events: GrowthEvent[] = [];
+  try {
+    for (const seats of growth.seatCounts) {
+      // Enough events of this size for all the holds (holds only take free seats).
+      const count = Math.max(1, Math.ceil((growth.holds + growth.warmupHolds + 1) / Math.floor(seats * 0.9)));
+      log(`growth: creating ${count === 1 ? 'an event' : `${count} events`} of ${seats} seats`);
+      const group: GrowthEvent = { events: [], createSec: 0 };
+      for (let i = 0; i < count; i += 1) {
+        const t0 = Date.now();
+        group.events.push(await fixture.createEvent({ name: `bench growth ${seats} #${i + 1}`, seats }));
+        if (i === 0) group.createSec = round3((Date.now() - t0) / 1000);
+      }
+      events.push(group);
+    }
+    const { rows, cursors } = await measureGrowth(api, fixture, events, growth, log);
+    for (const row of rows) {
+      log(`  ${row.seats} seats: first hold ${row.firstHoldMs} ms, seat map p50 ${row.seatMap.okLatency.p50Ms} ms (${row.seatMap.bytes} bytes)`);
+    }
+    let memory: GrowthReport['memory'] = { skipped: `the largest event has fewer than ${growth.memoryHolds} seats left` };
+    const largest = cursors.reduce<SeatCursor | undefined>((best, c) => (!best || c.remaining > best.remaining ? c : best), undefined);
+    if (largest && largest.remaining >= growth.memoryHolds) {
+      log(`growth: Redis memory while holding ${growth.memoryHolds} more seats`);
+      memory = await measureMemoryPerHeldSeat(api, fixture, largest, {
+        concurrency: growth.concurrency,
+        requests: growth.memoryHolds,
+        warmupRequests: 0,
+        maxDurationMs: growth.maxDurationMs * 4,
+      });
+      log(`  ${memory.bytesPerHeldSeat} bytes per held seat`);
+    }
+    return {
+      rows,
+      memory,
+      p50Spread: spread(rows.map((r) => r.holds.p50Ms)),
+      p99Spread: spread(rows.map((r) => r.holds.p99Ms)),
+    };
+  } finally {
+    for (const group of events) for (const event of group.events) await fixture.dropEvent(event.eventId);
+  }
+}
+
+async function confirmSection(
+  plan: BenchPlan,
+  databaseUrl: string,
+  holdfast: HoldfastSession,
+  log: (line: string) => void,
+): Promise<ConfirmPathReport> {
+  const { concurrency, rounds, confirmsPerRound, maxDurationMs, buyersPerEvent, numberingClients } = plan.confirmPath;
+  const canConfirm = await holdfast.canConfirm();
+  const session = await holdfast.get();
+  const results: ConfirmRound[] = [];
+  for (let round = 1; round <= rounds; round += 1) {
+    log(`confirm path round ${round}/${rounds}: pgbench -c ${concurrency} -t ${Math.ceil(confirmsPerRound / concurrency)}, then ${confirmsPerRound} holdfast confirms`);
+    const pgbench = await retryWhileTooManyClients(
+      () =>
+        runPgbench({
+          databaseUrl,
+          schema: 'bench_pgbench',
+          clients: concurrency,
+          transactionsPerClient: Math.ceil(confirmsPerRound / concurrency),
+        }),
+      90_000,
+      () => log('  PostgreSQL has no free connection slot (shared server); waiting'),
+    );
+    const holdfastApi: ConfirmRun | Skipped = canConfirm
+      ? await measureConfirms(session.api, session.fixture, { concurrency, holds: confirmsPerRound, maxDurationMs }, `round-${round}`)
+      : { skipped: NO_CONFIRM };
+    log(
+      `  pgbench ${Math.round(pgbench.tps)} tps p99 ${pgbench.latency.p99Ms} ms` +
+        (isSkipped(holdfastApi) ? '' : `, holdfast ${Math.round(holdfastApi.confirms.okPerSec)}/s p99 ${holdfastApi.confirms.okLatency.p99Ms} ms`),
+    );
+    const pgbenchBatch = await confirmBatchBaseline(databaseUrl, concurrency, confirmsPerRound, holdfastApi, log);
+    results.push({ pgbench, holdfastApi, ...(pgbenchBatch ? { pgbenchBatch } : {}) });
+  }
+  let byBuyers: ConfirmRun[] | Skipped = { skipped: NO_CONFIRM };
+  if (canConfirm) {
+    byBuyers = [];
+    for (const buyers of buyersPerEvent) {
+      log(`confirm throughput: ${buyers} buyers in one event`);
+      const run = await measureConfirms(session.api, session.fixture, { concurrency, holds: buyers, maxDurationMs: maxDurationMs * 3 }, `buyers-${buyers}`);
+      log(`  ${Math.round(run.confirms.okPerSec)} confirms/s, p99 ${run.confirms.okLatency.p99Ms} ms`);
+      byBuyers.push(run);
+    }
+  }
+  log(`confirm path: ${confirmsPerRound} confirms through confirmHold in the bench process (no HTTP)`);
+  const inProcess = await measureInProcessConfirms(session.fixture, { concurrency, holds: confirmsPerRound });
+  log(`  ${Math.round(inProcess.okPerSec)} confirms/s, p99 ${inProcess.latency.p99Ms} ms, lock waits mean ${inProcess.lockWaits?.mean ?? '?'}`);
+  log(`confirm path: order numbering, per-year row against a sequence (pgbench on holdfast's tables)`);
+  const numbering = await retryWhileTooManyClients(
+    () => measureNumbering(session.fixture, { clients: numberingClients, transactionsPerClient: Math.ceil(confirmsPerRound / concurrency) }, log),
+    90_000,
+    () => log('  PostgreSQL has no free connection slot (shared server); waiting'),
+  );
+  const ran = results.filter((r): r is ConfirmRound & { holdfastApi: ConfirmRun } => !isSkipped(r.holdfastApi));
+  return {
+    concurrency,
+    rounds: results,
+    pgbench: {
+      requests: sum(results.map((r) => r.pgbench.transactions)),
+      failed: sum(results.map((r) => r.pgbench.failed)),
+      okPerSec: median(results.map((r) => r.pgbench.tps)),
+      p50Ms: median(results.map((r) => r.pgbench.latency.p50Ms)),
+      p99Ms: median(results.map((r) => r.pgbench.latency.p99Ms)),
+      serverCpuMsPerRequest: null,
+    },
+    holdfastApi:
+      ran.length > 0
+        ? {
+            requests: sum(ran.map((r) => r.holdfastApi.confirms.requests)),
+            failed: sum(ran.map((r) => r.holdfastApi.confirms.failed)),
+            okPerSec: median(ran.map((r) => r.holdfastApi.confirms.okPerSec)),
+            p50Ms: median(ran.map((r) => r.holdfastApi.confirms.okLatency.p50Ms)),
+            p99Ms: median(ran.map((r) => r.holdfastApi.confirms.okLatency.p99Ms)),
+            serverCpuMsPerRequest: medianOrNull(ran.map((r) => r.holdfastApi.apiCpuMsPerConfirm)),
+          }
+        : { skipped: NO_CONFIRM },
+    holdfastVsPgbench: ran.length > 0 ? round3(median(ran.map((r) => r.holdfastApi.confirms.okPerSec / r.pgbench.tps))) : null,
+    byBuyers,
+    inProcess,
+    numbering,
+  };
+}
+
+/** pgbench shaped like the batches holdfast made in this round (issue 12); none when it made none. */
+async function confirmBatchBaseline(
+  databaseUrl: string, concurrency: number, confirms: number, run: ConfirmRun | Skipped, log: (line: string) => void,
+): Promise<PgbenchResult | null> {
+  if (isSkipped(run) || !run.batches?.batches) return null;
+  const result = await runBatchPgbench({ databaseUrl, concurrency, confirms, perTransaction: run.batches.meanSize, log });
+  log(`  pgbench batches of ${result.confirmsPerTransaction} (${result.clients} clients): ${Math.round(result.confirmsPerSec)} confirms/s, p99 ${result.latency.p99Ms} ms; holdfast's batches: ${run.batches.batches}, mean ${run.batches.meanSize}`);
+  return result;
+}
+
+function medianOrNull(values: Array<number | null>): number | null {
+  const present = values.filter((value): value is number => value !== null);
+  return present.length > 0 ? median(present) : null;
+}
+
+function sum(values: number[]): number {
+  return values.reduce((total, value) => total + value, 0);
+}
+
+export function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  const value = sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+  return round3(value);
+}
+
+/**
+ * The largest relative deviation from the first value (the smallest event):
+ * max |v − v₀| / v₀, e.g. 0.15 when every size is within ±15 % of the smallest.
+ * Null with fewer than two values.
+ */
+export function spread(values: number[]): number | null {
+  const [first, ...rest] = values;
+  if (first === undefined || rest.length === 0 || first <= 0) return null;
+  return round3(Math.max(...rest.map((value) => Math.abs(value - first) / first)));
+}
+
+function loadAverage(): number[] {
+  return os.loadavg().map((value) => Math.round(value * 100) / 100);
+}
+
+async function gitCommit(): Promise<string | null> {
+  try {
+    const { stdout } = await execFileAsync('git', ['rev-parse', '--short', 'HEAD'], { cwd: __dirname });
+    return stdout.trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+async function postgresVersion(url: string): Promise<string> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const result = await client.query<{ server_version: string }>('SHOW server_version');
+    return result.rows[0]?.server_version ?? 'unknown';
+  } finally {
+    await client.end();
+  }
+}
+
+function redactUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}

@@ -1,0 +1,155 @@
+import { createSecretKey, randomBytes } from 'node:crypto';
+import path from 'node:path';
+
+import { createDb, ensureDatabase, listSeats, migrateDatabase, type Db } from '@holdfast/db';
+import { createDomain, createEvent, type DomainContext } from '@holdfast/domain';
+import { HoldStore } from '@holdfast/hold-store';
+import Redis from 'ioredis';
+import jwt from 'jsonwebtoken';
+
+import { launchChildServer, type ChildServer } from '../baselines/child-server.launcher';
+import { benchDatabaseUrl } from '../bench-database.service';
+
+/**
+ * holdfast as the bench runs it: its tables (the app's own migrations) in the
+ * bench database, its Redis keys in a dedicated Redis database index, events
+ * created through the domain (an event of 100,000 seats does not fit the API's
+ * 100 KiB body limit), and the real HTTP API in a child process.
+ */
+export interface HoldfastFixture {
+  databaseUrl: string;
+  redisUrl: string;
+  ctx: DomainContext;
+  redis: Redis;
+  db: Db;
+  createEvent(options: BenchEventOptions): Promise<BenchEvent>;
+  customerToken(customerId: string): string;
+  serviceToken(): string;
+  startApi(options?: { nodeArgs?: string[]; logFile?: string }): Promise<ChildServer>;
+  /** Deletes the event's rows and Redis keys. */
+  dropEvent(eventId: string): Promise<void>;
+  /** Drops every event this fixture created, and closes its connections. */
+  close(): Promise<void>;
+}
+
+interface BenchEventOptions {
+  name: string;
+  seats: number;
+  ticketCapacity?: number;
+  maxTicketsPerCustomer?: number;
+}
+
+export interface BenchEvent {
+  eventId: string;
+  seatIds: string[];
+  ticketTypeId: string | null;
+}
+
+export function holdfastDatabaseUrl(): string {
+  return process.env.BENCH_API_DATABASE_URL ?? benchDatabaseUrl();
+}
+
+/** A Redis database index of its own (12 unless told), so the API's keys never mix with anything else's. */
+export function holdfastRedisUrl(): string {
+  return process.env.BENCH_API_REDIS_URL ?? 'redis://127.0.0.1:6379/12';
+}
+
+export async function openHoldfastFixture(): Promise<HoldfastFixture> {
+  const databaseUrl = holdfastDatabaseUrl();
+  const redisUrl = holdfastRedisUrl();
+  await ensureDatabase(databaseUrl);
+  await migrateDatabase(databaseUrl);
+  const jwtSecret = randomBytes(24).toString('hex');
+  const stripeWebhookSecret = `whsec_${randomBytes(16).toString('hex')}`;
+  const db: Db = createDb(databaseUrl, { poolSize: 4 });
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
+  const ctx = createDomain({ db, store: new HoldStore(redis), settings: { holdRateLimitPerMinute: 100_000 } });
+  const created = new Set<string>();
+  // The API's token format (HS256, sub and role, 12 h expiry), signed with a
+  // KeyObject: given the secret as a string, jsonwebtoken first tries to parse it
+  // as a PEM key on every call, and the race lab signs one token per buyer.
+  const signingKey = createSecretKey(Buffer.from(jwtSecret, 'utf8'));
+  const sign = (sub: string, role: 'customer' | 'service') =>
+    jwt.sign({ sub, role }, signingKey, { algorithm: 'HS256', expiresIn: 12 * 3600 });
+
+  const dropEvent = async (eventId: string): Promise<void> => {
+    await db.$executeRaw`DELETE FROM order_items WHERE order_id IN (SELECT id FROM orders WHERE event_id = ${eventId}::uuid)`;
+    await db.$executeRaw`DELETE FROM payments WHERE event_id = ${eventId}::uuid OR hold_id IN (SELECT id FROM holds WHERE event_id = ${eventId}::uuid)`;
+    await db.$executeRaw`DELETE FROM audit_entries WHERE event_id = ${eventId}::uuid`;
+    await db.$executeRaw`DELETE FROM orders WHERE event_id = ${eventId}::uuid`;
+    await db.$executeRaw`DELETE FROM holds WHERE event_id = ${eventId}::uuid`;
+    await db.$executeRaw`DELETE FROM events WHERE id = ${eventId}::uuid`;
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `{ev:${eventId}}*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+    created.delete(eventId);
+  };
+
+  return {
+    databaseUrl,
+    redisUrl,
+    ctx,
+    redis,
+    db,
+    async createEvent(options) {
+      const event = await createEvent(ctx, {
+        name: options.name,
+        startsAt: new Date(Date.UTC(new Date().getUTCFullYear() + 1, 0, 1, 19)),
+        currency: 'USD',
+        holdTtlSeconds: 600,
+        maxTicketsPerCustomer: options.maxTicketsPerCustomer ?? 100,
+        seats: seatLayout(options.seats),
+        ticketTypes: options.ticketCapacity
+          ? [{ name: 'General Admission', priceCents: 5000, capacity: options.ticketCapacity }]
+          : [],
+      });
+      created.add(event.id);
+      const seats = await listSeats(db, event.id);
+      return { eventId: event.id, seatIds: seats.map((seat) => seat.id), ticketTypeId: event.ticketTypes[0]?.id ?? null };
+    },
+    customerToken: (customerId) => sign(customerId, 'customer'),
+    serviceToken: () => sign('bench-service', 'service'),
+    startApi: (options = {}) =>
+      launchChildServer({
+        entry: path.join(__dirname, 'holdfast-api.server.ts'),
+        nodeArgs: options.nodeArgs,
+        stdoutFile: options.logFile,
+        env: {
+          NODE_ENV: 'production',
+          DEMO_MODE: 'false',
+          PORT: '0',
+          DATABASE_URL: databaseUrl,
+          REDIS_URL: redisUrl,
+          JWT_SECRET: jwtSecret,
+          STRIPE_WEBHOOK_SECRET: stripeWebhookSecret,
+          // The limiter still runs on every hold; the bench's customers just never reach it.
+          HOLD_RATE_LIMIT_PER_MINUTE: '100000',
+          LOG_LEVEL: 'info',
+        },
+      }),
+    dropEvent,
+    async close() {
+      try {
+        for (const eventId of [...created]) await dropEvent(eventId);
+      } finally {
+        ctx.persister.stop();
+        redis.disconnect();
+        await db.$disconnect();
+      }
+    },
+  };
+}
+
+/** `count` seats: sections of 100 rows × 100 seats, one tier and price. */
+function seatLayout(count: number): { section: string; row: string; number: number; tier: string; priceCents: number }[] {
+  return Array.from({ length: count }, (_, index) => ({
+    section: `S${Math.floor(index / 10_000) + 1}`,
+    row: String(Math.floor((index % 10_000) / 100) + 1),
+    number: (index % 100) + 1,
+    tier: 'standard',
+    priceCents: 5000,
+  }));
+}

@@ -1,0 +1,50 @@
+import type { Pool } from 'pg';
+
+/** One flash sale: `buyers` people each try to buy one of `tickets` tickets, `concurrency` at a time. */
+export interface FlashSale {
+  buyers: number;
+  tickets: number;
+  concurrency: number;
+  priceCents: number;
+}
+
+/** What the lab hands every strategy: a pool of `concurrency` connections in the run's own schema. */
+export interface LabResources {
+  pool: Pool;
+  sale: FlashSale;
+}
+
+export type PurchaseOutcome =
+  | { kind: 'bought' }
+  /** The strategy saw no ticket left. */
+  | { kind: 'sold_out' }
+  /** The strategy gave up (e.g. optimistic retries ran out) without knowing whether tickets remain. */
+  | { kind: 'gave_up'; attempts: number };
+
+/** One buyer's connection (or HTTP session): used by one concurrent loop for the whole sale. */
+export interface SaleClient {
+  purchase(buyerId: number): Promise<PurchaseOutcome>;
+  close(): Promise<void>;
+}
+
+interface SaleTally {
+  /** Committed purchases (rows), the ground truth for overselling. */
+  sold: number;
+  /** What the strategy's own counter believes was sold, when it keeps one. */
+  counterSays?: number;
+}
+
+export interface SaleStrategy {
+  readonly id: string;
+  readonly title: string;
+  /** True when the strategy claims it can never oversell (the smoke test holds it to that). */
+  readonly fenced: boolean;
+  /** When set, the strategy cannot run here and the report says why. */
+  unavailableReason?(): string | null;
+  /** Creates and seeds the strategy's own tables for a fresh sale. */
+  prepare(resources: LabResources): Promise<void>;
+  openClient(resources: LabResources): Promise<SaleClient>;
+  tally(resources: LabResources): Promise<SaleTally>;
+  /** Drops whatever `prepare` created. */
+  cleanup(resources: LabResources): Promise<void>;
+}

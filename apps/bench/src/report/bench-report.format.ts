@@ -1,0 +1,484 @@
+import { isSkipped, type BenchReport, type PathSummary } from '../bench-report.types';
+import { groupCommitSection } from '../holdfast/holdfast-confirm-batch.bench';
+import { formatNumber, formatRatio, markdownTable, ratio, type Cell } from './markdown-table.format';
+import { renderBarChart, type ChartPanel } from './svg-chart.render';
+import { renderClusterSection } from '../holdfast/holdfast-cluster.bench';
+import { renderPersistSection } from '../holdfast/holdfast-persist.bench';
+
+export function renderMarkdown(report: BenchReport): string {
+  const { meta } = report;
+  const out: string[] = [];
+  out.push(
+    `# holdfast bench (${meta.mode})`,
+    '',
+    `${meta.startedAt} · ${meta.cpus} × ${meta.cpuModel} · load average ${meta.loadAverageAtStart.join(' / ')} at start, ` +
+      `${meta.loadAverageAtEnd.join(' / ')} at end · Node ${meta.node} · PostgreSQL ${meta.postgres} · Redis ${meta.redis} · ` +
+      `commit ${meta.gitCommit ?? 'unknown'} · ${meta.durationSec} s`,
+  );
+  out.push(
+    ...raceLabSection(report), ...holdPathSection(report), ...growthSection(report), ...confirmSection(report), ...groupCommitSection(report),
+    ...bestSection(report), ...renderClusterSection(report.clusterScale), ...renderPersistSection(report.persist),
+    ...targetsSection(report),
+  );
+  return `${out.join('\n')}\n`;
+}
+
+function raceLabSection(report: BenchReport): string[] {
+  if (!report.raceLab) return [];
+  const { sale, results } = report.raceLab;
+  return [
+    '',
+    `## Race lab: ${sale.buyers} buyers, ${sale.tickets} tickets, ${sale.concurrency} concurrent clients, one purchase each`,
+    '',
+    markdownTable(
+      ['strategy', 'fenced', 'sold', 'oversold', 'counter says', 'refused: sold out', 'refused: gave up', 'wrongly refused', 'errors', 'attempts/s', 'p50 ms', 'p99 ms'],
+      results.map((r): Cell[] =>
+        r.skipped
+          ? [`${r.title} (not run)`, r.fenced ? 'yes' : 'no', null, null, null, null, null, null, null, null, null, null]
+          : [
+              r.title,
+              r.fenced ? 'yes' : 'no',
+              r.sold,
+              r.oversold,
+              r.counterSays,
+              r.refusedSoldOut,
+              r.refusedGaveUp,
+              r.wronglyRefused,
+              r.errors,
+              r.attemptsPerSec,
+              r.latency.p50Ms,
+              r.latency.p99Ms,
+            ],
+      ),
+    ),
+    ...notRun(results.map((r) => [r.title, r.skipped])),
+    ...failures(results.map((r) => [r.title, r.errorSamples])),
+  ];
+}
+
+/** What failed, in the words of the failure, so a number in an "errors" column can be traced. */
+function failures(entries: Array<[string, string[]]>): string[] {
+  const lines = entries
+    .filter(([, samples]) => samples.length > 0)
+    .map(([title, samples]) => `- ${title}, errors seen: ${samples.map((text) => `\`${text.replace(/`/g, "'").replace(/\s+/g, ' ')}\``).join('; ')}`);
+  return lines.length > 0 ? ['', ...lines] : [];
+}
+
+function holdPathSection(report: BenchReport): string[] {
+  const hold = report.holdPath;
+  if (!hold) return [];
+  const express = hold.minimalExpress;
+  const rb = hold.redisBenchmark;
+  const row = (label: string, s: PathSummary, vsExpress: number | null, p99VsExpress: number | null, vsRb: number | null, cpuVsExpress: number | null): Cell[] => [
+    s.failed > 0 ? `${label} (${s.failed} failed)` : label,
+    s.requests,
+    s.okPerSec,
+    s.p50Ms,
+    s.p99Ms,
+    s.serverCpuMsPerRequest,
+    formatRatio(vsExpress),
+    formatRatio(p99VsExpress),
+    formatRatio(cpuVsExpress),
+    formatRatio(vsRb),
+  ];
+  const rows: Cell[][] = [
+    row('redis-benchmark `SET bench:rb:__rand_int__ v NX EX 600`', rb, ratio(rb.okPerSec, express.okPerSec), ratio(rb.p99Ms, express.p99Ms), 1, null),
+    row('minimal Express 5 + one `SET NX EX`', express, 1, 1, hold.ratios.expressVsRedisBenchmarkThroughput, 1),
+  ];
+  if (isSkipped(hold.holdfastApi)) {
+    rows.push(['holdfast `POST /v1/events/{id}/holds` (not run)', null, null, null, null, null, null, null, null, null]);
+  } else {
+    rows.push(
+      row(
+        'holdfast `POST /v1/events/{id}/holds`',
+        hold.holdfastApi,
+        hold.ratios.holdfastVsExpressThroughput,
+        hold.ratios.holdfastVsExpressP99,
+        hold.ratios.holdfastVsRedisBenchmarkThroughput,
+        hold.ratios.holdfastVsExpressCpuPerRequest,
+      ),
+    );
+  }
+  if (hold.holdfastMultiSeat && hold.multiSeatHold) {
+    const m = hold.holdfastMultiSeat;
+    rows.push(
+      row(
+        `holdfast \`POST /v1/events/{id}/holds\`, ${hold.multiSeatHold} seats a hold`,
+        m,
+        hold.ratios.multiSeatVsExpressThroughput,
+        hold.ratios.multiSeatVsExpressP99,
+        ratio(m.okPerSec, rb.okPerSec),
+        m.serverCpuMsPerRequest !== null && express.serverCpuMsPerRequest ? m.serverCpuMsPerRequest / express.serverCpuMsPerRequest : null,
+      ),
+    );
+  }
+  const perRound = hold.rounds.map((r, index): Cell[] => [
+    index + 1,
+    r.redisBenchmark.requestsPerSec,
+    r.minimalExpress.okPerSec,
+    r.minimalExpress.okLatency.p99Ms,
+    isSkipped(r.holdfastApi) ? null : r.holdfastApi.okPerSec,
+    isSkipped(r.holdfastApi) ? null : r.holdfastApi.okLatency.p99Ms,
+    isSkipped(r.holdfastApi) ? null : formatRatio(ratio(r.holdfastApi.okPerSec, r.minimalExpress.okPerSec)),
+    r.expressCpuMsPerRequest,
+    r.holdfastCpuMsPerRequest,
+    r.holdfastMultiSeat?.okPerSec ?? null,
+    r.holdfastMultiSeat?.okLatency.p99Ms ?? null,
+  ]);
+  return [
+    '',
+    `## Hold path against the limits (${hold.concurrency} concurrent clients, median of ${hold.rounds.length} interleaved rounds)`,
+    '',
+    markdownTable(
+      ['path', 'requests', 'ok/s', 'p50 ms', 'p99 ms', 'server CPU ms/req', 'throughput vs Express', 'p99 vs Express', 'CPU/req vs Express', 'throughput vs redis-benchmark'],
+      rows,
+    ),
+    ...notRun([['holdfast `POST /v1/events/{id}/holds`', isSkipped(hold.holdfastApi) ? hold.holdfastApi.skipped : null]]),
+    ...failures(
+      hold.rounds.map((r, index): [string, string[]] => [
+        `hold round ${index + 1}`,
+        [...r.minimalExpress.failureSamples, ...(isSkipped(r.holdfastApi) ? [] : r.holdfastApi.failureSamples), ...(r.holdfastMultiSeat?.failureSamples ?? [])],
+      ]),
+    ),
+    '',
+    markdownTable(
+      ['round', 'redis-benchmark/s', 'Express ok/s', 'Express p99 ms', 'holdfast ok/s', 'holdfast p99 ms', 'holdfast vs Express', 'Express CPU ms/req', 'holdfast CPU ms/req',
+        `holdfast ${hold.multiSeatHold ?? '–'} seats ok/s`, `holdfast ${hold.multiSeatHold ?? '–'} seats p99 ms`],
+      perRound,
+    ),
+  ];
+}
+
+function growthSection(report: BenchReport): string[] {
+  const growth = report.growth;
+  if (!growth) return [];
+  if (isSkipped(growth)) return ['', '## How cost grows', '', `Not run: ${growth.skipped}.`];
+  const base = growth.rows[0];
+  const change = (value: number, reference: number | undefined) =>
+    reference ? `${value >= reference ? '+' : '-'}${Math.round((Math.abs(value - reference) / reference) * 100)} %` : null;
+  const holdRows = growth.rows.map((r): Cell[] => [
+    r.events > 1 ? `${formatNumber(r.seats)} (×${r.events} events)` : r.seats,
+    r.createSec,
+    r.firstHoldMs,
+    r.holds.ok,
+    r.holds.okPerSec,
+    r.holds.p50Ms,
+    r.holds.p99Ms,
+    change(r.holds.p50Ms, base?.holds.p50Ms),
+    change(r.holds.p99Ms, base?.holds.p99Ms),
+  ]);
+  const seatMapRows = growth.rows.map((r): Cell[] => [
+    r.seats,
+    r.seatMap.ok,
+    r.seatMap.okLatency.p50Ms,
+    r.seatMap.okLatency.p99Ms,
+    formatNumber(r.seatMap.bytes / 1024),
+    r.seats > 0 ? formatNumber((r.seatMap.okLatency.p50Ms * 1000) / r.seats) : null,
+  ]);
+  const out = [
+    '',
+    '## How cost grows',
+    '',
+    `Hold latency by event size (one seat per hold, distinct seats, ${report.plan.growth.concurrency} concurrent clients, ` +
+      `median of ${report.plan.growth.rounds} rounds that visit the sizes in turn; ` +
+      `the largest deviation from the smallest event is ${spreadText(growth.p50Spread)} at p50 and ${spreadText(growth.p99Spread)} at p99):`,
+    '',
+    markdownTable(['seats in event', 'create event s', 'first hold ms (cold)', 'holds', 'holds/s', 'p50 ms', 'p99 ms', 'p50 vs smallest', 'p99 vs smallest'], holdRows),
+    '',
+    'Seat map `GET /v1/events/{id}/seats` by seat count (one client, sequential requests):',
+    '',
+    markdownTable(['seats', 'requests', 'p50 ms', 'p99 ms', 'response KiB', 'µs per seat (p50)'], seatMapRows),
+  ];
+  if (isSkipped(growth.memory)) {
+    out.push('', `Redis memory per held seat: not measured (${growth.memory.skipped}).`);
+  } else {
+    const m = growth.memory;
+    out.push(
+      '',
+      'Redis memory per held seat: the event\'s own keys (`MEMORY USAGE … SAMPLES 0` over `{ev:<id>}*`), and `INFO memory` `used_memory` (server-wide, so other clients are noise):',
+      '',
+      markdownTable(
+        ['held seats', 'event keys before', 'event keys after', 'bytes per held seat (event keys)', 'used_memory delta per held seat', 'keys per hold'],
+        [[m.heldSeats, m.eventKeyBytesBefore, m.eventKeyBytesAfter, m.eventKeyBytesPerHeldSeat, m.bytesPerHeldSeat, m.keysPerHold]],
+      ),
+    );
+  }
+  return out;
+}
+
+function confirmSection(report: BenchReport): string[] {
+  const confirm = report.confirmPath;
+  if (!confirm) return [];
+  const pg = confirm.pgbench;
+  const checks = confirm.rounds
+    .map((r) => `${r.pgbench.failed} failed, ${r.pgbench.distinctOrderNumbers}/${r.pgbench.ordersCommitted} distinct order numbers`)
+    .join('; ');
+  const rows: Cell[][] = [
+    ['pgbench, confirm-shaped transaction', pg.requests, pg.okPerSec, pg.p50Ms, pg.p99Ms, null, formatRatio(1)],
+  ];
+  if (isSkipped(confirm.holdfastApi)) {
+    rows.push(['holdfast `POST /v1/holds/{id}/confirm` (not run)', null, null, null, null, null, null]);
+  } else {
+    const api = confirm.holdfastApi;
+    rows.push([
+      api.failed > 0 ? `holdfast \`POST /v1/holds/{id}/confirm\` (${api.failed} not 201, see below)` : 'holdfast `POST /v1/holds/{id}/confirm`',
+      api.requests,
+      api.okPerSec,
+      api.p50Ms,
+      api.p99Ms,
+      api.serverCpuMsPerRequest,
+      formatRatio(confirm.holdfastVsPgbench),
+    ]);
+  }
+  const perRound = confirm.rounds.map((r, index): Cell[] => [
+    index + 1,
+    r.pgbench.tps,
+    r.pgbench.latency.p99Ms,
+    isSkipped(r.holdfastApi) ? null : r.holdfastApi.confirms.okPerSec,
+    isSkipped(r.holdfastApi) ? null : r.holdfastApi.confirms.okLatency.p99Ms,
+    isSkipped(r.holdfastApi) ? null : `${r.holdfastApi.distinctOrderNumbers}/${r.holdfastApi.ordersCommitted}`,
+    isSkipped(r.holdfastApi) ? null : formatRatio(ratio(r.holdfastApi.confirms.okPerSec, r.pgbench.tps)),
+    isSkipped(r.holdfastApi) || !r.holdfastApi.lockWaits ? null : `${r.holdfastApi.lockWaits.mean} / ${r.holdfastApi.lockWaits.max}`,
+  ]);
+  const out = [
+    '',
+    `## Confirm path against the limits (${confirm.concurrency} concurrent confirms of distinct holds, median of ${confirm.rounds.length} interleaved rounds)`,
+    '',
+    markdownTable(['path', 'confirms', 'confirms/s', 'p50 ms', 'p99 ms', 'API CPU ms/confirm', 'vs pgbench'], rows),
+    ...notRun([['holdfast `POST /v1/holds/{id}/confirm`', isSkipped(confirm.holdfastApi) ? confirm.holdfastApi.skipped : null]]),
+    '',
+    `pgbench checks per round: ${checks}.`,
+    '',
+    markdownTable(
+      ['round', 'pgbench tps', 'pgbench p99 ms', 'holdfast confirms/s', 'holdfast p99 ms', 'holdfast distinct numbers/orders', 'holdfast vs pgbench',
+        'sessions waiting on a lock (mean / max)'],
+      perRound,
+    ),
+  ];
+  out.push(
+    ...failures(
+      confirm.rounds.map((r, index): [string, string[]] => [
+        `confirm round ${index + 1}`,
+        isSkipped(r.holdfastApi) ? [] : r.holdfastApi.confirms.failureSamples,
+      ]),
+    ),
+  );
+  if (!isSkipped(confirm.byBuyers)) {
+    out.push(
+      '',
+      `Confirm throughput as the buyers of one event grow (each buyer holds one seat, then ${confirm.concurrency} clients confirm them all):`,
+      '',
+      markdownTable(
+        ['buyers in event', 'confirmed (201)', 'confirms/s', 'p50 ms', 'p99 ms', 'orders committed', 'distinct order numbers'],
+        confirm.byBuyers.map((r): Cell[] => [
+          r.buyers,
+          r.confirms.stoppedBy === 'time' ? `${formatNumber(r.confirms.ok)} (time limit)` : r.confirms.ok,
+          r.confirms.okPerSec,
+          r.confirms.okLatency.p50Ms,
+          r.confirms.okLatency.p99Ms,
+          r.ordersCommitted,
+          r.distinctOrderNumbers,
+        ]),
+      ),
+      ...failures(confirm.byBuyers.map((r): [string, string[]] => [`${r.buyers} buyers`, r.confirms.failureSamples])),
+    );
+  }
+  if (confirm.inProcess) {
+    const p = confirm.inProcess;
+    out.push(
+      '',
+      `The use-case alone: \`confirmHold\` called in the bench process (no HTTP, no auth; its own confirm batcher and pool), ${p.concurrency} concurrent callers:`,
+      '',
+      markdownTable(
+        ['confirms', 'confirms/s', 'p50 ms', 'p99 ms', 'max ms', 'sessions waiting on a lock (mean / max)'],
+        [[p.confirms, p.okPerSec, p.latency.p50Ms, p.latency.p99Ms, p.latency.maxMs, p.lockWaits ? `${p.lockWaits.mean} / ${p.lockWaits.max}` : null]],
+      ),
+    );
+  }
+  if (confirm.numbering?.length) {
+    out.push(
+      '',
+      'Order numbering: pgbench on holdfast\'s own tables, one confirm a transaction (lock the hold, sell the seat, order, item, payment, hold), ' +
+        'the number taken last from the per-year row (gap-free, row locked until COMMIT) or from a sequence (no lock, gaps allowed):',
+      '',
+      markdownTable(
+        ['numbering', 'clients', 'transactions', 'tps', 'latency avg ms', 'failed', 'distinct numbers'],
+        confirm.numbering.map((r): Cell[] => [r.numbering === 'year-row' ? 'per-year row' : 'sequence', r.clients, r.transactions, r.tps, r.latencyAvgMs, r.failed, r.distinctNumbers]),
+      ),
+    );
+  }
+  return out;
+}
+
+function bestSection(report: BenchReport): string[] {
+  const best = report.best;
+  if (!best) return [];
+  const plan = report.plan.best;
+  const levels = best.levels.map((l): Cell[] => [
+    l.concurrency,
+    l.byIdAlonePerSec,
+    l.bestAlonePerSec,
+    formatRatio(l.throughputRatio),
+    l.byIdCpuMs,
+    l.bestCpuMs,
+    l.byId.p50Ms,
+    l.best.p50Ms,
+    l.byId.p99Ms,
+    l.best.p99Ms,
+    formatRatio(l.p99Ratio),
+    l.p99Ratio === null ? '–' : l.p99Ratio <= 1.2 ? 'met' : 'missed',
+  ]);
+  const scripts = best.scripts.map((t): Cell[] => [
+    `${t.takenPct} %`, t.quantity, t.calls, t.p50Us, t.p99Us, t.maxUs, t.clientP50Us, t.quantity > 1 ? `${t.sideBySide}/${t.calls}` : '–',
+  ]);
+  const m = best.memory;
+  return [
+    '',
+    '## Best available',
+    '',
+    `Holds through the API at each number of connections. Latency: one load per round in which every connection alternates a hold of ` +
+      `one given seat (\`{"seatIds": [id]}\`, distinct seats) and a best-available hold (\`{"tier": "standard", "quantity": 1}\`, ` +
+      `another event of the same size), ${plan.requests} of each measured after ${plan.warmupRequests} of each, so both meet the same ` +
+      `moment's load. Throughput: then each path alone (${Math.floor(plan.requests / 2)} holds, which goes first alternating by round). ` +
+      `Every load starts once the API has persisted the previous one's holds. ${plan.rounds} rounds visit the levels in turn; medians of ` +
+      'the rounds, and the median of the per-round ratios. Target: best available p99 ≤ 1.2 × by seat id.',
+    '',
+    markdownTable(
+      ['connections', 'by id holds/s (alone)', 'best holds/s (alone)', 'best/by id holds/s', 'by id API CPU ms/hold', 'best API CPU ms/hold', 'by id p50 ms', 'best p50 ms', 'by id p99 ms', 'best p99 ms',
+        'best/by id p99', 'p99 ≤ 1.2×'],
+      levels,
+    ),
+    ...failures(best.levels.map((l): [string, string[]] => [`${l.concurrency} connections`, l.failureSamples])),
+    '',
+    `The script alone (\`hold-best-10.lua\`) on a ${best.tierSeats.toLocaleString('en-US')}-seat tier (sections of 100 rows × 100 seats, ` +
+      'one price), taken seats chosen at random, each hold undone before the next call; its own time from `SLOWLOG` on a private ' +
+      'redis-server (µs), and the round trip the client saw:',
+    '',
+    markdownTable(['taken', 'quantity', 'calls', 'script p50 µs', 'script p99 µs', 'script max µs', 'round trip p50 µs', 'side by side'], scripts),
+    '',
+    `For comparison, \`hold-seats-9.lua\` holding one given seat on the same tier: p50 ${best.byIdScript.p50Us} µs, p99 ${best.byIdScript.p99Us} µs, ` +
+      `max ${best.byIdScript.maxUs} µs (${best.byIdScript.calls} calls).`,
+    '',
+    `Redis memory of the structure (\`MEMORY USAGE … SAMPLES 0\`, every seat free): free set ${m.freeSetBytes.toLocaleString('en-US')} bytes, ` +
+      `seat index ${m.seatIndexBytes.toLocaleString('en-US')} bytes: **${m.bytesPerSeat} bytes per seat** (${m.seats.toLocaleString('en-US')} seats).`,
+  ];
+}
+
+function targetsSection(report: BenchReport): string[] {
+  const rows: Cell[][] = [];
+  const hold = report.holdPath;
+  if (hold && !isSkipped(hold.holdfastApi)) {
+    rows.push(target('hold throughput ≥ 0.9 × minimal Express', hold.ratios.holdfastVsExpressThroughput, (v) => v >= 0.9));
+    rows.push(target('hold p99 ≤ 1.5 × minimal Express', hold.ratios.holdfastVsExpressP99, (v) => v <= 1.5));
+  }
+  const confirm = report.confirmPath;
+  if (confirm && !isSkipped(confirm.holdfastApi)) {
+    rows.push(target('confirm ≥ 0.5 × pgbench', confirm.holdfastVsPgbench, (v) => v >= 0.5));
+  }
+  const growth = report.growth;
+  if (growth && !isSkipped(growth) && growth.p50Spread !== null) {
+    rows.push([
+      'hold latency within ±20 % from 1,000 to 100,000 seats (largest p50 / p99 deviation)',
+      `${spreadText(growth.p50Spread)} / ${spreadText(growth.p99Spread)}`,
+      (growth.p50Spread ?? 0) <= 0.2 && (growth.p99Spread ?? 0) <= 0.2 ? 'met' : 'missed',
+    ]);
+  }
+  if (rows.length === 0) return [];
+  return ['', '## Targets (issue 7)', '', markdownTable(['target', 'measured', 'verdict'], rows)];
+}
+
+function target(label: string, value: number | null, ok: (value: number) => boolean): Cell[] {
+  return [label, formatRatio(value), value === null ? '–' : ok(value) ? 'met' : 'missed'];
+}
+
+function spreadText(value: number | null): string {
+  return value === null ? '–' : `±${Math.round(value * 100)} %`;
+}
+
+/** Footnotes for rows that did not run, so the reason is never lost in a table cell. */
+function notRun(entries: Array<[string, string | null]>): string[] {
+  const lines = entries.filter(([, reason]) => reason).map(([title, reason]) => `- ${title}: not run (${reason}).`);
+  return lines.length > 0 ? ['', ...lines] : [];
+}
+
+function ms(value: number): string {
+  return `${formatNumber(value)} ms`;
+}
+
+export function renderSvg(report: BenchReport): string {
+  const panels: ChartPanel[] = [];
+  if (report.raceLab) {
+    const ran = report.raceLab.results.filter((r) => !r.skipped);
+    const { sale } = report.raceLab;
+    panels.push({
+      title: `Race lab: tickets sold (${sale.tickets} available, ${sale.buyers} buyers)`,
+      unit: 'sold',
+      marker: { value: sale.tickets, label: `${sale.tickets} tickets` },
+      bars: ran.map((r) => ({
+        label: r.title,
+        value: r.sold,
+        note: r.oversold > 0 ? `OVERSOLD ${r.oversold}` : r.wronglyRefused > 0 ? `${r.wronglyRefused} wrongly refused` : 'exact',
+        alarm: r.oversold > 0,
+      })),
+    });
+    panels.push({
+      title: 'Race lab: purchase attempts per second',
+      unit: '/s',
+      bars: ran.map((r) => ({ label: r.title, value: r.attemptsPerSec, note: `p99 ${ms(r.latency.p99Ms)}` })),
+    });
+  }
+  const hold = report.holdPath;
+  if (hold) {
+    const bars = [
+      { label: 'redis-benchmark SET NX EX', value: hold.redisBenchmark.okPerSec, note: `p99 ${ms(hold.redisBenchmark.p99Ms)}` },
+      { label: 'minimal Express + SET NX EX', value: hold.minimalExpress.okPerSec, note: `p99 ${ms(hold.minimalExpress.p99Ms)}` },
+    ];
+    if (!isSkipped(hold.holdfastApi)) {
+      bars.push({
+        label: 'holdfast POST holds',
+        value: hold.holdfastApi.okPerSec,
+        note: `p99 ${ms(hold.holdfastApi.p99Ms)} · ${formatRatio(hold.ratios.holdfastVsExpressThroughput)} Express`,
+      });
+    }
+    panels.push({ title: `Hold path: requests per second at ${hold.concurrency} concurrent clients (median of rounds)`, unit: '/s', bars });
+  }
+  const growth = report.growth;
+  if (growth && !isSkipped(growth)) {
+    panels.push({
+      title: 'Hold latency by event size (p50, with p99 in the note)',
+      unit: 'ms',
+      bars: growth.rows.map((r) => ({
+        label: `${r.seats.toLocaleString('en-US')} seats`,
+        value: r.holds.p50Ms,
+        note: `p99 ${ms(r.holds.p99Ms)}`,
+      })),
+    });
+    panels.push({
+      title: 'Seat map response time by seat count (p50)',
+      unit: 'ms',
+      bars: growth.rows.map((r) => ({
+        label: `${r.seats.toLocaleString('en-US')} seats`,
+        value: r.seatMap.okLatency.p50Ms,
+        note: `${formatNumber(r.seatMap.bytes / 1024)} KiB`,
+      })),
+    });
+  }
+  const confirm = report.confirmPath;
+  if (confirm) {
+    const bars = [{ label: 'pgbench confirm-shaped tx', value: confirm.pgbench.okPerSec, note: `p99 ${ms(confirm.pgbench.p99Ms)}` }];
+    if (!isSkipped(confirm.holdfastApi)) {
+      bars.push({
+        label: 'holdfast POST confirm',
+        value: confirm.holdfastApi.okPerSec,
+        note: `p99 ${ms(confirm.holdfastApi.p99Ms)} · ${formatRatio(confirm.holdfastVsPgbench)} pgbench`,
+      });
+    }
+    panels.push({ title: `Confirm path: confirms per second at ${confirm.concurrency} concurrent clients`, unit: '/s', bars });
+  }
+  const { meta } = report;
+  return renderBarChart(
+    `holdfast bench (${meta.mode})`,
+    `${meta.startedAt} · ${meta.cpus} cores · PostgreSQL ${meta.postgres} · Redis ${meta.redis} · commit ${meta.gitCommit ?? 'unknown'}`,
+    panels,
+  );
+}
