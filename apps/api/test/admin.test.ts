@@ -1,13 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, useTestApi } from '@holdfast/test-kit';
 
-let api: TestApi;
+const { api } = useTestApi();
 let adminToken: string;
-beforeAll(async () => {
-  api = await startApi();
-  adminToken = api.token('admin', 'admin-ann');
-});
-afterAll(async () => { await api.close(); });
+beforeAll(() => { adminToken = api.token('admin', 'admin-ann'); });
 
 async function hold(eventId: string, seatId: string, customer = `c-${randomUUID()}`) {
   const token = api.token('customer', customer);

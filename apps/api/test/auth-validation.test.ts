@@ -1,11 +1,9 @@
 // Who may call what (the 401/403 matrix, demo tokens) and what is refused as
 // invalid: every refusal has the contract's error body and writes nothing.
 import jwt from 'jsonwebtoken';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, holdKeyCount, holdPost, holdRowIds, type Reply } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, useTestApi, holdKeyCount, holdPost, holdRowIds, type Reply } from '@holdfast/test-kit';
 
-let api: TestApi;
-beforeAll(async () => { api = await startApi(); });
-afterAll(async () => { await api.close(); });
+const { api } = useTestApi();
 
 const run = `${process.pid}-${Date.now().toString(36)}`;
 

@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, useTestApi } from '@holdfast/test-kit';
 import { routesOf } from './routes-of';
 
 const PRINCIPALS = ['none', 'forged', 'expired', 'otherCustomer', 'service', 'customer', 'admin'] as const;
@@ -51,9 +51,7 @@ const EXPECTED: Record<string, [number, number, number, number, number, number, 
   'GET /admin/queues': [401, 401, 401, 403, 403, 403, 200],
 };
 
-let api: TestApi;
-beforeAll(async () => { api = await startApi(); });
-afterAll(async () => { await api.close(); });
+const { api } = useTestApi();
 
 test('when the router is compared with the matrix, then every served endpoint has a row', () => {
   expect(routesOf(api.rt.app)).toEqual(Object.keys(EXPECTED).sort());

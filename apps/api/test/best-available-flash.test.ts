@@ -2,11 +2,9 @@
 // connections ask for "the best N in this tier" at once; one Redis script
 // decides each request, so every buyer gets a hold or SOLD_OUT, never a 5xx.
 import { eventKeys } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, expectPersisted, holdPost, seatIdsOf, seatOwners, seeded, tally, type Reply } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, useTestApi, expectPersisted, holdPost, seatIdsOf, seatOwners, seeded, tally, type Reply } from '@holdfast/test-kit';
 
-let api: TestApi;
-beforeAll(async () => { api = await startApi({ HOLD_RATE_LIMIT_PER_MINUTE: '100000' }); });
-afterAll(async () => { await api.close(); });
+const { api } = useTestApi({ HOLD_RATE_LIMIT_PER_MINUTE: '100000' });
 
 const run = `${process.pid}-${Date.now().toString(36)}`;
 

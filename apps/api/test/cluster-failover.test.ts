@@ -3,29 +3,14 @@
 // answer 503 until a replica is promoted, the other shards keep selling, and
 // PostgreSQL's invariants hold. Prints what the failovers cost.
 import { eventKeys } from '@holdfast/hold-store';
-import { recordMeasurements, expectInvariants, cli, keySlot, RedisCluster, createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, confirmVia } from '@holdfast/test-kit';
+import { recordMeasurements, expectInvariants, cli, keySlot, useRedisCluster, createTestEvent, dropTestEvent, seatGrid, startApi, useTestApi, confirmVia, sleep, waitFor } from '@holdfast/test-kit';
 
-let cluster: RedisCluster;
-let api: TestApi;
-const saved = { REDIS_URL: process.env.REDIS_URL, REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const run = `${process.pid}-${Date.now().toString(36)}`;
 
-beforeAll(async () => {
-  cluster = await RedisCluster.start();
-  delete process.env.REDIS_URL;
-  process.env.REDIS_CLUSTER_NODES = cluster.seeds;
-  api = await startApi();
-}, 60_000);
-
-afterAll(async () => {
-  await api?.close();
-  if (saved.REDIS_URL === undefined) delete process.env.REDIS_URL;
-  else process.env.REDIS_URL = saved.REDIS_URL;
-  if (saved.REDIS_CLUSTER_NODES === undefined) delete process.env.REDIS_CLUSTER_NODES;
-  else process.env.REDIS_CLUSTER_NODES = saved.REDIS_CLUSTER_NODES;
-  await cluster?.stop();
-});
+// Between the cluster's hooks: the API starts on the cluster and closes before it stops.
+const { cluster, restore } = useRedisCluster();
+const { api } = useTestApi();
+afterAll(restore);
 
 interface Answer { eventId: string; status: number; at: number; ms: number; holdId?: string }
 
@@ -63,7 +48,7 @@ test('when each master in turn is shut down mid-sale and comes back, then its ev
           const c = await confirmVia(api, res.body.hold.id).catch(() => ({ status: 0 }));
           confirms.push({ holdId: res.body.hold.id, status: c.status });
         }
-        await sleep(20);
+        await sleep(20); // each buyer's pace
       }
     };
     const buyers = Array.from({ length: 6 }, () => buyer());
@@ -71,23 +56,20 @@ test('when each master in turn is shut down mid-sale and comes back, then its ev
     const rounds: { master: number; promoted: number; outageMs: number; recoverMs: number; answers503: number; othersSold: number }[] = [];
     try {
       for (const master of masters) {
-        await sleep(800);
+        await sleep(800); // the sale runs a while before each shutdown
         const onShard = new Set<string>();
         for (const e of events) if ((await cluster.masterOfSlot(e.slot)) === master) onShard.add(e.id);
         const t0 = Date.now();
         await cluster.shutdownNoSave(master);
         // A replica is promoted by the cluster; wait for the first hold answered 201 on the shard again.
-        let recovered = 0;
-        while (!recovered && Date.now() - t0 < 20_000) {
-          recovered = answers.find((a) => a.at > t0 && onShard.has(a.eventId) && a.status === 201)?.at ?? 0;
-          if (!recovered) await sleep(50);
-        }
-        const window = answers.filter((a) => a.at >= t0 && (!recovered || a.at <= recovered));
+        const recovered = await waitFor(`a hold answered 201 on master ${master}'s shard again`,
+          () => answers.find((a) => a.at > t0 && onShard.has(a.eventId) && a.status === 201)?.at, { timeoutMs: 20_000, intervalMs: 50 });
+        const window = answers.filter((a) => a.at >= t0 && a.at <= recovered);
         rounds.push({
           master,
-          promoted: recovered ? await cluster.masterOfSlot([...events].find((e) => onShard.has(e.id))!.slot) : 0,
+          promoted: await cluster.masterOfSlot([...events].find((e) => onShard.has(e.id))!.slot),
           outageMs: window.filter((a) => a.status === 503).reduce((end, a) => Math.max(end, a.at + a.ms), t0) - t0,
-          recoverMs: recovered ? recovered - t0 : -1,
+          recoverMs: recovered - t0,
           answers503: window.filter((a) => a.status === 503).length,
           othersSold: window.filter((a) => !onShard.has(a.eventId) && a.status === 201).length,
         });
@@ -110,7 +92,7 @@ test('when each master in turn is shut down mid-sale and comes back, then its ev
 
     // Holds answered 201 that the promoted replica never had: gone from Redis before they reached PostgreSQL.
     await api.rt.ctx.persister.flush(events.map((e) => e.id));
-    await sleep(500);
+    await sleep(500); // lets the last writes settle before counting (a measurement, not an assertion)
     const held = answers.filter((a) => a.holdId);
     let lost = 0;
     for (const a of held) {
@@ -172,7 +154,7 @@ test('when a master is killed (kill -9) in a burst of holds, then holds it answe
       }
     };
     const buyers = Array.from({ length: 20 }, () => buyer());
-    while (n < 60) await sleep(5);
+    await waitFor('60 holds to be under way', () => n >= 60, { timeoutMs: 30_000, intervalMs: 5 });
     await cluster.kill(master);
     await Promise.all(buyers);
     // Back to a whole cluster: the old master returns (empty) as a replica.

@@ -2,17 +2,10 @@
 // own (3 masters, 3 replicas): the same buyers get the same answers and every
 // invariant holds, whatever shard an event's slot lands on.
 import { HOLD_ID_PATTERN } from '@holdfast/contracts';
-import { cli, RedisCluster } from '@holdfast/test-kit';
-
-let cluster: RedisCluster;
-const saved = { REDIS_URL: process.env.REDIS_URL, REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES };
+import { cli, useRedisCluster } from '@holdfast/test-kit';
 
 describe('on a Redis Cluster (3 masters, 3 replicas)', () => {
-  beforeAll(async () => {
-    cluster = await RedisCluster.start();
-    delete process.env.REDIS_URL;
-    process.env.REDIS_CLUSTER_NODES = cluster.seeds;
-  }, 60_000);
+  const { cluster, restore } = useRedisCluster();
 
   // Every case of the one-node suite, unchanged: its beforeAll starts the API on the cluster.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- the suite's tests are defined here, inside this describe
@@ -24,11 +17,6 @@ describe('on a Redis Cluster (3 masters, 3 replicas)', () => {
     expect(jobIds.some((id) => HOLD_ID_PATTERN.test(id))).toBe(true);
   });
 
-  afterAll(async () => {
-    if (saved.REDIS_URL === undefined) delete process.env.REDIS_URL;
-    else process.env.REDIS_URL = saved.REDIS_URL;
-    if (saved.REDIS_CLUSTER_NODES === undefined) delete process.env.REDIS_CLUSTER_NODES;
-    else process.env.REDIS_CLUSTER_NODES = saved.REDIS_CLUSTER_NODES;
-    await cluster?.stop();
-  });
+  // After the suite's own afterAll, which closes the API on the cluster.
+  afterAll(restore);
 });

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { loadConfig } from '@holdfast/config';
 import { applyStripePayment, confirmHold, type ConfirmBatchStats } from '@holdfast/domain';
 import { eventKeys } from '@holdfast/hold-store';
-import { expectInvariants, createTestEvent, dropTestEvent, seatGrid, startApi, useTestApi, type TestApi, confirmVia, deliverEvent, holdSeats, holdTickets, paymentIntentEvent, paymentsOfHold, rid, sleep, waitUntilExpired } from '@holdfast/test-kit';
+import { expectInvariants, seatGrid, useTestApi, type TestApi, confirmVia, deliverEvent, holdSeats, holdTickets, paymentIntentEvent, paymentsOfHold, rid, waitFor, waitUntilExpired } from '@holdfast/test-kit';
 
 // Declared before useTestApi's own afterAll (which closes the API), so it runs first.
 const years: number[] = [];
@@ -16,13 +16,8 @@ afterAll(async () => {
 const suite = useTestApi();
 const { newEvent } = suite;
 
-async function until(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
-    await sleep(5);
-  }
-}
+/** For waitFor on the batcher's counters: they live in memory, so they are read often. */
+const BATCHER = { timeoutMs: 15_000, intervalMs: 5 };
 
 /** A fresh year for order numbers, with no sequence row: removed again after the test. */
 async function freshYear(api: TestApi): Promise<number> {
@@ -55,9 +50,9 @@ async function gathered<T>(api: TestApi, blockerId: string, first: () => Promise
     expect(locked.rowCount).toBe(1);
     const before: ConfirmBatchStats = { ...batcher.stats };
     const firstDone = first();
-    await until('the blocker\'s batch runs', () => batcher.stats.batches === before.batches + 1 && batcher.queued === 0);
+    await waitFor('the blocker\'s batch to run', () => batcher.stats.batches === before.batches + 1 && batcher.queued === 0, BATCHER);
     const answers = rest.map((f) => f());
-    await until(`all ${rest.length} confirms are queued`, () => batcher.queued === rest.length);
+    await waitFor(`all ${rest.length} confirms to be queued`, () => batcher.queued === rest.length, BATCHER);
     await lock.query('COMMIT');
     await firstDone;
     const results = await Promise.all(answers);
@@ -230,22 +225,9 @@ test('when a Stripe payment arrives through the webhook use-case in a batch of a
 });
 
 describe('when the confirm backlog is full', () => {
-  let small: TestApi;
-  const events: string[] = [];
-  beforeAll(async () => {
-    small = await startApi({ CONFIRM_MAX_WAITING: '2' });
-  });
-  afterAll(async () => {
-    for (const id of events) await dropTestEvent(small, id);
-    await small.close();
-  });
+  const { api: small, newEvent: newSmallEvent } = useTestApi({ CONFIRM_MAX_WAITING: '2' });
 
   test('then a confirm and a Stripe delivery are refused at once with 503 OVERLOADED and Retry-After, and succeed when retried later', async () => {
-    const newSmallEvent = async (body: Record<string, unknown>) => {
-      const created = await createTestEvent(small, body);
-      events.push(created.event.id);
-      return created;
-    };
     const blocker = await blockerHold(small, newSmallEvent);
     const { event, seats } = await newSmallEvent({ seats: seatGrid(['A'], 1, 4) });
     const holds = await Promise.all(seats.map((s, i) => holdSeats(small, event.id, `buyer-${i}`, [s.id])));
@@ -256,9 +238,9 @@ describe('when the confirm backlog is full', () => {
       await lock.query('BEGIN');
       await lock.query('SELECT 1 FROM holds WHERE id = $1 FOR UPDATE', [blocker.id]);
       const blocked = confirmVia(small, blocker.id);
-      await until('the blocker\'s batch runs', () => batcher.runningBatches === 1 && batcher.waiting === 0);
+      await waitFor('the blocker\'s batch to run', () => batcher.runningBatches === 1 && batcher.waiting === 0, BATCHER);
       const waiting = [confirmVia(small, holds[0]!.id), confirmVia(small, holds[1]!.id)];
-      await until('two confirms wait', () => batcher.queued === 2);
+      await waitFor('two confirms to wait', () => batcher.queued === 2, BATCHER);
       const refused = await confirmVia(small, holds[2]!.id);
       expect(refused.status).toBe(503);
       expect(refused.body.error.code).toBe('OVERLOADED');

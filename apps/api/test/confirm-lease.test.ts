@@ -1,7 +1,7 @@
 // Issue 15, point 4: a confirm takes the hold's lease first, on Redis's clock, so a seat is never
 // handed to another buyer while a confirm that started in time can still commit.
 import pg from 'pg';
-import { expectInvariants, isolatedDatabaseUrl, seatGrid, useTestApi, confirmVia, holdSeats, holdTickets, sleep } from '@holdfast/test-kit';
+import { expectInvariants, isolatedDatabaseUrl, seatGrid, useTestApi, confirmVia, holdSeats, holdTickets, sleepUntil } from '@holdfast/test-kit';
 
 // These confirms wait on a lock for over a second on purpose: a statement budget above the
 // request default (DATABASE_QUERY_TIMEOUT_MS, 1.5 s), or the wait itself would answer 503.
@@ -24,11 +24,6 @@ async function lockOrderNumbers(): Promise<() => Promise<void>> {
   };
 }
 
-async function untilJustBefore(expiresAt: string, marginMs: number) {
-  const left = new Date(expiresAt).getTime() - marginMs - Date.now();
-  if (left > 0) await sleep(left);
-}
-
 test('when a confirm starts just before expiresAt and waits past it, then nobody else can hold the seat and the confirm commits', async () => {
   const { event, seats } = await newEvent({ holdTtlSeconds: 2, seats: seatGrid(['A'], 1, 1, 'standard', 1000) });
   const hold = await holdSeats(suite.api, event.id, 'buyer-a', [seats[0]!.id]);
@@ -36,10 +31,10 @@ test('when a confirm starts just before expiresAt and waits past it, then nobody
   let confirmA: ReturnType<typeof confirmVia>;
   let other: Awaited<ReturnType<typeof suite.api.call>>;
   try {
-    await untilJustBefore(hold.expiresAt, 400);
+    await sleepUntil(hold.expiresAt, -400);
     confirmA = confirmVia(suite.api, hold.id, 'pay-a');
     // Well past expiresAt (Redis's clock would have dropped the seat key by now) while A still waits.
-    await sleep(new Date(hold.expiresAt).getTime() + 1200 - Date.now());
+    await sleepUntil(hold.expiresAt, 1200);
     other = await suite.api.call('POST', `/v1/events/${event.id}/holds`, {
       token: suite.api.token('customer', 'buyer-b'), body: { seatIds: [seats[0]!.id] },
     });
@@ -61,9 +56,9 @@ test('when a GA confirm starts just before expiresAt and waits past it, then its
   let confirmA: ReturnType<typeof confirmVia>;
   let other: Awaited<ReturnType<typeof suite.api.call>>;
   try {
-    await untilJustBefore(hold.expiresAt, 400);
+    await sleepUntil(hold.expiresAt, -400);
     confirmA = confirmVia(suite.api, hold.id, 'pay-ga');
-    await sleep(new Date(hold.expiresAt).getTime() + 1200 - Date.now());
+    await sleepUntil(hold.expiresAt, 1200);
     other = await suite.api.call('POST', `/v1/events/${event.id}/holds`, {
       token: suite.api.token('customer', 'buyer-b'), body: { ticketTypeId: tt, quantity: 1 },
     });

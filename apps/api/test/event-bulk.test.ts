@@ -2,11 +2,9 @@
 // 100,000 round trips: every SQL statement sent to PostgreSQL is counted on the way.
 import pg from 'pg';
 import { createEvent } from '@holdfast/domain';
-import { dropTestEvent, startApi, type SeatSpec, type TestApi, holdPost } from '@holdfast/test-kit';
+import { dropTestEvent, useTestApi, type SeatSpec, holdPost } from '@holdfast/test-kit';
 
-let api: TestApi;
-beforeAll(async () => { api = await startApi(); });
-afterAll(async () => { await api.close(); });
+const { api } = useTestApi();
 
 /** The text of every statement the pg driver sends while `fn` runs (a pass-through spy: the statements still run). */
 async function statementsDuring<T>(fn: () => Promise<T>): Promise<{ result: T; statements: string[] }> {

@@ -1,10 +1,8 @@
 // Reading events: the Event object and seat map as the contract shapes them, and
 // keyset paging that lists every event once, in creation order.
-import { createTestEvent, dropTestEvent, startApi, type TestApi, holdPost } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, useTestApi, holdPost } from '@holdfast/test-kit';
 
-let api: TestApi;
-beforeAll(async () => { api = await startApi(); });
-afterAll(async () => { await api.close(); });
+const { api } = useTestApi();
 
 test('when an event is created, then it reads back with the contract\'s fields, defaults and seat labels', async () => {
   const res = await api.call('POST', '/v1/admin/events', {

@@ -1,43 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { expectInvariants, freePort, recordMeasurements, createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, confirmVia, paymentIntentEvent, sign, sleep, isolatedDatabaseUrl, API_PROCESS_MAIN } from '@holdfast/test-kit';
+import { expectInvariants, recordMeasurements, seatGrid, useTestApi, confirmVia, paymentIntentEvent, sign, sleepUntil, waitFor, isolatedDatabaseUrl, ApiProcess } from '@holdfast/test-kit';
 
-const ROOT = path.join(__dirname, '..', '..', '..');
-
-let api2: TestApi;
-let api1: ChildProcess;
-let api1Url: string;
-const events: string[] = [];
-
-beforeAll(async () => {
-  api2 = await startApi({ DATABASE_URL: isolatedDatabaseUrl('sigstop') });
-  const port = await freePort();
-  api1 = spawn(process.execPath, ['--import', 'tsx', API_PROCESS_MAIN], {
-    cwd: ROOT, env: { ...process.env, DATABASE_URL: api2.config.databaseUrl, PORT: String(port), LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  api1.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  api1.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const end = Date.now() + 30_000;
-  while (!out.includes('listening')) {
-    if (api1.exitCode !== null || Date.now() > end) throw new Error(`API child did not start: ${out}`);
-    await sleep(50);
-  }
-  api1Url = `http://127.0.0.1:${port}`;
-});
-afterAll(async () => {
-  api1.kill('SIGCONT');
-  const exited = new Promise((r) => api1.once('exit', r));
-  api1.kill('SIGTERM');
-  await exited;
-  for (const id of events) await dropTestEvent(api2, id);
-  await api2.close();
-});
+let api1: ApiProcess;
+// Declared before useTestApi's own afterAll (which drops the events and closes API 2), so API 1 ends first.
+afterAll(async () => { await api1?.stop('SIGTERM'); });
+const { api: api2, newEvent } = useTestApi({ DATABASE_URL: isolatedDatabaseUrl('sigstop') });
+beforeAll(async () => { api1 = await ApiProcess.start({ DATABASE_URL: api2.config.databaseUrl }); });
 
 async function call1(method: string, p: string, opts: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}) {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...(opts.headers ?? {}) };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  const res = await fetch(api1Url + p, { method, headers, body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)) });
+  const res = await fetch(api1.url + p, { method, headers, body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)) });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -45,18 +17,17 @@ test('when the API is stopped between its Redis hold and its database write whil
   let attempts = 0;
   for (;;) {
     attempts++;
-    const { event, seats } = await createTestEvent(api2, { holdTtlSeconds: 2, seats: seatGrid(['P'], 1, 2, 'standard', 3000) });
-    events.push(event.id);
+    const { event, seats } = await newEvent({ holdTtlSeconds: 2, seats: seatGrid(['P'], 1, 2, 'standard', 3000) });
     const seatId = seats[0]!.id;
     // Buyer A holds through API 1, which is frozen the moment it answers: its persister has not written the row yet.
     const a = await call1('POST', `/v1/events/${event.id}/holds`, { token: api2.token('customer', 'buyer-a'), body: { seatIds: [seatId] } });
-    api1.kill('SIGSTOP');
+    api1.proc.kill('SIGSTOP');
     const stoppedAt = Date.now();
     expect(a.status).toBe(201);
     const holdA = a.body.hold as { id: string; expiresAt: string; totalCents: number };
     const rowAtStop = await api2.rt.db.hold.findUnique({ where: { id: holdA.id } });
     if (rowAtStop && attempts < 5) {
-      api1.kill('SIGCONT');
+      api1.proc.kill('SIGCONT');
       continue; // Missed the window (the row was written already); try again on a fresh event.
     }
     expect(rowAtStop).toBeNull();
@@ -67,22 +38,19 @@ test('when the API is stopped between its Redis hold and its database write whil
       raw: payload, headers: { 'stripe-signature': sign(payload, api2.config.stripeWebhookSecret) },
     });
     // A's hold expires; buyer B holds the seat through API 2 and an integrator confirms B's payment.
-    await sleep(Math.max(0, Date.parse(holdA.expiresAt) - Date.now()) + 200);
+    await sleepUntil(holdA.expiresAt, 200);
     const b = await api2.call('POST', `/v1/events/${event.id}/holds`, { token: api2.token('customer', 'buyer-b'), body: { seatIds: [seatId] } });
     expect(b.status).toBe(201);
     const orderB = await confirmVia(api2, b.body.hold.id);
     expect(orderB.status).toBe(201);
 
-    api1.kill('SIGCONT');
+    api1.proc.kill('SIGCONT');
     const resumedAt = Date.now();
     const webhook = await paidA;
     expect(webhook.status).toBe(200);
     // API 1's persister writes A's row late; it must not revive the hold.
-    let rowA = null;
-    for (let i = 0; i < 50 && !rowA; i++) {
-      rowA = await api2.rt.db.hold.findUnique({ where: { id: holdA.id } });
-      if (!rowA) await sleep(100);
-    }
+    const rowA = await waitFor('API 1 to write A\'s row', () => api2.rt.db.hold.findUnique({ where: { id: holdA.id } }), { timeoutMs: 5000, intervalMs: 100 })
+      .catch(() => null);
     const lines = await api2.rt.db.orderItem.findMany({ where: { seatId } });
     expect(lines).toHaveLength(1);
     expect(lines[0]!.orderId).toBe(orderB.body.order.id);

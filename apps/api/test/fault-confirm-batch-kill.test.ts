@@ -2,52 +2,25 @@
 // while its batch has written some orders (inside the batch's one statement) and waits on a
 // row lock for the next. Nothing of the batch may be seen half-written, and every payer's
 // retry (through another API process) gets its order or a clear answer.
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import pg from 'pg';
-import { expectInvariants, freePort, recordMeasurements, createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, confirmVia, holdSeats, rid, sleep, API_PROCESS_MAIN } from '@holdfast/test-kit';
+import { expectInvariants, recordMeasurements, seatGrid, useTestApi, confirmVia, holdSeats, rid, sleep, waitFor, ApiProcess } from '@holdfast/test-kit';
 
-const ROOT = path.join(__dirname, '..', '..', '..');
-
-let api2: TestApi;
-let child: ChildProcess | null = null;
-let childUrl: string;
-const events: string[] = [];
-
+let child: ApiProcess;
+// Declared before useTestApi's own afterAll (which drops the events and closes API 2), so the child ends first.
+afterAll(async () => { await child?.endWith('SIGKILL'); });
+const { api: api2, newEvent } = useTestApi();
 beforeAll(async () => {
-  api2 = await startApi();
-  const port = await freePort();
-  child = spawn(process.execPath, ['--import', 'tsx', API_PROCESS_MAIN], {
-    cwd: ROOT, env: {
-      ...process.env, DATABASE_URL: api2.config.databaseUrl, PORT: String(port), LOG_LEVEL: 'warn',
-      // The batches here wait on rows this test keeps locked for a second or more: a statement
-      // timeout of 30 s gives the batch its full 5 s lock wait (by default a third of 1.5 s).
-      DATABASE_QUERY_TIMEOUT_MS: '30000',
-    }, stdio: ['ignore', 'pipe', 'pipe'],
+  child = await ApiProcess.start({
+    DATABASE_URL: api2.config.databaseUrl,
+    // The batches here wait on rows this test keeps locked for a second or more: a statement
+    // timeout of 30 s gives the batch its full 5 s lock wait (by default a third of 1.5 s).
+    DATABASE_QUERY_TIMEOUT_MS: '30000',
   });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const end = Date.now() + 30_000;
-  while (!out.includes('listening')) {
-    if (child.exitCode !== null || Date.now() > end) throw new Error(`API child did not start: ${out}`);
-    await sleep(50);
-  }
-  childUrl = `http://127.0.0.1:${port}`;
-});
-afterAll(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise((r) => child!.once('exit', r));
-    child.kill('SIGKILL');
-    await exited;
-  }
-  for (const id of events) await dropTestEvent(api2, id);
-  await api2.close();
 });
 
 /** A confirm sent to the child; a connection the kill cuts answers null. */
 function confirmOnChild(holdId: string, reference: string): Promise<number | null> {
-  return fetch(`${childUrl}/v1/holds/${holdId}/confirm`, {
+  return fetch(`${child.url}/v1/holds/${holdId}/confirm`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${api2.token('service', 'integrator')}` },
     body: JSON.stringify({ paymentReference: reference }),
@@ -63,19 +36,8 @@ async function batchesWaitingOnLocks(client: pg.Client): Promise<number[]> {
   return r.rows.map((row) => row.pid);
 }
 
-async function until<T>(what: string, probe: () => Promise<T | null>, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== null) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
-    await sleep(20);
-  }
-}
-
 test('when the API is killed (SIGKILL) while a confirm batch is half done, then no order is half-written and every payer\'s retry gets its order', async () => {
-  const { event, seats } = await createTestEvent(api2, { seats: seatGrid(['A'], 1, 10) });
-  events.push(event.id);
+  const { event, seats } = await newEvent({ seats: seatGrid(['A'], 1, 10) });
   const holds = await Promise.all(seats.map((s, i) => holdSeats(api2, event.id, `buyer-${i}`, [s.id])));
   await api2.rt.ctx.persister.flush([event.id]);
   // A: the first batch waits on A's row; B: the second batch waits on B's row after the confirms before it.
@@ -94,8 +56,9 @@ test('when the API is killed (SIGKILL) while a confirm batch is half done, then 
 
     const references = new Map(holds.map((h) => [h.id, rid('pay')]));
     const sent: Promise<number | null>[] = [confirmOnChild(a!.id, references.get(a!.id)!)];
-    await until('the first batch waits on A', async () => ((await batchesWaitingOnLocks(observer)).length === 1 ? true : null));
-    // These gather behind the first batch, B among them after four others.
+    await waitFor('the first batch to wait on A', async () => (await batchesWaitingOnLocks(observer)).length === 1, { timeoutMs: 20_000, intervalMs: 20 });
+    // These gather behind the first batch, B among them after four others (the pauses let each
+    // group reach the child in that order: its queue cannot be watched from here).
     for (const h of before) sent.push(confirmOnChild(h.id, references.get(h.id)!));
     await sleep(150);
     sent.push(confirmOnChild(b!.id, references.get(b!.id)!));
@@ -103,26 +66,28 @@ test('when the API is killed (SIGKILL) while a confirm batch is half done, then 
     for (const h of after) sent.push(confirmOnChild(h.id, references.get(h.id)!));
     await sleep(500);
     await lockA.query('COMMIT');
+    // A's batch commits and answers; only after that is a batch seen waiting on a lock surely the
+    // second one (right after the COMMIT, pg_stat_activity may still show A's batch waiting).
+    await sent[0];
     // The second batch has run its confirms up to B and waits on B's row: half done.
-    const [pid] = await until('the second batch waits on B', async () => {
+    const [pid] = await waitFor('the second batch to wait on B', async () => {
       const pids = await batchesWaitingOnLocks(observer);
-      return pids.length === 1 ? pids : null;
-    });
+      return pids.length === 1 && pids;
+    }, { timeoutMs: 20_000, intervalMs: 20 });
     const written = await observer.query('SELECT count(*)::int AS n FROM orders WHERE event_id = $1', [event.id]);
     expect(written.rows[0].n).toBe(1); // only A's batch is committed; the half-done batch is invisible
 
-    child!.kill('SIGKILL');
-    await new Promise((r) => child!.once('exit', r));
+    await child.endWith('SIGKILL');
     const answers = await Promise.all(sent);
     expect(answers[0]).toBe(201); // A answered before the kill
     expect(answers.slice(1).every((s) => s === null)).toBe(true); // the rest never got an answer
 
     // The dead process's database session finishes its statement when B's lock goes: all or nothing.
     await lockB.query('COMMIT');
-    await until('the orphaned batch ends', async () => {
+    await waitFor('the orphaned batch to end', async () => {
       const r = await observer.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid]);
-      return r.rowCount === 0 ? true : null;
-    });
+      return r.rowCount === 0;
+    }, { timeoutMs: 20_000, intervalMs: 20 });
     const ordered = await observer.query<{ hold_id: string; number: string }>(
       'SELECT hold_id, number FROM orders WHERE event_id = $1 AND hold_id <> $2', [event.id, a!.id],
     );

@@ -3,23 +3,17 @@
 // SERVICE_UNAVAILABLE where it needs PostgreSQL, and recovers when it answers
 // again. The freeze is a proxy of the test's own in front of the shared server.
 import { randomUUID } from 'node:crypto';
-import { expectInvariants, recordMeasurements, PgProxy, createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, confirmVia, deliverEvent, holdSeats, paymentIntentEvent, sleep } from '@holdfast/test-kit';
+import { expectInvariants, recordMeasurements, PgProxy, createTestEvent, dropTestEvent, seatGrid, startApi, useTestApi, type TestApi, confirmVia, deliverEvent, holdSeats, paymentIntentEvent, sleep, waitFor } from '@holdfast/test-kit';
 
 /** "No hang": generous against a loaded machine; the measured times are printed against the 2 s target. */
 const BOUND_MS = 5000;
 
 let proxy: PgProxy;
-let api: TestApi;
-
-beforeAll(async () => {
-  proxy = await PgProxy.start(process.env.DATABASE_URL!);
-  api = await startApi({ DATABASE_URL: proxy.urlFor(process.env.DATABASE_URL!) });
-});
-afterAll(async () => {
-  proxy.thaw();
-  await api.close();
-  await proxy.close();
-});
+beforeAll(async () => { proxy = await PgProxy.start(process.env.DATABASE_URL!); });
+// Declared before useTestApi's own afterAll (which closes the API), so the proxy thaws first.
+afterAll(() => proxy?.thaw());
+const { api } = useTestApi(() => ({ DATABASE_URL: proxy.urlFor(process.env.DATABASE_URL!) }));
+afterAll(async () => { await proxy?.close(); });
 
 async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; result: T }> {
   const started = Date.now();
@@ -78,15 +72,10 @@ test('when PostgreSQL is frozen, then confirms, webhooks, reads and admin calls 
 
     proxy.thaw();
     // Recovery: a client retries a 503 (a loaded machine may refuse the first tries while connections reopen).
-    const untilServed = async (run: () => ReturnType<TestApi['call']>, served: number[]) => {
-      const deadline = Date.now() + 30_000;
-      let res = await run();
-      while (!served.includes(res.status) && res.status === 503 && Date.now() < deadline) {
-        await sleep(200);
-        res = await run();
-      }
-      return res;
-    };
+    const untilServed = (run: () => ReturnType<TestApi['call']>, served: number[]) => waitFor(`an answer (${served.join(' or ')}) other than 503`, async () => {
+      const res = await run();
+      return res.status !== 503 && res;
+    }, { timeoutMs: 30_000, intervalMs: 200 });
     expect((await untilServed(() => api.call('GET', '/readyz'), [200])).status).toBe(200);
     // The confirm and the webhook that were refused go through on their retry.
     const confirmedA = await untilServed(() => confirmVia(api, holdA.id, 'pi_frozen_a'), [200, 201]);
@@ -119,7 +108,7 @@ test('when PostgreSQL is frozen, then the API still shuts down within a bounded 
   try {
     // A request in flight while it stops.
     const inFlight = other.call('GET', '/v1/events').catch((err: Error) => err);
-    await sleep(100);
+    await sleep(100); // lets the request reach the API and wait on the frozen pool
     const { ms } = await timed(() => other.close());
     recordMeasurements('postgres-frozen-shutdown', { ms });
     expect(ms).toBeLessThan(10_000);

@@ -1,23 +1,18 @@
 import fc from 'fast-check';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, isolatedDatabaseUrl } from '@holdfast/test-kit';
+import { dropTestEvent, seatGrid, useTestApi, isolatedDatabaseUrl } from '@holdfast/test-kit';
 
-let api: TestApi;
+const { api, newEvent } = useTestApi({ DATABASE_URL: isolatedDatabaseUrl('fuzz') });
 let event: { id: string; ticketTypes: { id: string }[] };
 let seatIds: string[];
 let fixtureHold: string;
 beforeAll(async () => {
-  api = await startApi({ DATABASE_URL: isolatedDatabaseUrl('fuzz') });
-  const made = await createTestEvent(api, { seats: seatGrid(['A'], 2, 5), ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 100000 }] });
+  const made = await newEvent({ seats: seatGrid(['A'], 2, 5), ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 100000 }] });
   event = made.event;
   seatIds = made.seats.map((s) => s.id);
   const h = await api.call('POST', `/v1/events/${event.id}/holds`, {
     token: api.token('customer', 'fixture-owner'), body: { ticketTypeId: event.ticketTypes[0]!.id, quantity: 1 },
   });
   fixtureHold = h.body.hold.id;
-});
-afterAll(async () => {
-  await dropTestEvent(api, event.id);
-  await api.close();
 });
 
 const RUNS = { numRuns: 120 };

@@ -3,7 +3,7 @@
 // extends, and an expiry racing an extend (the hold ends up extended or expired, never half).
 import { expireHold } from '@holdfast/domain';
 import { eventKeys } from '@holdfast/hold-store';
-import { seatGrid, useTestApi, type TestApi, confirmVia, holdSeats, holdTickets, rid, sleep, waitUntilExpired } from '@holdfast/test-kit';
+import { seatGrid, useTestApi, type TestApi, confirmVia, holdSeats, holdTickets, rid, sleep, sleepUntil, waitUntilExpired } from '@holdfast/test-kit';
 
 const suite = useTestApi();
 const { newEvent } = suite;
@@ -29,7 +29,7 @@ test('when the owner extends a seat hold, then expiresAt moves to now + the hold
   const buyer = rid('buyer');
   const seatIds = [seats[0]!.id, seats[2]!.id];
   const hold = await holdSeats(suite.api, event.id, buyer, seatIds);
-  await sleep(600);
+  await sleep(600); // time passes, so the extension moves expiresAt visibly past the old one
   const before = Date.now();
   const res = await extend(suite.api, hold.id, suite.api.token('customer', buyer));
   expect(res.status).toBe(200);
@@ -81,10 +81,10 @@ test('when a hold was extended maxHoldExtensions times, then the next extend is 
   const { event, seats } = await newEvent({ holdTtlSeconds: 30, maxHoldExtensions: 1, maxHoldSeconds: 600, seats: seatGrid(['A'], 1, 2) });
   const buyer = rid('buyer');
   const hold = await holdSeats(suite.api, event.id, buyer, [seats[0]!.id]);
-  await sleep(20);
+  await sleep(20); // a later now, so an extension moves expiresAt
   const first = await extend(suite.api, hold.id, suite.api.token('customer', buyer));
   expect(first.status).toBe(200);
-  await sleep(20);
+  await sleep(20); // a later now, so an extension moves expiresAt
   const second = await extend(suite.api, hold.id, suite.api.token('customer', buyer));
   expect(second.status).toBe(409);
   expect(second.body.error).toMatchObject({ code: 'HOLD_EXTENSION_LIMIT', details: { maxHoldExtensions: 1 } });
@@ -104,7 +104,7 @@ test('when an extension would pass createdAt + maxHoldSeconds, then it stops at 
   const hold = await holdSeats(suite.api, event.id, buyer, [seats[0]!.id]);
   const read = await suite.api.call('GET', `/v1/holds/${hold.id}`, { token: suite.api.token('customer', buyer) });
   const createdAt = Date.parse(read.body.hold.createdAt);
-  await sleep(1500);
+  await sleep(1500); // time passes, so now + the hold time is past the cap
   const capped = await extend(suite.api, hold.id, suite.api.token('customer', buyer));
   expect(capped.status).toBe(200);
   expect(Date.parse(capped.body.hold.expiresAt)).toBe(createdAt + 5000);
@@ -156,7 +156,7 @@ test('when a stranger, a service or nobody asks, then 404, 403 or 401; an admin 
   const unknown = await extend(suite.api, 'hld_nothing', suite.api.token('customer', buyer));
   expect([unknown.status, unknown.body.error?.code]).toEqual([404, 'HOLD_NOT_FOUND']);
   expect((await stateOf(suite.api, event.id, hold.id, [seats[0]!.id])).row?.extensions).toBe(0);
-  await sleep(20);
+  await sleep(20); // a later now, so an extension moves expiresAt
   const admin = await extend(suite.api, hold.id, suite.api.token('admin'));
   expect([admin.status, admin.body.hold?.extensions]).toEqual([200, 1]);
 });
@@ -165,7 +165,7 @@ test('when ten extends of one hold run at once, then exactly maxHoldExtensions s
   const { event, seats } = await newEvent({ holdTtlSeconds: 30, maxHoldExtensions: 1, seats: seatGrid(['A'], 1, 2) });
   const buyer = rid('buyer');
   const hold = await holdSeats(suite.api, event.id, buyer, [seats[0]!.id, seats[1]!.id]);
-  await sleep(20);
+  await sleep(20); // a later now, so an extension moves expiresAt
   const token = suite.api.token('customer', buyer);
   const replies = await Promise.all(Array.from({ length: 10 }, () => extend(suite.api, hold.id, token)));
   const ok = replies.filter((r) => r.status === 200);
@@ -189,14 +189,14 @@ test('when the expiry runs right at expiresAt while the owner extends, then the 
     await ctx.persister.flush();
     // Aim the extend from 150 ms before to 15 ms after the hold's time.
     const offset = -150 + round * 15;
-    await sleep(Math.max(0, Date.parse(hold.expiresAt) + offset - Date.now()));
+    await sleepUntil(hold.expiresAt, offset);
     let extendDone = false;
     const ext = extend(suite.api, hold.id, suite.api.token('customer', buyer)).finally(() => { extendDone = true; });
     const expiry = (async () => {
       for (;;) {
         const r = await expireHold(ctx, hold.id, new Date());
         if (r.kind !== 'not_due' || (extendDone && Date.now() > Date.parse(hold.expiresAt) + 50)) return r.kind;
-        await sleep(3);
+        await sleep(3); // the expiry tries again and again, racing the extend
       }
     })();
     const [res, expiryKind] = await Promise.all([ext, expiry]);

@@ -1,10 +1,8 @@
 // Many buyers at once, real parallel requests against real PostgreSQL and Redis:
 // every invariant is checked on what Redis, the seat map and PostgreSQL hold afterwards.
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, expectPersisted, holdPost, seatIdsOf, seatOwners, seatStatuses, seeded, tally, ticketsAvailable, type Reply } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, useTestApi, expectPersisted, holdPost, seatIdsOf, seatOwners, seatStatuses, seeded, tally, ticketsAvailable, type Reply } from '@holdfast/test-kit';
 
-let api: TestApi;
-beforeAll(async () => { api = await startApi(); });
-afterAll(async () => { await api.close(); });
+const { api } = useTestApi();
 
 const run = `${process.pid}-${Date.now().toString(36)}`;
 const created = (replies: Reply[]) => replies.filter((r) => r.status === 201).map((r) => r.body.hold);

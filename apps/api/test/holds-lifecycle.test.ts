@@ -1,20 +1,12 @@
 // A hold's life: taken, read before PostgreSQL has it, released by its owner or
 // run out at expiresAt; best available's choice of seats; the per-customer rate limit.
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type SeatSpec, type TestApi, expectPersisted, forgetEventInRedis, holdPost, holdRowIds, seatIdsOf, seatOwners, seatStatuses, sleep, tally, ticketsAvailable } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, useTestApi, type SeatSpec, expectPersisted, forgetEventInRedis, holdPost, holdRowIds, seatIdsOf, seatOwners, seatStatuses, sleepUntil, tally, ticketsAvailable } from '@holdfast/test-kit';
 import { randomUUID } from 'node:crypto';
 
-let api: TestApi;
-beforeAll(async () => { api = await startApi(); });
-afterAll(async () => { await api.close(); });
+const { api } = useTestApi();
 
 const run = `${process.pid}-${Date.now().toString(36)}`;
 const customer = (name: string) => `${name}-${run}`;
-
-/** Waits until a moment has passed on this machine's clock (Redis runs on the same clock). */
-async function waitUntil(iso: string, marginMs = 150): Promise<void> {
-  const ms = Date.parse(iso) + marginMs - Date.now();
-  if (ms > 0) await sleep(ms);
-}
 
 describe('expiry', () => {
   test('when a hold reaches expiresAt, then its seat and tickets are free for others and the hold reads expired', async () => {
@@ -34,7 +26,7 @@ describe('expiry', () => {
       expect((await holdPost(api, event.id, b, { seatIds: [seat.id] })).body.error.code).toBe('SEATS_UNAVAILABLE');
       expect((await holdPost(api, event.id, b, { ticketTypeId: tt, quantity: 1 })).body.error.code).toBe('SOLD_OUT');
 
-      await waitUntil(gaHold.body.hold.expiresAt);
+      await sleepUntil(gaHold.body.hold.expiresAt, 150);
       expect(await ticketsAvailable(api, event.id)).toBe(3);
       expect((await seatStatuses(api, event.id)).get(seat.id)).toBe('available');
       for (const id of [seatHold.body.hold.id, gaHold.body.hold.id]) {
@@ -65,7 +57,7 @@ describe('expiry', () => {
       const over = await holdPost(api, event.id, c, { ticketTypeId: tt, quantity: 1 });
       expect(over.status).toBe(422);
       expect(over.body.error).toMatchObject({ code: 'LIMIT_EXCEEDED', details: { limit: 2, inUse: 2 } });
-      await waitUntil(first.body.hold.expiresAt);
+      await sleepUntil(first.body.hold.expiresAt, 150);
       expect((await holdPost(api, event.id, c, { ticketTypeId: tt, quantity: 2 })).status).toBe(201);
     } finally {
       await dropTestEvent(api, event.id);
@@ -177,7 +169,7 @@ describe('release', () => {
     try {
       const owner = customer('too-late');
       const held = await holdPost(api, event.id, owner, { seatIds: [seats[0]!.id] });
-      await waitUntil(held.body.hold.expiresAt);
+      await sleepUntil(held.body.hold.expiresAt, 150);
       const taker = await holdPost(api, event.id, customer('after'), { seatIds: [seats[0]!.id] });
       expect(taker.status).toBe(201);
       const rel = await api.call('DELETE', `/v1/holds/${held.body.hold.id}`, { token: api.token('customer', owner) });
@@ -354,9 +346,7 @@ describe('best available', () => {
 });
 
 describe('rate limit', () => {
-  let limited: TestApi;
-  beforeAll(async () => { limited = await startApi({ HOLD_RATE_LIMIT_PER_MINUTE: '3' }); });
-  afterAll(async () => { await limited.close(); });
+  const { api: limited } = useTestApi({ HOLD_RATE_LIMIT_PER_MINUTE: '3' });
 
   test('when a customer makes a 4th hold request within a minute, then it answers 429 RATE_LIMITED with Retry-After and holds nothing', async () => {
     const { event, seats } = await createTestEvent(limited, { seats: seatGrid(['A'], 1, 6) });

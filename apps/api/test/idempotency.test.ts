@@ -7,15 +7,11 @@ import { IdempotencyStore } from '@holdfast/hold-store';
 import { requireRole } from '../src/middleware/auth';
 import { errorHandler } from '../src/middleware/errors';
 import { idempotent } from '../src/middleware/idempotency';
-import { expectInvariants, createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '@holdfast/test-kit';
+import { expectInvariants, createTestEvent, dropTestEvent, seatGrid, useTestApi, sleep, waitFor } from '@holdfast/test-kit';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-let api: TestApi;
 // One test keeps a confirm waiting on a row lock while its client hangs up: a statement budget
 // well above the request default (1.5 s), so a loaded machine cannot turn that wait into a 503.
-beforeAll(async () => { api = await startApi({ DATABASE_QUERY_TIMEOUT_MS: '30000' }); });
-afterAll(async () => { await api.close(); });
+const { api } = useTestApi({ DATABASE_QUERY_TIMEOUT_MS: '30000' });
 
 const holdCount = async (eventId: string) => {
   await api.rt.ctx.persister.flush([eventId]);
@@ -228,14 +224,13 @@ test('when the client hangs up while its first confirm waits on the hold row, th
     const hangUp = new AbortController();
     const first = send(hangUp.signal).then(() => 'answered', (err: Error) => err.name);
     // The first confirm is inside its transaction, waiting on the row.
-    const deadline = Date.now() + 20_000;
     const waiting = async () => Number((await locker.query<{ n: string }>(
       'SELECT count(*) AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [lockerPid])).rows[0]!.n);
-    while ((await waiting()) === 0 && Date.now() < deadline) await sleep(20);
+    await waitFor('the first confirm to wait on the locked row', async () => (await waiting()) > 0, { timeoutMs: 20_000, intervalMs: 20 });
     expect(await waiting()).toBe(1);
     hangUp.abort();
     expect(await first).toBe('AbortError');
-    await sleep(200); // the server has seen the connection close
+    await sleep(200); // lets the server see the connection close (nothing to watch for: the first confirm keeps waiting)
 
     // The retry does not run a second confirm beside the first: it answers at once.
     const retry = await send(AbortSignal.timeout(10_000));
@@ -245,15 +240,13 @@ test('when the client hangs up while its first confirm waits on the hold row, th
 
     await locker.query('COMMIT');
     // The first confirm ends on its own; its answer is stored and replayed.
-    let replay: Response | undefined;
-    while (Date.now() < deadline) {
-      replay = await send(AbortSignal.timeout(10_000));
-      if (replay.status !== 409) break;
-      await sleep(50);
-    }
-    expect(replay!.status).toBe(201);
-    expect(replay!.headers.get('idempotent-replayed')).toBe('true');
-    const body = (await replay!.json()) as { order: { holdId: string } };
+    const replay = await waitFor('an answer other than 409 to the retry', async () => {
+      const res = await send(AbortSignal.timeout(10_000));
+      return res.status !== 409 && res;
+    }, { timeoutMs: 20_000, intervalMs: 50 });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    const body = (await replay.json()) as { order: { holdId: string } };
     expect(body.order.holdId).toBe(holdId);
     const orders = await api.rt.db.$queryRaw<{ n: bigint }[]>`SELECT count(*)::bigint AS n FROM orders WHERE event_id = ${event.id}::uuid`;
     expect(Number(orders[0]!.n)).toBe(1);

@@ -1,8 +1,6 @@
-import { checkInvariants, createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, confirmVia, holdSeats, holdTickets } from '@holdfast/test-kit';
+import { checkInvariants, createTestEvent, dropTestEvent, seatGrid, useTestApi, confirmVia, holdSeats, holdTickets } from '@holdfast/test-kit';
 
-let api: TestApi;
-beforeAll(async () => { api = await startApi(); });
-afterAll(async () => { await api.close(); });
+const { api } = useTestApi();
 
 const rules = async (eventId: string) => (await checkInvariants(api.rt.db, eventId)).map((v) => v.rule);
 

@@ -1,26 +1,15 @@
-import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import { loadConfig } from '@holdfast/config';
-import { createApiRuntime, createLogger, signToken } from '../src';
-import { RedisProcess } from '@holdfast/test-kit';
+import { signToken } from '../src';
+import { logLines, useTestApi, waitFor } from '@holdfast/test-kit';
+
+const { lines, sink } = logLines();
+const { api, redis } = useTestApi({
+  LOG_LEVEL: 'debug', DEMO_MODE: 'true',
+  JWT_SECRET: 'log-test-jwt-secret-0123456789', STRIPE_WEBHOOK_SECRET: 'whsec_log_test_secret_abcdef',
+}, { privateRedis: true, logTo: sink });
 
 test('when requests carry tokens and signatures and some fail, then every request line has its request id and no secret is logged', async () => {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, cb) {
-      lines.push(...String(chunk).split('\n').filter(Boolean));
-      cb();
-    },
-  });
-  const redis = await RedisProcess.start();
-  const config = loadConfig({
-    ...process.env, REDIS_URL: redis.url, LOG_LEVEL: 'debug', DEMO_MODE: 'true',
-    JWT_SECRET: 'log-test-jwt-secret-0123456789', STRIPE_WEBHOOK_SECRET: 'whsec_log_test_secret_abcdef',
-  });
-  const rt = await createApiRuntime(config, createLogger(config, 'holdfast-api', sink));
-  const server = rt.app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const config = api.config;
+  const base = api.url;
   const secrets: string[] = [config.jwtSecret, config.stripeWebhookSecret];
   try {
     const demo = await fetch(`${base}/v1/auth/demo-token`, {
@@ -52,7 +41,9 @@ test('when requests carry tokens and signatures and some fail, then every reques
     expect([503, 404]).toContain(down);
     const ready = await call('GET', '/readyz', {});
     expect(ready).toBe(503);
-    await new Promise((r) => setTimeout(r, 100));
+    // A request's line is written once its answer has gone out.
+    const requestLineCount = () => lines.filter((l) => (JSON.parse(l) as { msg?: string }).msg === 'request').length;
+    await waitFor('a log line for every request', () => requestLineCount() >= requestIds.length, { timeoutMs: 5000 });
 
     const text = lines.join('\n');
     for (const s of secrets) expect(text).not.toContain(s);
@@ -66,9 +57,5 @@ test('when requests carry tokens and signatures and some fail, then every reques
     }
   } finally {
     await redis.start();
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-    await rt.close();
-    await redis.stop();
   }
 });

@@ -1,9 +1,7 @@
-import { startApi, type TestApi } from '@holdfast/test-kit';
+import { useTestApi } from '@holdfast/test-kit';
 
 // An API whose PostgreSQL is unreachable (nothing listens on the port).
-let api: TestApi;
-beforeAll(async () => { api = await startApi({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:5499/holdfast_nowhere' }); });
-afterAll(async () => { await api.close(); });
+const { api } = useTestApi({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:5499/holdfast_nowhere' });
 
 test('when PostgreSQL is unreachable, then requests that need it answer 503 SERVICE_UNAVAILABLE within 2 seconds', async () => {
   for (const [method, path, body, role] of [

@@ -2,20 +2,11 @@
 // the holds' rows, each event's outbox grows to HOLD_OUTBOX_MAX_PENDING entries and
 // then new holds answer 503 (nothing written), so no hold answered 201 is ever lost.
 import pg from 'pg';
-import { expectInvariants, isolatedDatabaseUrl, createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, sleep } from '@holdfast/test-kit';
+import { expectInvariants, isolatedDatabaseUrl, seatGrid, useTestApi, waitFor } from '@holdfast/test-kit';
 
 const LIMIT = 5;
-let api: TestApi;
-const events: string[] = [];
-
 // Its own database: the holds table is locked against writes for a while.
-beforeAll(async () => {
-  api = await startApi({ DATABASE_URL: isolatedDatabaseUrl('backlog'), HOLD_OUTBOX_MAX_PENDING: String(LIMIT) });
-});
-afterAll(async () => {
-  for (const id of events) await dropTestEvent(api, id);
-  await api.close();
-});
+const { api, newEvent } = useTestApi({ DATABASE_URL: isolatedDatabaseUrl('backlog'), HOLD_OUTBOX_MAX_PENDING: String(LIMIT) });
 
 /** Stops every write to the holds table (reads go on) until the returned release runs. */
 async function blockHoldWrites(): Promise<() => Promise<void>> {
@@ -34,10 +25,9 @@ function hold(eventId: string, customer: string, body: object) {
 }
 
 test('when PostgreSQL stops taking holds, then holds past HOLD_OUTBOX_MAX_PENDING answer 503 hold_backlog_full and every 201 hold reaches PostgreSQL once it is back', async () => {
-  const { event, seats } = await createTestEvent(api, {
+  const { event, seats } = await newEvent({
     seats: seatGrid(['A'], 1, 10), ticketTypes: [{ name: 'GA', priceCents: 1500, capacity: 50 }],
   });
-  events.push(event.id);
   const tt = event.ticketTypes[0].id as string;
   // The event is known to the API (catalog, Redis primed) before PostgreSQL stops taking writes.
   expect((await hold(event.id, 'warm-up', { seatIds: [seats[9]!.id] })).status).toBe(201);
@@ -69,14 +59,12 @@ test('when PostgreSQL stops taking holds, then holds past HOLD_OUTBOX_MAX_PENDIN
     await release();
     released = true;
     const created = answered.filter((a) => a.status === 201).map((a) => a.holdId!);
-    const deadline = Date.now() + 10_000;
     let rows: { id: string }[] = [];
-    while (Date.now() < deadline) {
+    await waitFor('every 201 hold to reach PostgreSQL', async () => {
       await api.rt.ctx.persister.flush([event.id]);
       rows = await api.rt.db.$queryRaw<{ id: string }[]>`SELECT id FROM holds WHERE id = ANY(${created}::text[])`;
-      if (rows.length === created.length) break;
-      await sleep(100);
-    }
+      return rows.length === created.length;
+    }, { timeoutMs: 10_000, intervalMs: 100 });
     expect(rows.map((r) => r.id).sort()).toEqual([...created].sort());
     expect(await api.rt.ctx.store.outboxLength(event.id)).toBe(0);
 

@@ -5,11 +5,9 @@ import jwt from 'jsonwebtoken';
 import { requireRole } from '../src/middleware/auth';
 import { errorHandler } from '../src/middleware/errors';
 import { safeEqual } from '../src/middleware/safe-equal';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, useTestApi } from '@holdfast/test-kit';
 
-let api: TestApi;
-beforeAll(async () => { api = await startApi(); });
-afterAll(async () => { await api.close(); });
+const { api } = useTestApi();
 
 const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
 const claims = () => ({ sub: 'admin-x', role: 'admin', exp: Math.floor(Date.now() / 1000) + 600 });

@@ -1,8 +1,6 @@
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, useTestApi } from '@holdfast/test-kit';
 
-let api: TestApi;
-beforeAll(async () => { api = await startApi(); });
-afterAll(async () => { await api.close(); });
+const { api } = useTestApi();
 
 test('when a customer holds a seat, then it reads held and the hold is readable', async () => {
   const { event, seats } = await createTestEvent(api, { seats: seatGrid(['A'], 1, 3), ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 5 }] });

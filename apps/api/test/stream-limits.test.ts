@@ -5,7 +5,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { Redis } from 'ioredis';
 import { eventKeys } from '@holdfast/hold-store';
-import { RedisProcess, createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, sleep } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, useTestApi, type TestApi, waitFor } from '@holdfast/test-kit';
 
 interface OpenStream {
   status: number;
@@ -40,9 +40,7 @@ async function metric(api: TestApi, line: RegExp): Promise<number> {
 }
 
 describe('connection caps', () => {
-  let api: TestApi;
-  beforeAll(async () => { api = await startApi({ STREAM_MAX_CONNECTIONS_PER_CLIENT: '2', STREAM_MAX_CONNECTIONS: '3' }); });
-  afterAll(async () => { await api.close(); });
+  const { api } = useTestApi({ STREAM_MAX_CONNECTIONS_PER_CLIENT: '2', STREAM_MAX_CONNECTIONS: '3' });
 
   test('when a client address has as many streams open as allowed, or the server does, then one more answers 503 STREAM_LIMIT_REACHED, and a closed stream frees its place', async () => {
     const { event } = await createTestEvent(api, { seats: seatGrid(['S'], 1, 2) });
@@ -68,8 +66,7 @@ describe('connection caps', () => {
 
       // Closing a stream gives its place back.
       a1.close();
-      const deadline = Date.now() + 5000;
-      while ((await metric(api, /^holdfast_stream_connections /)) !== 2 && Date.now() < deadline) await sleep(20);
+      await waitFor('the closed stream to leave the count', async () => (await metric(api, /^holdfast_stream_connections /)) === 2, { timeoutMs: 5000, intervalMs: 20 });
       const b3 = await openStream(api, event.id, '127.0.0.2');
       open.push(b3);
       expect(b3.status).toBe(200);
@@ -81,19 +78,11 @@ describe('connection caps', () => {
 });
 
 describe('slow readers', () => {
-  let redis: RedisProcess;
-  let api: TestApi;
   let publisher: Redis;
-  beforeAll(async () => {
-    redis = await RedisProcess.start();
-    api = await startApi({ REDIS_URL: redis.url, STREAM_MAX_BUFFER_BYTES: '65536' });
-    publisher = new Redis(redis.url);
-  });
-  afterAll(async () => {
-    publisher.disconnect();
-    await api.close();
-    await redis.stop();
-  });
+  // Declared before useTestApi's own afterAll (which stops the Redis it publishes to), so it runs first.
+  afterAll(() => publisher?.disconnect());
+  const { api, redis } = useTestApi({ STREAM_MAX_BUFFER_BYTES: '65536' }, { privateRedis: true });
+  beforeAll(() => { publisher = new Redis(redis.url); });
 
   test('when a reader stops reading while changes pour in, then the server closes its stream once 64 KiB wait for it, and a new reader still hears live changes', async () => {
     const { event, seats } = await createTestEvent(api, { seats: seatGrid(['S'], 1, 2) });
@@ -121,18 +110,18 @@ describe('slow readers', () => {
       // Changes as the hold scripts publish them: a thousand seats a message, about 75 kB of frames.
       const message = JSON.stringify({ seatIds: Array.from({ length: 1000 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`), status: 'held' });
       let published = 0;
-      const deadline = Date.now() + 60_000;
-      while ((await metric(api, /^holdfast_stream_refused_total\{reason="slow_reader"\}/)) === 0 && Date.now() < deadline && published < 300) {
+      // Ten messages at a time until the server refuses the reader (or 300 are out).
+      await waitFor('the server to refuse the slow reader', async () => {
+        if ((await metric(api, /^holdfast_stream_refused_total\{reason="slow_reader"\}/)) > 0 || published >= 300) return true;
         for (let i = 0; i < 10; i++) await publisher.publish(eventKeys(event.id).channel, message);
         published += 10;
-        await sleep(10);
-      }
+        return false;
+      }, { timeoutMs: 60_000, intervalMs: 10 });
       process.stdout.write(`\n[stream slow reader] closed after ${published} messages (~${Math.round((published * message.length * 1.4) / 1e6)} MB of frames)\n`);
 
       // The server has closed that connection (the reader, reading again, finds its end), and its place is free.
       slow.resume();
-      const closeBy = Date.now() + 20_000;
-      while (!closed && Date.now() < closeBy) await sleep(50);
+      await waitFor('the server to close the slow reader\'s connection', () => closed, { timeoutMs: 20_000, intervalMs: 50 });
       expect(closed).toBe(true);
       expect(await metric(api, /^holdfast_stream_connections /)).toBe(0);
 

@@ -1,21 +1,13 @@
 // The event stream while its Redis (a redis-server of the test's own) is away:
 // it answers 503 at once instead of hanging, and a subscription that failed
 // then is never left dead: once Redis is back, a new reader hears live changes.
-import { expectInvariants, RedisProcess, recordMeasurements, createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, sleep } from '@holdfast/test-kit';
+import { eventKeys, masters } from '@holdfast/hold-store';
+import { expectInvariants, recordMeasurements, createTestEvent, dropTestEvent, seatGrid, useTestApi, waitFor } from '@holdfast/test-kit';
 
 /** "At once": generous against a loaded machine; the measured times are printed. */
 const BOUND_MS = 5000;
 
-let redis: RedisProcess;
-let api: TestApi;
-beforeAll(async () => {
-  redis = await RedisProcess.start();
-  api = await startApi({ REDIS_URL: redis.url });
-});
-afterAll(async () => {
-  await api.close();
-  await redis.stop();
-});
+const { api, redis } = useTestApi({}, { privateRedis: true });
 
 /** Opens the stream; for a 200 resolves once the stream says it is connected. */
 async function open(eventId: string, timeoutMs: number) {
@@ -55,8 +47,7 @@ async function hearsHold(reader: ReadableStreamDefaultReader<Uint8Array>, eventI
 }
 
 async function waitForRedis(): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while ((await api.call('GET', '/readyz')).status !== 200 && Date.now() < deadline) await sleep(100);
+  await waitFor('/readyz to answer 200', async () => (await api.call('GET', '/readyz')).status === 200, { timeoutMs: 20_000, intervalMs: 100 });
   expect((await api.call('GET', '/readyz')).status).toBe(200);
 }
 
@@ -100,7 +91,10 @@ test('when a subscription failed while Redis was away, then once it is back a ne
     await first.reader!.cancel();
 
     // Frozen: the subscription is sent and never confirmed; it is given up, and taken again later.
-    await sleep(200); // the last reader's unsubscribe has gone out
+    await waitFor('the last reader\'s unsubscribe to reach Redis', async () => {
+      const [, subscribers] = await masters(api.rt.redis)[0]!.pubsub('NUMSUB', eventKeys(event.id).channel);
+      return Number(subscribers) === 0;
+    });
     redis.pause();
     const timedOut = await open(event.id, 40_000);
     redis.resume();

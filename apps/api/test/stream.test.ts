@@ -1,8 +1,6 @@
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, useTestApi } from '@holdfast/test-kit';
 
-let api: TestApi;
-beforeAll(async () => { api = await startApi(); });
-afterAll(async () => { await api.close(); });
+const { api } = useTestApi();
 
 /** Reads a Server-Sent Events stream until `until` says it has seen enough. */
 async function readStream(url: string, signal: AbortSignal, onOpen: () => Promise<void>, until: (events: { event: string; data: any }[]) => boolean) {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import express from 'express';
 import { webRoutes } from '../src/routes/web.routes';
-import { startApi, type TestApi } from '@holdfast/test-kit';
+import { useTestApi } from '@holdfast/test-kit';
 
 async function serve(distDir: string): Promise<{ url: string; server: Server }> {
   const app = express();
@@ -56,13 +56,7 @@ describe('the web app on the API origin', () => {
 });
 
 describe('the API app', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startApi();
-  });
-  afterAll(async () => {
-    await api.close();
-  });
+  const { api } = useTestApi();
 
   test('when a page is served over plain http, then its CSP does not upgrade requests to https', async () => {
     const res = await fetch(`${api.url}/admin`);

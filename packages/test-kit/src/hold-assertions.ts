@@ -79,13 +79,3 @@ export async function holdKeyCount(api: TestApi, eventId: string): Promise<numbe
   return count + (await api.rt.redis.xlen(k.outbox));
 }
 
-
-/** Deletes every Redis key of an event, as if Redis had restarted without its data. */
-export async function forgetEventInRedis(api: TestApi, eventId: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await scanOn(api, cursor, 'MATCH', eventKeyPattern(eventId), 'COUNT', 1000);
-    if (keys.length) await api.rt.redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-}

@@ -12,6 +12,5 @@ export * from './traffic';
 export * from './pg-proxy';
 export * from './invariants';
 export * from './isolated-database';
-
-/** The API alone as a child process (`node --import tsx <this path>`), for tests that stop or kill it. */
-export const API_PROCESS_MAIN = require.resolve('./api-process.main');
+export * from './api-process';
+export * from './log-lines';

@@ -7,6 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { standIn } from './stand-in';
 import { sleep } from './wait';
 
 const run = promisify(execFile);
@@ -178,4 +179,33 @@ export function keySlot(key: string): number {
     for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
   }
   return crc % 16384;
+}
+
+/**
+ * For a suite on a Redis Cluster of its own: a beforeAll starts it and points
+ * every API started after at it (REDIS_CLUSTER_NODES set, REDIS_URL unset).
+ * `restore` puts both variables back and stops the cluster: give it to an
+ * afterAll declared after the hooks that close what uses the cluster.
+ */
+export function useRedisCluster(): { cluster: RedisCluster; restore: () => Promise<void> } {
+  let started: RedisCluster | undefined;
+  const saved = { REDIS_URL: process.env.REDIS_URL, REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES };
+  beforeAll(async () => {
+    started = await RedisCluster.start();
+    delete process.env.REDIS_URL;
+    process.env.REDIS_CLUSTER_NODES = started.seeds;
+  }, 60_000);
+  return {
+    cluster: standIn(() => {
+      if (!started) throw new Error('useRedisCluster: the cluster is not started yet (use it inside a test or a hook)');
+      return started;
+    }),
+    async restore() {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      await started?.stop();
+    },
+  };
 }

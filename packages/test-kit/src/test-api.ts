@@ -1,8 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { loadConfig, type Config } from '@holdfast/config';
-import { masters } from '@holdfast/hold-store';
-import { createApiRuntime, signToken, type ApiRuntime } from '@holdfast/api';
+import { eventKeyPattern, masters } from '@holdfast/hold-store';
+import { createApiRuntime, createLogger, signToken, type ApiRuntime } from '@holdfast/api';
+import { RedisProcess } from './redis-process';
+import { standIn } from './stand-in';
 
 export interface TestApi {
   url: string;
@@ -15,10 +17,15 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
+export interface StartApiOptions {
+  /** Where the API's log lines go (e.g. `logLines().sink`) instead of the default logger's. */
+  logTo?: NodeJS.WritableStream;
+}
+
 /** Starts the real app on port 0 against the real PostgreSQL and Redis. */
-export async function startApi(env: Record<string, string> = {}): Promise<TestApi> {
+export async function startApi(env: Record<string, string> = {}, options: StartApiOptions = {}): Promise<TestApi> {
   const config = loadConfig({ ...process.env, ...env });
-  const rt = await createApiRuntime(config);
+  const rt = await createApiRuntime(config, options.logTo ? createLogger(config, 'holdfast-api', options.logTo) : undefined);
   const server: Server = await new Promise((resolve) => {
     const s = rt.app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -81,32 +88,62 @@ export async function dropTestEvent(api: TestApi, eventId: string): Promise<void
   await db.$executeRaw`DELETE FROM payments WHERE event_id = ${eventId}::uuid OR hold_id IN (SELECT id FROM holds WHERE event_id = ${eventId}::uuid)`;
   await db.$executeRaw`DELETE FROM audit_entries WHERE event_id = ${eventId}::uuid`;
   await db.$executeRaw`DELETE FROM events WHERE id = ${eventId}::uuid`;
+  await forgetEventInRedis(api, eventId);
+}
+
+/** Deletes every Redis key of an event, as if Redis had restarted without its data. */
+export async function forgetEventInRedis(api: TestApi, eventId: string): Promise<void> {
   let cursor = '0';
   do {
-    const [next, keys] = await scanOn(api, cursor, 'MATCH', `{ev:${eventId}}*`, 'COUNT', 1000);
+    const [next, keys] = await scanOn(api, cursor, 'MATCH', eventKeyPattern(eventId), 'COUNT', 1000);
     if (keys.length) await api.rt.redis.del(...keys);
     cursor = next;
   } while (cursor !== '0');
 }
 
+export interface TestApiOptions extends StartApiOptions {
+  /** Runs the API on a redis-server of the suite's own (`redis`), started before it and stopped after. */
+  privateRedis?: boolean;
+}
+
 /**
- * For a suite: starts the API before all tests and, after them, drops every
- * event made through `newEvent` and closes the API.
+ * For a suite (or a describe block): starts the API before its tests and,
+ * after them, drops every event made through `newEvent`, closes the API and
+ * stops its private Redis. `api` stands for the started API, so it can be
+ * taken apart at once: `const { api, newEvent } = useTestApi()`. `env` may be
+ * a function, read when the API starts (after the suite's earlier hooks).
  */
-export function useTestApi(env: Record<string, string> = {}) {
+export function useTestApi(env: Record<string, string> | (() => Record<string, string>) = {}, options: TestApiOptions = {}) {
   let api: TestApi | undefined;
+  let redis: RedisProcess | undefined;
   const events: string[] = [];
-  beforeAll(async () => { api = await startApi(env); });
+  const started = (): TestApi => {
+    if (!api) throw new Error('useTestApi: the API is not started yet (use it inside a test or a hook)');
+    return api;
+  };
+  const liveApi = standIn(started);
+  const liveRedis = standIn((): RedisProcess => {
+    if (!redis) throw new Error('useTestApi: no private Redis (pass { privateRedis: true }) or not started yet');
+    return redis;
+  });
+  beforeAll(async () => {
+    if (options.privateRedis) redis = await RedisProcess.start();
+    const vars = typeof env === 'function' ? env() : env;
+    api = await startApi(redis ? { ...vars, REDIS_URL: redis.url } : vars, options);
+  });
   afterAll(async () => {
-    for (const id of events) await dropTestEvent(api!, id);
-    await api!.close();
+    if (api) {
+      for (const id of events) await dropTestEvent(api, id);
+      await api.close();
+    }
+    await redis?.stop();
   });
   return {
-    get api(): TestApi {
-      return api!;
-    },
+    api: liveApi,
+    /** The suite's own redis-server (with `privateRedis`). */
+    redis: liveRedis,
     async newEvent(body: Record<string, unknown>) {
-      const created = await createTestEvent(api!, body);
+      const created = await createTestEvent(started(), body);
       events.push(created.event.id);
       return created;
     },

@@ -1,6 +1,16 @@
 /** A pause for a test that needs time to pass (a lease to run out); to wait for something to happen, use `waitFor`. */
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Lets time pass until a moment on this machine's clock (which Redis shares),
+ * plus `marginMs` (negative: that long before it); at once if it has passed.
+ */
+export async function sleepUntil(moment: string | number | Date, marginMs = 0): Promise<void> {
+  const at = typeof moment === 'string' ? Date.parse(moment) : Number(moment);
+  const ms = at + marginMs - Date.now();
+  if (ms > 0) await sleep(ms);
+}
+
 export interface WaitOptions {
   /** Give up after this long (default 10 s). */
   timeoutMs?: number;
