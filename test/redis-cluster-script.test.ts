@@ -3,31 +3,19 @@
 // stop ends exactly those nodes and removes their data.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { cli } from '@holdfast/test-kit';
+import { cli, freeClusterPortBlocks } from '@holdfast/test-kit';
 
 const run = promisify(execFile);
 const script = path.resolve(__dirname, '..', 'scripts', 'redis-cluster.sh');
 
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.once('error', () => resolve(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-}
-
 test('when the cluster script starts and stops, then 3 masters and 3 replicas serve every slot in between and nothing is left after', async () => {
   let base = 0;
-  for (const b of Array.from({ length: 16 }, (_, i) => 7100 + i * 6).sort(() => Math.random() - 0.5)) {
-    const ports = Array.from({ length: 6 }, (_, i) => b + i);
-    if ((await Promise.all(ports.flatMap((p) => [portFree(p), portFree(p + 10000)]))).every(Boolean)) {
-      base = b;
-      break;
-    }
+  for await (const b of freeClusterPortBlocks(6)) {
+    base = b;
+    break;
   }
   expect(base).toBeGreaterThan(0);
   const parent = mkdtempSync(path.join(os.tmpdir(), 'holdfast-cluster-script-'));

@@ -4,17 +4,12 @@
 // buyers never share a seat, a customer's limit holds across both, every hold
 // persisted once), /metrics adds both up, a killed API or worker process is started again,
 // a worker killed while holds fall due leaves none unexpired, SIGTERM drains all.
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import pg from 'pg';
 import { DEV_JWT_SECRET } from '@holdfast/config';
 import { signToken } from '@holdfast/api';
 import { eventKeys } from '@holdfast/hold-store';
-import { isolatedDatabaseUrl, cli, keySlot, RedisCluster } from '@holdfast/test-kit';
+import { isolatedDatabaseUrl, cli, keySlot, RedisCluster, seatGrid, ServerProcess, sleep, waitFor } from '@holdfast/test-kit';
 
-const root = path.resolve(__dirname, '../../..');
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const DB = isolatedDatabaseUrl('processes');
 
 let cluster: RedisCluster;
@@ -25,34 +20,25 @@ function pidsOf(out: string, msg: string): number[] {
   return out.split('\n').filter((l) => l.includes(`"msg":"${msg}"`)).map((l) => (JSON.parse(l) as { pid: number }).pid);
 }
 
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
+/** waitFor, saying how long it took (for whoever reads a slow run's log). */
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const started = Date.now();
-  const deadline = started + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
+  await waitFor(what, check, { timeoutMs, intervalMs: 200 });
   process.stdout.write(`[processes] ${what} after ${Date.now() - started} ms\n`);
 }
 
 test('when npm start runs 2 API and 2 worker processes on a cluster, then they sell as one, add up their metrics, restart the dead and every hold still expires', async () => {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env, REDIS_CLUSTER_NODES: cluster.seeds, API_PROCESSES: '2', WORKER_PROCESSES: '2',
+  const server = ServerProcess.start({
+    REDIS_URL: undefined, REDIS_CLUSTER_NODES: cluster.seeds, API_PROCESSES: '2', WORKER_PROCESSES: '2',
     PORT: '0', WORKER_METRICS_PORT: '0', DEMO_MODE: 'true', LOG_LEVEL: 'info', LOG_FORMAT: 'json', DATABASE_URL: DB,
-  };
-  delete env.REDIS_URL;
-  const child = spawn(tsx, [path.join(root, 'apps/server/src/main.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  }, { detached: true });
   const db = new pg.Client({ connectionString: DB });
   await db.connect();
   try {
-    await until('the API processes', () => /checkout page at http:\/\/localhost:(\d+)\//.test(out), 90_000);
-    const base = `http://127.0.0.1:${/checkout page at http:\/\/localhost:(\d+)\//.exec(out)![1]}`;
-    await until('two workers', () => pidsOf(out, 'worker started').length >= 2, 60_000);
-    const apiPids = pidsOf(out, 'holdfast API listening');
+    await until('the API processes', () => /checkout page at http:\/\/localhost:(\d+)\//.test(server.output), 90_000);
+    const base = `http://127.0.0.1:${/checkout page at http:\/\/localhost:(\d+)\//.exec(server.output)![1]}`;
+    await until('two workers', () => pidsOf(server.output, 'worker started').length >= 2, 60_000);
+    const apiPids = pidsOf(server.output, 'holdfast API listening');
     expect(new Set(apiPids).size).toBe(2);
 
     const call = async (method: string, p: string, token: string, body?: unknown) => {
@@ -63,14 +49,15 @@ test('when npm start runs 2 API and 2 worker processes on a cluster, then they s
       return { status: res.status, body: (await res.json().catch(() => null)) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
     };
     const admin = signToken(DEV_JWT_SECRET, 'admin-1', 'admin');
-    const created = await call('POST', '/v1/admin/events', admin, {
-      name: 'Processes', startsAt: '2027-01-01T19:00:00Z', holdTtlSeconds: 4,
-      seats: Array.from({ length: 10 }, (_, i) => ({ section: 'A', row: '1', number: i + 1, tier: 'std', priceCents: 1000 })),
-      ticketTypes: [{ name: 'GA', priceCents: 500, capacity: 10 }],
+    const newEvent = async (body: Record<string, unknown>) => {
+      const created = await call('POST', '/v1/admin/events', admin, { startsAt: '2027-01-01T19:00:00Z', ...body });
+      expect(created.status).toBe(201);
+      const seats = (await call('GET', `/v1/events/${created.body.event.id}/seats`, admin)).body.seats as { id: string }[];
+      return { event: created.body.event, seats };
+    };
+    const { event, seats } = await newEvent({
+      name: 'Processes', holdTtlSeconds: 4, seats: seatGrid(['A'], 1, 10, 'std', 1000), ticketTypes: [{ name: 'GA', priceCents: 500, capacity: 10 }],
     });
-    expect(created.status).toBe(201);
-    const event = created.body.event;
-    const seats = (await call('GET', `/v1/events/${event.id}/seats`, admin)).body.seats as { id: string }[];
     const hold = (customer: number, body: unknown) => call('POST', `/v1/events/${event.id}/holds`, signToken(DEV_JWT_SECRET, `buyer-${customer}`, 'customer'), body);
 
     // One seat, 40 buyers over both processes; 30 buyers for 10 GA tickets.
@@ -93,24 +80,20 @@ test('when npm start runs 2 API and 2 worker processes on a cluster, then they s
     expect(requests).toBe(70);
 
     // A worker killed as the holds fall due: the other (and its restarted self) expire every one.
-    const workerPids = pidsOf(out, 'worker started');
+    const workerPids = pidsOf(server.output, 'worker started');
     await sleep(3500);
     process.kill(workerPids[0]!, 'SIGKILL');
     await until('every hold expired', async () => {
       const r = await db.query(`SELECT count(*)::int AS n FROM holds WHERE id = ANY($1) AND status = 'EXPIRED'`, [holdIds]);
       return r.rows[0].n === holdIds.length;
     }, 60_000);
-    await until('the killed worker restarted', () => pidsOf(out, 'worker started').length >= 3, 60_000);
+    await until('the killed worker restarted', () => pidsOf(server.output, 'worker started').length >= 3, 60_000);
 
     // Overlapping multi-seat buyers and a customer's limit, across both processes: same answers as one node.
-    const second = await call('POST', '/v1/admin/events', admin, {
-      name: 'Processes, overlaps and limits', startsAt: '2027-01-01T19:00:00Z', maxTicketsPerCustomer: 5,
-      seats: Array.from({ length: 10 }, (_, i) => ({ section: 'B', row: '1', number: i + 1, tier: 'std', priceCents: 1000 })),
+    const { event: ev2, seats: row } = await newEvent({
+      name: 'Processes, overlaps and limits', maxTicketsPerCustomer: 5, seats: seatGrid(['B'], 1, 10, 'std', 1000),
       ticketTypes: [{ name: 'GA', priceCents: 500, capacity: 100 }],
     });
-    expect(second.status).toBe(201);
-    const ev2 = second.body.event;
-    const row = (await call('GET', `/v1/events/${ev2.id}/seats`, admin)).body.seats as { id: string }[];
     const hold2 = (customer: string, body: unknown) => call('POST', `/v1/events/${ev2.id}/holds`, signToken(DEV_JWT_SECRET, customer, 'customer'), body);
     const overlaps = await Promise.all(Array.from({ length: 30 }, (_, i) =>
       hold2(`overlap-${i}`, { seatIds: row.slice(i % 8, (i % 8) + 3).map((x) => x.id) })));
@@ -135,20 +118,20 @@ test('when npm start runs 2 API and 2 worker processes on a cluster, then they s
       return 0;
     };
     for (let i = 0; i < 5; i++) expect(await answer()).toBe(200);
-    await until('a new API process', () => new Set(pidsOf(out, 'holdfast API listening')).size >= 3, 60_000);
+    await until('a new API process', () => new Set(pidsOf(server.output, 'holdfast API listening')).size >= 3, 60_000);
 
     // SIGTERM to the server's own process (the primary), as a process supervisor sends it; tsx
     // then exits with its code.
-    const [primary] = pidsOf(out, 'holdfast API processes listening');
+    const [primary] = pidsOf(server.output, 'holdfast API processes listening');
     process.kill(primary!, 'SIGTERM');
-    expect(await exited).toBe(0);
-    expect(pidsOf(out, 'worker stopped').length).toBeGreaterThanOrEqual(2);
+    expect(await server.exited).toBe(0);
+    expect(pidsOf(server.output, 'worker stopped').length).toBeGreaterThanOrEqual(2);
   } catch (err) {
     // What the processes said, for whoever reads the failure.
-    process.stderr.write(`\n--- npm start output (last 4000 characters) ---\n${out.slice(-4000)}\n`);
+    process.stderr.write(`\n--- npm start output (last 4000 characters) ---\n${server.output.slice(-4000)}\n`);
     throw err;
   } finally {
-    try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* already gone */ }
+    server.signalGroup('SIGKILL');
     await db.end();
   }
 }, 240_000);

@@ -1,73 +1,48 @@
-import { spawn } from 'node:child_process';
 import net from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
-import { isolatedDatabaseUrl } from '@holdfast/test-kit';
-
-const root = path.resolve(__dirname, '../../..');
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
-
-function run(env: Record<string, string>) {
-  const child = spawn(tsx, [path.join(root, 'apps/server/src/main.ts')], {
-    cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'info', WORKER_METRICS_PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, out: () => stdout, err: () => stderr };
-}
+import { isolatedDatabaseUrl, ServerProcess, waitFor } from '@holdfast/test-kit';
 
 test('when Redis cannot be reached, then start-up stops with one line naming Redis and how to start it', async () => {
-  const p = run({ REDIS_URL: 'redis://127.0.0.1:6397' });
+  const p = ServerProcess.start({ REDIS_URL: 'redis://127.0.0.1:6397' });
   expect(await p.exited).toBe(1);
-  const lines = p.err().trim().split('\n');
+  const lines = p.stderr.trim().split('\n');
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatch(/^holdfast: Cannot reach Redis at 127\.0\.0\.1:6397 .*docker compose up -d redis/);
 }, 60000);
 
 test('when PostgreSQL cannot be reached, then start-up stops with one line naming PostgreSQL', async () => {
-  const p = run({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:5499/holdfast' });
+  const p = ServerProcess.start({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:5499/holdfast' });
   expect(await p.exited).toBe(1);
-  expect(p.err().trim()).toMatch(/^holdfast: Cannot reach PostgreSQL at 127\.0\.0\.1:5499 [^\n]*$/);
+  expect(p.stderr.trim()).toMatch(/^holdfast: Cannot reach PostgreSQL at 127\.0\.0\.1:5499 [^\n]*$/);
 }, 60000);
 
 test('when --only names neither api nor worker, then start-up stops with one line saying so', async () => {
-  const child = spawn(tsx, [path.join(root, 'apps/server/src/main.ts'), '--only', 'both'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  expect(await new Promise((r) => child.on('exit', r))).toBe(1);
-  expect(stderr.trim()).toBe('holdfast: --only takes "api" or "worker", not "both"');
+  const p = ServerProcess.start({}, { args: ['--only', 'both'] });
+  expect(await p.exited).toBe(1);
+  expect(p.stderr.trim()).toBe('holdfast: --only takes "api" or "worker", not "both"');
 }, 60000);
 
 test('when demo mode is off and JWT_SECRET is missing, then start-up stops naming the variable', async () => {
-  const p = run({ NODE_ENV: 'production', STRIPE_WEBHOOK_SECRET: 'whsec_test_123456' });
+  const p = ServerProcess.start({ NODE_ENV: 'production', STRIPE_WEBHOOK_SECRET: 'whsec_test_123456' });
   expect(await p.exited).toBe(1);
-  expect(p.err().trim()).toBe('holdfast: Missing configuration: JWT_SECRET must be set when demo mode is off');
+  expect(p.stderr.trim()).toBe('holdfast: Missing configuration: JWT_SECRET must be set when demo mode is off');
 }, 60000);
 
 test('when started on a new database, then it creates it, migrates, serves with the worker beside it, and exits 0 on SIGTERM', async () => {
   const database = `holdfast_start_${process.pid}_${Date.now()}`;
   const url = `postgresql://postgres@127.0.0.1:5432/${database}`;
-  const p = run({ DATABASE_URL: url, PORT: '0', DEMO_MODE: 'true' });
+  const p = ServerProcess.start({ DATABASE_URL: url, PORT: '0', DEMO_MODE: 'true' });
   try {
-    const deadline = Date.now() + 60000;
-    while (!/checkout page at http:\/\/localhost:(\d+)\//.test(p.out()) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    const port = /checkout page at http:\/\/localhost:(\d+)\//.exec(p.out())?.[1];
+    const port = await waitFor('the checkout page line', () => /checkout page at http:\/\/localhost:(\d+)\//.exec(p.stdout)?.[1], { timeoutMs: 60_000, intervalMs: 200 });
     expect(port).toBeDefined();
     const events = (await (await fetch(`http://127.0.0.1:${port}/v1/events`)).json()) as { events: { name: string }[] };
     expect(events.events.map((e: { name: string }) => e.name)).toEqual(['holdfast demo night']);
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
-    while (!p.out().includes('"msg":"worker started"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-    expect(p.out()).toContain('"name":"holdfast-worker"');
+    await waitFor('the worker to start', () => p.stdout.includes('"msg":"worker started"'), { timeoutMs: 60_000, intervalMs: 200 });
+    expect(p.stdout).toContain('"name":"holdfast-worker"');
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);
-    expect(p.out()).toContain('"msg":"worker stopped"');
+    expect(p.stdout).toContain('"msg":"worker stopped"');
   } finally {
     p.child.kill('SIGKILL');
     const { Client } = await import('pg');
@@ -83,27 +58,13 @@ test('when started on a new database, then it creates it, migrates, serves with 
  * person does in a shell; resolves once both the API and the worker have logged.
  */
 async function inTerminal(env: Record<string, string>): Promise<string> {
-  const command = `${tsx} ${path.join(root, 'apps/server/src/main.ts')}`;
-  const child = spawn('script', ['-qfec', command, '/dev/null'], {
-    cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'info', WORKER_METRICS_PORT: '0', PORT: '0', DATABASE_URL: isolatedDatabaseUrl('terminal'), DEMO_MODE: 'true', ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const p = ServerProcess.start({ PORT: '0', DATABASE_URL: isolatedDatabaseUrl('terminal'), DEMO_MODE: 'true', ...env }, { terminal: true });
   // Terminal output: colours and carriage returns stripped.
-  const text = () => out.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r/g, '');
+  const text = () => p.stdout.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r/g, ''); // eslint-disable-line no-control-regex -- ESC starts a colour
   try {
-    const deadline = Date.now() + 60000;
-    while (!(/holdfast API listening/.test(text()) && /worker started/.test(text())) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    process.kill(-child.pid!, 'SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 20000))]);
+    await waitFor('the API and the worker to log', () => /holdfast API listening/.test(text()) && /worker started/.test(text()), { timeoutMs: 60_000, intervalMs: 200 });
   } finally {
-    try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* already gone */ }
+    await p.stop(20_000);
   }
   return text();
 }
@@ -121,9 +82,9 @@ test('when npm start runs in a terminal, then its log lines are human-readable, 
 }, 120000);
 
 test('when LOG_FORMAT is not one of auto, json and pretty, then start-up stops naming it', async () => {
-  const p = run({ LOG_FORMAT: 'xml' });
+  const p = ServerProcess.start({ LOG_FORMAT: 'xml' });
   expect(await p.exited).toBe(1);
-  expect(p.err().trim()).toMatch(/^holdfast: Invalid configuration: LOG_FORMAT /);
+  expect(p.stderr.trim()).toMatch(/^holdfast: Invalid configuration: LOG_FORMAT /);
 }, 60000);
 
 /**
@@ -155,39 +116,21 @@ function connects(host: string, port: number): Promise<boolean> {
  * (tsx runs the server in a child process) and resolves once it listens, with its port.
  */
 async function listeningApi(env: Record<string, string>, unset: string[] = []) {
-  const childEnv: Record<string, string | undefined> = {
-    ...process.env, LOG_LEVEL: 'info', LOG_FORMAT: 'json', PORT: '0', DATABASE_URL: isolatedDatabaseUrl('terminal'), ...env,
-  };
-  for (const name of unset) delete childEnv[name];
-  const child = spawn(tsx, [path.join(root, 'apps/server/src/main.ts'), '--only', 'api'], {
-    cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
-  });
-  let stdout = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stdout += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const kill = (signal: NodeJS.Signals) => {
-    try { process.kill(-child.pid!, signal); } catch { /* already gone */ }
-  };
-  const stop = async () => {
-    kill('SIGTERM');
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 15000)))]);
-    clearTimeout(timer);
-    kill('SIGKILL');
-  };
-  const deadline = Date.now() + 60000;
-  let port: number | undefined;
-  while (port === undefined && Date.now() < deadline) {
-    const line = stdout.split('\n').find((l) => l.includes('holdfast API listening'));
-    if (line) port = (JSON.parse(line) as { port: number }).port;
-    else await new Promise((r) => setTimeout(r, 200));
-  }
-  if (port === undefined) {
+  const p = ServerProcess.start({
+    LOG_FORMAT: 'json', PORT: '0', DATABASE_URL: isolatedDatabaseUrl('terminal'), ...env,
+    ...Object.fromEntries(unset.map((name) => [name, undefined])),
+  }, { args: ['--only', 'api'], detached: true });
+  const stop = () => p.stop(15_000);
+  try {
+    const port = await waitFor('the API to listen', () => {
+      const line = p.output.split('\n').find((l) => l.includes('holdfast API listening'));
+      return line ? (JSON.parse(line) as { port: number }).port : undefined;
+    }, { timeoutMs: 60_000, intervalMs: 200 });
+    return { port, out: () => p.output, stop };
+  } catch (err) {
     await stop();
-    throw new Error(`the API did not start: ${stdout}`);
+    throw new Error(`the API did not start: ${p.output} (${String(err)})`);
   }
-  return { port, out: () => stdout, stop };
 }
 
 test('when demo mode is on by default (no NODE_ENV=production, DEMO_MODE unset), then the API listens on loopback only and says so at start', async () => {
@@ -197,8 +140,7 @@ test('when demo mode is on by default (no NODE_ENV=production, DEMO_MODE unset),
     expect((await fetch(`http://127.0.0.1:${api.port}/healthz`)).status).toBe(200);
     expect(await connects(otherAddress(), api.port)).toBe(false);
     expect(api.out()).toContain('holdfast: demo mode listens on 127.0.0.1 only (it hands out admin tokens); set DEMO_MODE=true to listen on every interface');
-    const deadline = Date.now() + 30000;
-    while (!api.out().includes('checkout page at') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    await waitFor('the checkout page line', () => api.out().includes('checkout page at'), { timeoutMs: 30_000, intervalMs: 200 });
     expect(api.out()).toContain('checkout page at http://127.0.0.1:');
   } finally {
     await api.stop();
@@ -223,8 +165,7 @@ test('when demo mode is on by default with API_PROCESSES=2, then the API process
   try {
     expect((await fetch(`http://127.0.0.1:${api.port}/healthz`)).status).toBe(200);
     expect(await connects(otherAddress(), api.port)).toBe(false);
-    const deadline = Date.now() + 30000;
-    while (!api.out().includes('listens on 127.0.0.1 only') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    await waitFor('the loopback-only line', () => api.out().includes('listens on 127.0.0.1 only'), { timeoutMs: 30_000, intervalMs: 200 });
     expect(api.out()).toContain('holdfast: demo mode listens on 127.0.0.1 only');
   } finally {
     await api.stop();

@@ -1,33 +1,19 @@
 import { Redis } from 'ioredis';
 import { expireHold, newHoldId } from '@holdfast/domain';
 import { eventKeys } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, RedisProcess, isolatedDatabaseUrl } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, useTestApi, isolatedDatabaseUrl, expiredHoldRow, sleepUntil, waitFor } from '@holdfast/test-kit';
 import { startWorker, type WorkerHandle } from '../src';
 
-// A Redis of its own: no other suite's delayed expiry jobs reach this worker (its counters stay exact).
-let redis: RedisProcess;
-let api: TestApi;
 let worker: WorkerHandle;
+// Declared before useTestApi's, so it runs first: the worker closes before the API and its Redis.
+afterAll(async () => { await worker?.close(); });
+// A Redis of its own: no other suite's delayed expiry jobs reach this worker (its counters stay exact).
+const { api } = useTestApi({ DATABASE_URL: isolatedDatabaseUrl('expiry') }, { privateRedis: true });
 beforeAll(async () => {
-  redis = await RedisProcess.start();
-  api = await startApi({ DATABASE_URL: isolatedDatabaseUrl('expiry'), REDIS_URL: redis.url });
   worker = await startWorker(api.config, { sweepEveryMs: 1000, reconcileEveryMs: 3_600_000, metricsPort: 0 });
 });
-afterAll(async () => {
-  await worker.close();
-  await api.close();
-  await redis.stop();
-});
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 15000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > end) return v;
-    await sleep(100);
-  }
-}
+const within = { timeoutMs: 15_000, intervalMs: 100 };
 const holdRow = (id: string) => api.rt.db.hold.findUnique({ where: { id } });
 const metricValue = async (url: string, name: string) => {
   const text = await (await fetch(url)).text();
@@ -41,7 +27,7 @@ test('when a hold is persisted, then a delayed expire-hold job with the hold id 
     const token = api.token('customer');
     const res = await api.call('POST', `/v1/events/${event.id}/holds`, { token, body: { seatIds: [seats[0]!.id] } });
     expect(res.status).toBe(201);
-    const job = await until(() => api.rt.queues.expiry.getJob(res.body.hold.id), (j) => !!j);
+    const job = await waitFor('the expiry job', () => api.rt.queues.expiry.getJob(res.body.hold.id), within);
     expect(job?.id).toBe(res.body.hold.id);
     expect(await job!.getState()).toBe('delayed');
     const dueAt = job!.timestamp + (job!.opts.delay ?? 0);
@@ -66,10 +52,10 @@ test('when a hold reaches expiresAt unconfirmed, then it is EXPIRED in PostgreSQ
     const seat = await api.call('POST', `/v1/events/${event.id}/holds`, { token, body: { seatIds: [seats[1]!.id] } });
     const ga = await api.call('POST', `/v1/events/${event.id}/holds`, { token, body: { ticketTypeId: event.ticketTypes[0].id, quantity: 4 } });
     expect([seat.status, ga.status]).toEqual([201, 201]);
-    const rows = await until(
-      () => Promise.all([holdRow(seat.body.hold.id), holdRow(ga.body.hold.id)]),
-      (r) => r.every((x) => x?.status === 'EXPIRED'),
-    );
+    const rows = await waitFor('both holds EXPIRED', async () => {
+      const r = await Promise.all([holdRow(seat.body.hold.id), holdRow(ga.body.hold.id)]);
+      return r.every((x) => x?.status === 'EXPIRED') && r;
+    }, within);
     expect(rows.map((r) => r?.status)).toEqual(['EXPIRED', 'EXPIRED']);
     expect(rows[0]!.endedAt!.getTime()).toBeGreaterThanOrEqual(rows[0]!.expiresAt.getTime());
     expect(await metricValue(worker.metricsUrl!, 'holdfast_holds_expired_total')).toBe(before + 2);
@@ -77,7 +63,7 @@ test('when a hold reaches expiresAt unconfirmed, then it is EXPIRED in PostgreSQ
     const scraped = await api.call('GET', '/metrics');
     const apiLine = (scraped.body as string).split('\n').find((l) => l.startsWith('holdfast_holds_expired_total '));
     expect(Number(apiLine?.split(' ')[1])).toBe(before + 2);
-    const announced = await until(async () => messages, (m) => m.some((x) => x.includes(seats[1]!.id) && x.includes('available')), 3000);
+    const announced = await waitFor('the seat announced available', () => messages.some((x) => x.includes(seats[1]!.id) && x.includes('available')) && messages, { timeoutMs: 3000, intervalMs: 100 });
     expect(announced.some((x) => JSON.parse(x).status === 'available' && JSON.parse(x).seatIds.includes(seats[1]!.id))).toBe(true);
     const job = await api.rt.queues.expiry.getJob(seat.body.hold.id);
     expect(await job!.getState()).toBe('completed');
@@ -98,7 +84,7 @@ test('when the expiry runs twice, then the second run changes nothing and is not
   try {
     const res = await api.call('POST', `/v1/events/${event.id}/holds`, { token: api.token('customer'), body: { seatIds: [seats[0]!.id] } });
     const id = res.body.hold.id as string;
-    const first = await until(() => holdRow(id), (r) => r?.status === 'EXPIRED');
+    const first = await waitFor('the hold EXPIRED', () => expiredHoldRow(api, id), within);
     const counted = await metricValue(worker.metricsUrl!, 'holdfast_holds_expired_total');
     // Someone else holds the seat after the expiry (a lease of another hold); a repeated expiry must not free it.
     const lease = eventKeys(event.id).seat(seats[0]!.id);
@@ -111,7 +97,10 @@ test('when the expiry runs twice, then the second run changes nothing and is not
       await job!.remove();
       await api.rt.queues.expiry.add('expire-hold', { holdId: id }, { jobId: id });
     });
-    const rerun = await until(() => api.rt.queues.expiry.getJob(id), (j) => j?.finishedOn !== undefined && j.returnvalue !== 'expired');
+    const rerun = await waitFor('the second run', async () => {
+      const j = await api.rt.queues.expiry.getJob(id);
+      return j?.finishedOn !== undefined && j.returnvalue !== 'expired' && j;
+    }, within);
     expect(rerun!.returnvalue).toBe('already expired');
     const second = await holdRow(id);
     expect(second!.endedAt!.getTime()).toBe(first!.endedAt!.getTime());
@@ -130,8 +119,8 @@ test('when a released hold’s expiry job runs, then the hold stays released', a
     const rel = await api.call('DELETE', `/v1/holds/${res.body.hold.id}`, { token });
     expect(rel.body.hold.status).toBe('released');
     await api.rt.ctx.persister.flush();
-    const job = await until(() => api.rt.queues.expiry.getJob(res.body.hold.id), (j) => !!j);
-    const state = await until(() => job!.getState(), (s) => s === 'completed');
+    const job = await waitFor('the expiry job', () => api.rt.queues.expiry.getJob(res.body.hold.id), within);
+    const state = await waitFor('the job completed', async () => { const s = await job.getState(); return s === 'completed' && s; }, within);
     expect(state).toBe('completed');
     expect((await holdRow(res.body.hold.id))!.status).toBe('RELEASED');
   } finally {
@@ -144,10 +133,10 @@ test('when a due hold has no expiry job (lost with Redis), then the sweep expire
   try {
     const res = await api.call('POST', `/v1/events/${event.id}/holds`, { token: api.token('customer'), body: { seatIds: [seats[0]!.id] } });
     const id = res.body.hold.id as string;
-    const job = await until(() => api.rt.queues.expiry.getJob(id), (j) => !!j);
+    const job = await waitFor('the expiry job', () => api.rt.queues.expiry.getJob(id), within);
     await job!.remove();
     expect(await api.rt.queues.expiry.getJob(id)).toBeUndefined();
-    const row = await until(() => holdRow(id), (r) => r?.status === 'EXPIRED');
+    const row = await waitFor('the sweep to expire the hold', () => expiredHoldRow(api, id), within);
     expect(row!.status).toBe('EXPIRED');
   } finally {
     await dropTestEvent(api, event.id);
@@ -168,9 +157,9 @@ test('when an API dies before draining its outbox, then the sweep persists the h
       rateWindowMs: 60_000, outboxMaxPending: 100_000, candidates: [{ seatIds: [seats[1]!.id], recordJson: json }],
     });
     expect(r.kind).toBe('ok');
-    const row = await until(() => holdRow(holdId), (x) => !!x);
+    const row = await waitFor('the hold in PostgreSQL', () => holdRow(holdId), within);
     expect(row?.status).toBe('ACTIVE');
-    const job = await until(() => api.rt.queues.expiry.getJob(holdId), (j) => !!j);
+    const job = await waitFor('the expiry job', () => api.rt.queues.expiry.getJob(holdId), within);
     expect(await job!.getState()).toBe('delayed');
     await job!.remove();
   } finally {
@@ -186,21 +175,21 @@ test('when a hold is extended, then its expiry job fires at the old time, finds 
     const held = await api.call('POST', `/v1/events/${event.id}/holds`, { token, body: { seatIds: [seats[0]!.id] } });
     expect(held.status).toBe(201);
     const oldExpiry = Date.parse(held.body.hold.expiresAt);
-    await until(() => api.rt.queues.expiry.getJob(held.body.hold.id), (j) => !!j);
-    await sleep(Math.max(0, oldExpiry - 600 - Date.now()));
+    await waitFor('the expiry job', () => api.rt.queues.expiry.getJob(held.body.hold.id), within);
+    await sleepUntil(oldExpiry, -600); // until just before the old expiry
     const extended = await api.call('POST', `/v1/holds/${held.body.hold.id}/extend`, { token });
     expect(extended.status).toBe(200);
     const newExpiry = Date.parse(extended.body.hold.expiresAt);
     expect(newExpiry - oldExpiry).toBeGreaterThan(1000);
 
     // Past the old time: the job ran, found the hold not due and went back to the delayed set.
-    await sleep(Math.max(0, oldExpiry + 500 - Date.now()));
+    await sleepUntil(oldExpiry, 500);
     expect((await holdRow(held.body.hold.id))?.status).toBe('ACTIVE');
     const job = await api.rt.queues.expiry.getJob(held.body.hold.id);
     expect(await job!.getState()).toBe('delayed');
     expect(job!.attemptsMade).toBe(0);
 
-    const row = await until(() => holdRow(held.body.hold.id), (r) => r?.status === 'EXPIRED');
+    const row = await waitFor('the hold EXPIRED at the new time', () => expiredHoldRow(api, held.body.hold.id), within);
     expect(row?.status).toBe('EXPIRED');
     expect(row!.expiresAt.getTime()).toBe(newExpiry);
     expect(row!.endedAt!.getTime()).toBeGreaterThanOrEqual(newExpiry);

@@ -4,23 +4,15 @@
 // afterwards never sells a seat twice: each payment is an order or refund_required.
 import { lastReconcileReport } from '@holdfast/domain';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, deliverEvent, paymentIntentEvent, expectInvariants, isolatedDatabaseUrl, recordMeasurements, RedisProcess } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, useTestApi, deliverEvent, paymentIntentEvent, expectInvariants, isolatedDatabaseUrl, recordMeasurements, sleep, waitFor } from '@holdfast/test-kit';
 import { startWorker, type WorkerHandle } from '../src';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-let redis: RedisProcess;
-let api: TestApi;
 let worker: WorkerHandle;
+// Declared before useTestApi's, so it runs first: the worker closes before the API and its Redis.
+afterAll(async () => { await worker?.close(); });
+const { api } = useTestApi({ DATABASE_URL: isolatedDatabaseUrl('bestflush'), HOLD_RATE_LIMIT_PER_MINUTE: '100000' }, { privateRedis: true });
 beforeAll(async () => {
-  redis = await RedisProcess.start();
-  api = await startApi({ DATABASE_URL: isolatedDatabaseUrl('bestflush'), REDIS_URL: redis.url, HOLD_RATE_LIMIT_PER_MINUTE: '100000' });
   worker = await startWorker(api.config, { sweepEveryMs: 1000, reconcileEveryMs: 1000, metricsPort: null });
-});
-afterAll(async () => {
-  await worker.close();
-  await api.close();
-  await redis.stop();
 });
 
 test('when Redis is flushed in the middle of a best-available sale and every hold is then paid, then no seat is sold twice, every payment is an order or refund_required, and no answer is a 5xx', async () => {
@@ -38,27 +30,25 @@ test('when Redis is flushed in the middle of a best-available sale and every hol
         const key = res.status < 300 ? String(res.status) : `${res.status} ${res.body?.error?.code}`;
         statuses[key] = (statuses[key] ?? 0) + 1;
         if (res.status === 201) holds.push({ id: res.body.hold.id, totalCents: res.body.hold.totalCents, at: Date.now() });
-        else await sleep(20);
+        else await sleep(20); // a refused buyer pauses before trying again
       }
     });
     // Mid-sale: about a quarter of the seats held.
-    while (holds.length < 100) await sleep(20);
+    await waitFor('100 holds', () => holds.length >= 100, { timeoutMs: 30_000, intervalMs: 20 });
     const flushedAt = Date.now();
     const heldBeforeFlush = holds.length;
     await api.rt.redis.flushall();
-    await sleep(2500);
+    await sleep(2500); // the sale goes on after the flush
     running = false;
     await Promise.all(loops);
     await api.rt.ctx.persister.flush();
 
     // Reconciliation after the flush has rebuilt the index and restored or ended the lost holds.
     const rs = new ReconcileStore(api.rt.redis);
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline) {
+    await waitFor('a reconciliation run after the flush', async () => {
       const report = await lastReconcileReport(rs);
-      if (report && Date.parse(report.startedAt) > Date.now() - 900 && Date.parse(report.startedAt) > flushedAt + 2500) break;
-      await sleep(200);
-    }
+      return report && Date.parse(report.startedAt) > Date.now() - 900 && Date.parse(report.startedAt) > flushedAt + 2500;
+    }, { timeoutMs: 20_000, intervalMs: 200 });
 
     // Pay every hold ever created, at once.
     const paid = await Promise.all(holds.map((h) =>

@@ -1,22 +1,14 @@
 import { lastReconcileReport } from '@holdfast/domain';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, expectInvariants, deliverEvent, paymentIntentEvent, recordMeasurements, RedisProcess, isolatedDatabaseUrl } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, useTestApi, expectInvariants, deliverEvent, paymentIntentEvent, recordMeasurements, isolatedDatabaseUrl, sleep, waitFor } from '@holdfast/test-kit';
 import { startWorker, type WorkerHandle } from '../src';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-let redis: RedisProcess;
-let api: TestApi;
 let worker: WorkerHandle;
+// Declared before useTestApi's, so it runs first: the worker closes before the API and its Redis.
+afterAll(async () => { await worker?.close(); });
+const { api } = useTestApi({ DATABASE_URL: isolatedDatabaseUrl('flushall'), HOLD_RATE_LIMIT_PER_MINUTE: '100000' }, { privateRedis: true });
 beforeAll(async () => {
-  redis = await RedisProcess.start();
-  api = await startApi({ DATABASE_URL: isolatedDatabaseUrl('flushall'), REDIS_URL: redis.url, HOLD_RATE_LIMIT_PER_MINUTE: '100000' });
   worker = await startWorker(api.config, { sweepEveryMs: 1000, reconcileEveryMs: 1000, metricsPort: null });
-});
-afterAll(async () => {
-  await worker.close();
-  await api.close();
-  await redis.stop();
 });
 
 /** Live (ACTIVE, not due) holds per seat, and whether Redis's lease of each seat names that hold. */
@@ -61,26 +53,23 @@ test('when Redis is flushed with holds and paid webhooks in flight, then no seat
             webhooks[paid.status] = (webhooks[paid.status] ?? 0) + 1;
           }
         }
-        await sleep(10);
+        await sleep(10); // each buyer's pace
       }
     });
-    await sleep(1500);
+    await sleep(1500); // the sale runs a while before the flush
     flushedAt = Date.now();
     await api.rt.redis.flushall();
-    await sleep(3000);
+    await sleep(3000); // and goes on after it
     running = false;
     await Promise.all(loops);
     await api.rt.ctx.persister.flush();
 
     // Buyers re-took seats whose leases the flush erased: two live holds on one seat, until reconciliation ends one.
     const before = await seatOwnership(event.id);
-    let after = before;
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline) {
-      after = await seatOwnership(event.id);
-      if (after.doubled.length === 0 && after.mismatched.length === 0) break;
-      await sleep(250);
-    }
+    const after = await waitFor('every seat with at most one live hold, matching its lease', async () => {
+      const o = await seatOwnership(event.id);
+      return o.doubled.length === 0 && o.mismatched.length === 0 && o;
+    }, { timeoutMs: 20_000, intervalMs: 250 });
     expect(after.doubled).toEqual([]);
     expect(after.mismatched).toEqual([]);
     expect(after.live).toBeGreaterThan(0);

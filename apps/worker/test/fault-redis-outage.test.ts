@@ -1,18 +1,10 @@
 import { Redis } from 'ioredis';
 import { eventKeys } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, recordMeasurements, RedisProcess, startTraffic, type Sample, isolatedDatabaseUrl } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, recordMeasurements, RedisProcess, startTraffic, type Sample, isolatedDatabaseUrl, expiredHoldRow, sleep, waitFor } from '@holdfast/test-kit';
 import { startWorker, type WorkerHandle } from '../src';
 
 const OUTAGE_MS = 10_000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn().catch(() => undefined as T);
-    if (ok(v) || Date.now() > end) return v;
-    await sleep(100);
-  }
-}
+const within = { timeoutMs: 30_000, intervalMs: 100 };
 
 interface Rig {
   redis: RedisProcess;
@@ -69,21 +61,21 @@ test('when Redis is killed for 10 s mid-traffic and comes back empty, then holds
     expect(await api.rt.queues.expiry.getJob(due.body.hold.id)).toBeDefined();
 
     const traffic = startTraffic(api, long.event.id, long.seats.slice(0, 90).map((s) => s.id));
-    await sleep(1000);
+    await sleep(1000); // the sale runs a while before Redis goes
     const downAt = Date.now();
     await redis.kill();
-    await sleep(1000);
+    await sleep(1000); // a second into the outage
     const ready = await api.call('GET', '/readyz');
     const health = await api.call('GET', '/healthz');
     const t0 = Date.now();
     const release = await api.call('DELETE', `/v1/holds/${toRelease.body.hold.id}`, { token: buyer });
     const releaseMs = Date.now() - t0;
     const metricsDuring = await api.call('GET', '/metrics');
-    await sleep(OUTAGE_MS - (Date.now() - downAt));
+    await sleep(OUTAGE_MS - (Date.now() - downAt)); // the rest of the outage
     await redis.start();
     const upAt = Date.now();
-    await until(async () => traffic.samples.some((s) => s.at >= upAt && s.status === 201), (ok) => ok, 20_000);
-    await sleep(2000);
+    await waitFor('a hold taken after Redis returned', () => traffic.samples.some((s) => s.at >= upAt && s.status === 201), { timeoutMs: 20_000, intervalMs: 100 });
+    await sleep(2000); // the sale goes on after the recovery
     const samples = await traffic.stop();
 
     expect(ready.status).toBe(503);
@@ -102,14 +94,14 @@ test('when Redis is killed for 10 s mid-traffic and comes back empty, then holds
     expect((await api.call('GET', '/readyz')).status).toBe(200);
 
     // The restarted Redis lost the delayed job; the sweep expires the hold anyway.
-    const expiredAt = await until(
-      () => api.rt.db.hold.findUnique({ where: { id: due.body.hold.id } }),
-      (r) => r?.status === 'EXPIRED',
-    );
+    const expiredAt = await waitFor('the sweep to expire the due hold', () => expiredHoldRow(api, due.body.hold.id), within);
     expect(expiredAt?.status).toBe('EXPIRED');
     // Reconciliation takes the live hold's seat again, so nobody else can hold it.
     const k = eventKeys(long.event.id);
-    const owner = await until(() => api.rt.redis.get(k.seat(long.seats[99]!.id)), (o) => o === live.body.hold.id);
+    const owner = await waitFor('reconciliation to restore the live hold\'s lease', async () => {
+      const o = await api.rt.redis.get(k.seat(long.seats[99]!.id));
+      return o === live.body.hold.id && o;
+    }, within);
     expect(owner).toBe(live.body.hold.id);
     const other = await api.call('POST', `/v1/events/${long.event.id}/holds`, { token: api.token('customer'), body: { seatIds: [long.seats[99]!.id] } });
     expect(other.status).toBe(409);
@@ -143,22 +135,22 @@ test('when Redis freezes for 10 s (SIGSTOP, data kept), then requests time out i
     const due = await api.call('POST', `/v1/events/${short.event.id}/holds`, { token: api.token('customer'), body: { seatIds: [short.seats[0]!.id] } });
     expect(due.status).toBe(201);
     await api.rt.ctx.persister.flush();
-    const job = await until(() => api.rt.queues.expiry.getJob(due.body.hold.id), (j) => !!j);
+    const job = await waitFor('the expiry job', () => api.rt.queues.expiry.getJob(due.body.hold.id), within);
     expect(await job!.getState()).toBe('delayed');
 
     const traffic = startTraffic(api, long.event.id, long.seats.map((s) => s.id));
-    await sleep(500);
+    await sleep(500); // the sale runs a while before Redis freezes
     const downAt = Date.now();
     redis.pause();
-    await sleep(1000);
+    await sleep(1000); // a second into the freeze
     const t0 = Date.now();
     const ready = await api.call('GET', '/readyz');
     const readyMs = Date.now() - t0;
-    await sleep(OUTAGE_MS - (Date.now() - downAt));
+    await sleep(OUTAGE_MS - (Date.now() - downAt)); // the rest of the outage
     redis.resume();
     const upAt = Date.now();
-    await until(async () => traffic.samples.some((s) => s.at >= upAt && s.status === 201), (ok) => ok, 20_000);
-    await sleep(1000);
+    await waitFor('a hold taken after Redis returned', () => traffic.samples.some((s) => s.at >= upAt && s.status === 201), { timeoutMs: 20_000, intervalMs: 100 });
+    await sleep(1000); // the sale goes on after the recovery
     const samples = await traffic.stop();
 
     expect(ready.status).toBe(503);
@@ -169,12 +161,12 @@ test('when Redis freezes for 10 s (SIGSTOP, data kept), then requests time out i
     expect(stats.maxLatencyMsDuringOutage).toBeLessThan(2000);
     expect(stats.status500Total).toBe(0);
     // The job was due during the freeze; the sweep is off, so only the job can expire the hold.
-    const row = await until(
-      () => api.rt.db.hold.findUnique({ where: { id: due.body.hold.id } }),
-      (r) => r?.status === 'EXPIRED',
-    );
+    const row = await waitFor('the job to expire the due hold', () => expiredHoldRow(api, due.body.hold.id), within);
     expect(row?.status).toBe('EXPIRED');
-    const done = await until(() => worker.expiryQueue.getJob(due.body.hold.id), (j) => j?.finishedOn !== undefined);
+    const done = await waitFor('the expiry job finished', async () => {
+      const j = await worker.expiryQueue.getJob(due.body.hold.id);
+      return j?.finishedOn !== undefined && j;
+    }, within);
     expect(done!.returnvalue).toBe('expired');
     recordMeasurements('redis-frozen-10s', {
       ...stats, outageMs: upAt - downAt, readyzDuringOutage: { status: ready.status, ms: readyMs },

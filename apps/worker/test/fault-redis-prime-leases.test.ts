@@ -1,28 +1,13 @@
 // Issue 15, point 5: after Redis loses its data, priming restores the leases of the holds that
 // PostgreSQL still has ACTIVE (remaining time, customer limits) before the event sells again.
 import { eventKeys } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, confirmVia, holdSeats, holdTickets, expectInvariants, RedisProcess } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, useTestApi, confirmVia, holdSeats, holdTickets, expectInvariants, waitFor } from '@holdfast/test-kit';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-let redis: RedisProcess;
-let api: TestApi;
-beforeAll(async () => {
-  redis = await RedisProcess.start();
-  // No worker: reconciliation must not be what restores the leases.
-  api = await startApi({ REDIS_URL: redis.url });
-});
-afterAll(async () => {
-  await api.close();
-  await redis.stop();
-});
+// A Redis of its own (the test flushes it). No worker: reconciliation must not be what restores the leases.
+const { api } = useTestApi({}, { privateRedis: true });
 
 async function persisted(holdIds: string[]) {
-  for (let i = 0; i < 100; i++) {
-    if ((await api.rt.db.hold.count({ where: { id: { in: holdIds } } })) === holdIds.length) return;
-    await sleep(50);
-  }
-  throw new Error('holds never reached PostgreSQL');
+  await waitFor('the holds in PostgreSQL', async () => (await api.rt.db.hold.count({ where: { id: { in: holdIds } } })) === holdIds.length, { timeoutMs: 5000, intervalMs: 50 });
 }
 
 test('when Redis is flushed while holds are live, then the next request primes their leases back: their seats, tickets and limits stay theirs', async () => {

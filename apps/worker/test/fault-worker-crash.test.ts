@@ -1,22 +1,13 @@
 import { Queue } from 'bullmq';
 import { EXPIRY_QUEUE, workerConnection } from '@holdfast/jobs';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, freePort, recordMeasurements, RedisProcess, WorkerProcess, isolatedDatabaseUrl } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, useTestApi, freePort, recordMeasurements, RedisProcess, WorkerProcess, isolatedDatabaseUrl, sleep, waitFor } from '@holdfast/test-kit';
 
 const HOLDS = 200;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-let redis: RedisProcess;
-let api: TestApi;
-beforeAll(async () => {
-  redis = await RedisProcess.start();
-  api = await startApi({ DATABASE_URL: isolatedDatabaseUrl('crash'), REDIS_URL: redis.url, HOLD_RATE_LIMIT_PER_MINUTE: '100000' });
-});
-afterAll(async () => {
-  WorkerProcess.killAll();
-  await api.close();
-  await redis.stop();
-});
+// Declared before useTestApi's, so it runs first: no worker outlives the test's Redis.
+afterAll(() => WorkerProcess.killAll());
+const { api, redis } = useTestApi({ DATABASE_URL: isolatedDatabaseUrl('crash'), HOLD_RATE_LIMIT_PER_MINUTE: '100000' }, { privateRedis: true });
 
 test('when a worker is killed with -9 in the middle of expiry jobs, then another worker runs them again, once in effect', async () => {
   const { event, seats } = await createTestEvent(api, { holdTtlSeconds: 3, seats: seatGrid(['K'], 10, 30) });
@@ -41,17 +32,13 @@ test('when a worker is killed with -9 in the middle of expiry jobs, then another
     let kills = 0;
     while (!activeAtKill.length && kills < 5) {
       w1 = await WorkerProcess.start({ ...env, WORKER_METRICS_PORT: String(await freePort()) });
-      const deadline = Date.now() + 30_000;
       const floor = (await api.rt.db.hold.count({ where: { id: { in: holdIds }, status: 'EXPIRED' } })) + 10;
       let started = false;
-      while (Date.now() < deadline) {
+      const midStream = await waitFor('the worker mid-stream, holding a job', async () => {
         if (!started) started = (await api.rt.db.hold.count({ where: { id: { in: holdIds }, status: 'EXPIRED' } })) >= floor;
-        if (started && (await queue.getActive()).length) {
-          await w1.signal('SIGKILL');
-          break;
-        }
-        await sleep(5);
-      }
+        return started && (await queue.getActive()).length > 0;
+      }, { timeoutMs: 30_000, intervalMs: 5 }).catch(() => false); // not within 30 s: another worker tries
+      if (midStream) await w1.signal('SIGKILL');
       kills++;
       activeAtKill = (await queue.getActive()).map((j) => j.id!);
     }
@@ -62,13 +49,11 @@ test('when a worker is killed with -9 in the middle of expiry jobs, then another
     expect(expiredAtKill).toBeLessThan(HOLDS);
 
     w2 = await WorkerProcess.start({ ...env, WORKER_METRICS_PORT: String(await freePort()) });
-    let expired = 0;
-    while (Date.now() < killedAt + 60_000) {
-      expired = await api.rt.db.hold.count({ where: { id: { in: holdIds }, status: 'EXPIRED' } });
+    const expired = await waitFor('every hold expired and every job it held run again', async () => {
+      const n = await api.rt.db.hold.count({ where: { id: { in: holdIds }, status: 'EXPIRED' } });
       const pending = await Promise.all(activeAtKill.map(async (id) => (await queue.getJob(id))?.getState()));
-      if (expired === HOLDS && pending.every((s) => s === 'completed')) break;
-      await sleep(250);
-    }
+      return n === HOLDS && pending.every((s) => s === 'completed') && n;
+    }, { timeoutMs: killedAt + 60_000 - Date.now(), intervalMs: 250 });
     const recoveredMs = Date.now() - killedAt;
     expect(expired).toBe(HOLDS);
     const rerun = await Promise.all(activeAtKill.map((id) => queue.getJob(id)));
@@ -108,7 +93,7 @@ test('when a worker gets SIGTERM while its Redis is down, then it still exits 0 
       REDIS_URL: own.url, DATABASE_URL: api.config.databaseUrl, WORKER_METRICS_PORT: String(await freePort()),
     });
     await own.kill();
-    await sleep(500);
+    await sleep(500); // the worker has been without Redis a while when told to stop
     const t0 = Date.now();
     const exit = await w.signal('SIGTERM');
     const ms = Date.now() - t0;

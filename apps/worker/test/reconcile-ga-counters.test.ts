@@ -2,27 +2,17 @@
 // reconciliation repairs a ticket type's counters even while the sale keeps moving them.
 import { reconcile, type ReconcileReport } from '@holdfast/domain';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
-import { expectInvariants, isolatedDatabaseUrl, createTestEvent, dropTestEvent, startApi, type TestApi, confirmVia, holdTickets, waitUntilExpired, RedisProcess } from '@holdfast/test-kit';
+import { expectInvariants, isolatedDatabaseUrl, useTestApi, confirmVia, holdTickets, waitUntilExpired, sleep } from '@holdfast/test-kit';
 
 // Its own database and Redis: reconciliation looks at every event it can see.
-let redis: RedisProcess;
-let api: TestApi;
+const { api, newEvent } = useTestApi({ DATABASE_URL: isolatedDatabaseUrl('gacounters'), HOLD_RATE_LIMIT_PER_MINUTE: '100000' }, { privateRedis: true });
 let rs: ReconcileStore;
-const events: string[] = [];
-beforeAll(async () => {
-  redis = await RedisProcess.start();
-  api = await startApi({ DATABASE_URL: isolatedDatabaseUrl('gacounters'), REDIS_URL: redis.url, HOLD_RATE_LIMIT_PER_MINUTE: '100000' });
+beforeAll(() => {
   rs = new ReconcileStore(api.rt.redis);
-});
-afterAll(async () => {
-  for (const id of events) await dropTestEvent(api, id);
-  await api.close();
-  await redis.stop();
 });
 
 async function gaEvent(capacity: number, holdTtlSeconds = 300) {
-  const { event } = await createTestEvent(api, { holdTtlSeconds, ticketTypes: [{ name: 'GA', priceCents: 1000, capacity }] });
-  events.push(event.id);
+  const { event } = await newEvent({ holdTtlSeconds, ticketTypes: [{ name: 'GA', priceCents: 1000, capacity }] });
   return { eventId: event.id as string, tt: event.ticketTypes[0].id as string };
 }
 
@@ -80,7 +70,7 @@ test('when a ticket type’s counters drift while holds keep coming, then one re
   })();
   let report: ReconcileReport;
   try {
-    await new Promise((r) => setTimeout(r, 50)); // the sale is moving before reconciliation reads
+    await sleep(50); // the sale is moving before reconciliation reads
     report = await reconcile(api.rt.ctx, rs);
   } finally {
     running = false;

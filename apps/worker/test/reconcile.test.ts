@@ -1,23 +1,15 @@
 import { lastReconcileReport, newHoldId, reconcile, type ReconcileReport, type RepairKind } from '@holdfast/domain';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, isolatedDatabaseUrl, RedisProcess } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, useTestApi, isolatedDatabaseUrl, waitFor } from '@holdfast/test-kit';
 import { startWorker, type WorkerHandle } from '../src';
 
 // Its own database and Redis: reconciliation looks at every event it can see.
-let redis: RedisProcess;
-let api: TestApi;
+const { api } = useTestApi({ DATABASE_URL: isolatedDatabaseUrl('reconcile') }, { privateRedis: true });
 let rs: ReconcileStore;
-beforeAll(async () => {
-  redis = await RedisProcess.start();
-  api = await startApi({ DATABASE_URL: isolatedDatabaseUrl('reconcile'), REDIS_URL: redis.url });
+beforeAll(() => {
   rs = new ReconcileStore(api.rt.redis);
 });
-afterAll(async () => {
-  await api.close();
-  await redis.stop();
-});
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const count = (report: ReconcileReport, eventId: string, kind: RepairKind) =>
   report.entries.filter((e) => e.eventId === eventId && e.kind === kind).length;
 const run = () => reconcile(api.rt.ctx, rs);
@@ -192,14 +184,12 @@ describe('admin endpoints', () => {
       const res = await api.call('POST', '/v1/admin/reconcile', { token: admin });
       expect(res.status).toBe(202);
       expect(typeof res.body.jobId).toBe('string');
-      let last: { status: number; body: { report?: ReconcileReport | null } | null } = { status: 0, body: null };
-      for (let i = 0; i < 100; i++) {
-        last = await api.call('GET', '/v1/admin/reconcile/last', { token: admin });
-        // A scheduled run may finish first (it can start before the drift was made): wait for one that saw it.
-        const r = last.body?.report;
-        if (r && r.finishedAt !== before && r.entries.some((e) => e.eventId === event.id && e.kind === 'sold_set_missing')) break;
-        await sleep(100);
-      }
+      // A scheduled run may finish first (it can start before the drift was made): wait for one that saw it.
+      const last = await waitFor('a report of a run that saw the drift', async () => {
+        const answer = await api.call('GET', '/v1/admin/reconcile/last', { token: admin });
+        const r = answer.body?.report as ReconcileReport | null | undefined;
+        return r && r.finishedAt !== before && r.entries.some((e) => e.eventId === event.id && e.kind === 'sold_set_missing') && answer;
+      }, { timeoutMs: 10_000, intervalMs: 100 });
       expect(last.status).toBe(200);
       const report = last.body!.report as ReconcileReport;
       expect(report.finishedAt).not.toBe(before);

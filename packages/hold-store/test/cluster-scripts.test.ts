@@ -7,7 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Cluster } from 'ioredis';
-import { cli, keySlot, RedisCluster } from '@holdfast/test-kit';
+import { cli, keySlot, RedisCluster, waitFor } from '@holdfast/test-kit';
 import {
   ChangeFeed, createRedisClient, eventKeys, HoldStore, IdempotencyStore, ReconcileStore, scriptFiles, scriptSource,
   type Change, type ScriptName,
@@ -117,7 +117,7 @@ test('when every script runs on a cluster with an event\'s keys, then each runs 
     expect(keys).toEqual(expect.arrayContaining([k.ready, k.sold, k.hold('h1'), k.hold('h2'), k.outbox, k.ticketType(tt)]));
 
     // Sharded pub/sub: the seat changes came to this process's shard subscriber.
-    for (let i = 0; i < 50 && !heard.some((c) => c.type === 'seat' && c.status === 'sold'); i++) await new Promise((r) => setTimeout(r, 50));
+    await waitFor('the sold seat change', () => heard.some((c) => c.type === 'seat' && c.status === 'sold'), { timeoutMs: 2500, intervalMs: 50 });
     expect(heard).toEqual(expect.arrayContaining([
       { type: 'seat', seatId: 's1', status: 'held' }, { type: 'seat', seatId: 's1', status: 'sold' },
     ]));

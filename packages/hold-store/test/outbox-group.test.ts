@@ -3,6 +3,7 @@
 // the entries of a drainer that died are taken over once idle (XAUTOCLAIM).
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { sleep } from '@holdfast/test-kit';
 import { eventKeys, HoldStore } from '../src';
 
 let redis: Redis;
@@ -67,7 +68,7 @@ test('when a drainer dies holding entries, then another takes them over once the
     const dead = await store.claimOutbox(eventId, 'dead', 500);
     expect(dead).toHaveLength(4);
     expect(await store.claimOutbox(eventId, 'heir', 500, 200)).toEqual([]);
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300); // the dead drainer's entries idle past the 200 ms takeover threshold
     const taken = await store.claimOutbox(eventId, 'heir', 500, 200);
     expect(taken.map((e) => e.holdId).sort()).toEqual(['h0', 'h1', 'h2', 'h3']);
     await store.ackClaimedOutbox(eventId, taken.map((e) => e.entryId));

@@ -79,3 +79,9 @@ export async function holdKeyCount(api: TestApi, eventId: string): Promise<numbe
   return count + (await api.rt.redis.xlen(k.outbox));
 }
 
+
+/** The hold's row once it is EXPIRED in PostgreSQL, false before: a condition for `waitFor`. */
+export async function expiredHoldRow(api: TestApi, holdId: string) {
+  const row = await api.rt.db.hold.findUnique({ where: { id: holdId } });
+  return row?.status === 'EXPIRED' && row;
+}

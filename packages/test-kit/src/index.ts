@@ -8,6 +8,7 @@ export * from './wait';
 export * from './redis-process';
 export * from './redis-cluster';
 export * from './worker-process';
+export * from './server-process';
 export * from './traffic';
 export * from './pg-proxy';
 export * from './invariants';

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { standIn } from './stand-in';
-import { sleep } from './wait';
+import { waitFor } from './wait';
 
 const run = promisify(execFile);
 
@@ -18,6 +18,20 @@ function portFree(port: number): Promise<boolean> {
     s.once('error', () => resolve(false));
     s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
+}
+
+/**
+ * Bases of `size` consecutive loopback ports in 7100-7199 that are free now,
+ * their cluster bus ports (+10000) too, in random order (suites side by side
+ * pick different blocks). Free when checked: a caller retries the next block
+ * if another process took one meanwhile.
+ */
+export async function* freeClusterPortBlocks(size: number): AsyncGenerator<number> {
+  const bases = Array.from({ length: Math.floor(100 / size) }, (_, i) => 7100 + i * size).sort(() => Math.random() - 0.5);
+  for (const base of bases) {
+    const ports = Array.from({ length: size }, (_, i) => base + i);
+    if ((await Promise.all(ports.flatMap((p) => [portFree(p), portFree(p + 10000)]))).every(Boolean)) yield base;
+  }
 }
 
 /** `redis-cli -p port args…` (one line of output, trimmed). */
@@ -42,21 +56,31 @@ export class RedisCluster {
 
   /** Starts 6 nodes on 6 free consecutive ports of 7100-7199 and creates the cluster. */
   static async start(): Promise<RedisCluster> {
-    const blocks = Array.from({ length: 16 }, (_, i) => 7100 + i * 6).sort(() => Math.random() - 0.5);
-    for (const base of blocks) {
-      const ports = Array.from({ length: 6 }, (_, i) => base + i);
-      const free = await Promise.all(ports.flatMap((p) => [portFree(p), portFree(p + 10000)]));
-      if (!free.every(Boolean)) continue;
+    return RedisCluster.onFreePorts(6, (c) => c.create());
+  }
+
+  /**
+   * One cluster-enabled node on a free port of 7100-7199 that joins no cluster
+   * and serves no slot: a cluster that is not ok (cluster_state:fail).
+   */
+  static async startLoneNode(): Promise<RedisCluster> {
+    return RedisCluster.onFreePorts(1, (c) => c.startNode(c.ports[0]!));
+  }
+
+  /** Runs `begin` on the first block of `size` free ports where no other process takes one first. */
+  private static async onFreePorts(size: number, begin: (c: RedisCluster) => Promise<void>): Promise<RedisCluster> {
+    for await (const base of freeClusterPortBlocks(size)) {
+      const ports = Array.from({ length: size }, (_, i) => base + i);
       const c = new RedisCluster(ports, mkdtempSync(path.join(os.tmpdir(), 'holdfast-cluster-')));
       try {
-        await c.create();
+        await begin(c);
         return c;
       } catch (err) {
         await c.stop();
         if (!/Address already in use|did not start/.test(String(err))) throw err;
       }
     }
-    throw new Error('no 6 free ports in 7100-7199 for a Redis Cluster');
+    throw new Error(`no ${size} free port(s) in 7100-7199 for a Redis Cluster`);
   }
 
   /** REDIS_CLUSTER_NODES for this cluster. */
@@ -85,12 +109,9 @@ export class RedisCluster {
       '--maxmemory-policy', 'noeviction', '--loglevel', 'warning',
     ], { stdio: 'ignore' });
     this.procs.set(port, proc);
-    for (let i = 0; i < 100; i++) {
-      if (proc.exitCode !== null) throw new Error(`redis-server on ${port} did not start (exit ${proc.exitCode})`);
-      if (await cli(port, 'ping').then((r) => r === 'PONG', () => false)) return;
-      await sleep(50);
-    }
-    throw new Error(`redis-server on ${port} did not start`);
+    const up = await waitFor(`redis-server on ${port} to answer PING or exit`, async () => proc.exitCode !== null || (await cli(port, 'ping')) === 'PONG', { timeoutMs: 10_000, intervalMs: 50 })
+      .catch(() => false);
+    if (!up || proc.exitCode !== null) throw new Error(`redis-server on ${port} did not start${proc.exitCode !== null ? ` (exit ${proc.exitCode})` : ''}`);
   }
 
   /** SHUTDOWN NOSAVE of one node (its data is gone); waits for the process to end. */
@@ -145,19 +166,17 @@ export class RedisCluster {
 
   /** Waits until every running node says cluster_state:ok, 3 masters serve the slots and the other running nodes are their replicas. */
   async waitOk(timeoutMs = 30_000): Promise<void> {
-    const until = Date.now() + timeoutMs;
-    while (Date.now() < until) {
+    const ok = await waitFor('cluster_state:ok with 3 masters and their replicas', async () => {
       const states = await Promise.all([...this.procs.keys()].map((p) => cli(p, 'CLUSTER', 'INFO').catch(() => '')));
       const nodes = await this.topology().catch(() => []);
       const replicas = nodes.filter((n) => n.role === 'slave' && !n.failed).length;
       const linked = await Promise.all(nodes.filter((n) => n.role === 'slave' && !n.failed && this.procs.has(n.port))
         .map((n) => cli(n.port, 'INFO', 'replication').then((r) => r.includes('master_link_status:up'), () => false)));
       // Every slot served by 3 masters, and a replica attached (and in sync) to each master that runs.
-      if (states.every((s) => s.includes('cluster_state:ok')) && (await this.masters().catch(() => [])).length === 3
-        && replicas >= this.procs.size - 3 && linked.every(Boolean)) return;
-      await sleep(100);
-    }
-    throw new Error('the Redis Cluster did not reach cluster_state:ok');
+      return states.every((s) => s.includes('cluster_state:ok')) && (await this.masters().catch(() => [])).length === 3
+        && replicas >= this.procs.size - 3 && linked.every(Boolean);
+    }, { timeoutMs, intervalMs: 100 }).catch(() => false);
+    if (!ok) throw new Error('the Redis Cluster did not reach cluster_state:ok');
   }
 
   async stop(): Promise<void> {

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { sleep } from './wait';
+import { waitFor } from './wait';
 
 /** A free loopback port (the OS picks one; it is released before use). */
 export function freePort(): Promise<number> {
@@ -58,11 +58,9 @@ export class RedisProcess {
       '--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
       '--maxmemory-policy', 'noeviction', '--loglevel', 'warning',
     ], { stdio: 'ignore' });
-    for (let i = 0; i < 100; i++) {
-      if (await answersPing(this.port)) return;
-      await sleep(50);
-    }
-    throw new Error(`redis-server on port ${this.port} did not start`);
+    const port = this.port;
+    await waitFor(`redis-server on port ${port} to answer PING`, () => answersPing(port), { timeoutMs: 10_000, intervalMs: 50 })
+      .catch(() => { throw new Error(`redis-server on port ${port} did not start`); });
   }
 
   /** kill -9: the data is gone (no persistence). */

@@ -1,4 +1,5 @@
 import type { TestApi } from './test-api';
+import { sleep } from './wait';
 
 export interface Sample {
   at: number;
@@ -27,7 +28,7 @@ export function startTraffic(api: TestApi, eventId: string, seatIds: string[], b
       const seatId = seatIds[Math.floor(Math.random() * seatIds.length)]!;
       const res = await timed('hold', () => api.call('POST', `/v1/events/${eventId}/holds`, { token, body: { seatIds: [seatId] } }));
       if (res.status === 201) await timed('release', () => api.call('DELETE', `/v1/holds/${res.body!.hold!.id}`, { token }));
-      await new Promise((r) => setTimeout(r, 20));
+      await sleep(20); // each buyer's pace
     }
   });
   return {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { waitFor } from './wait';
 
 const ROOT = path.join(__dirname, '..', '..', '..');
 
@@ -30,11 +31,10 @@ export class WorkerProcess {
     });
     WorkerProcess.started.add(proc);
     const w = new WorkerProcess(proc);
-    const end = Date.now() + 30_000;
-    while (!w.output.includes('worker started')) {
-      if (proc.exitCode !== null) throw new Error(`worker exited at start: ${w.output}`);
-      if (Date.now() > end) throw new Error(`worker did not start: ${w.output}`);
-      await new Promise((r) => setTimeout(r, 50));
+    await waitFor('the worker to start or exit', () => w.output.includes('worker started') || proc.exitCode !== null, { timeoutMs: 30_000, intervalMs: 50 })
+      .catch(() => undefined);
+    if (!w.output.includes('worker started')) {
+      throw new Error(proc.exitCode !== null ? `worker exited at start: ${w.output}` : `worker did not start: ${w.output}`);
     }
     return w;
   }

@@ -1,6 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import net from 'node:net';
 
 import { seatIndexLayout, sortTierSeats } from '@holdfast/domain';
 import { bestWindow, eventKeys, HoldStore, type IndexedSeat } from '@holdfast/hold-store';
@@ -12,6 +10,7 @@ import { elapsedMs, LatencyHistogram, round3 } from '../latency.histogram';
 import { withProcessCpu } from '../process-cpu.probe';
 import { SeatCursor } from './holdfast-holds.bench';
 import type { BenchEvent, HoldfastFixture } from './holdfast.fixture';
+import { RedisProcess } from '@holdfast/test-kit';
 
 /** Customers hold at most this many seats each, under the events' per-customer limit of 100. */
 const HOLDS_PER_CUSTOMER = 40;
@@ -305,7 +304,7 @@ class BestRequests {
  * same taken share.
  */
 async function measureScripts(options: BestOptions, log: (line: string) => void) {
-  const server = await PrivateRedis.start();
+  const server = await RedisProcess.start();
   const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
   try {
     await redis.config('SET', 'slowlog-log-slower-than', '0');
@@ -451,51 +450,4 @@ function shuffled<T>(items: T[]): T[] {
     [out[i], out[j]] = [out[j]!, out[i]!];
   }
   return out;
-}
-
-function answersPing(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const sock = net.connect(port, '127.0.0.1');
-    const done = (ok: boolean) => {
-      sock.destroy();
-      resolve(ok);
-    };
-    sock.setTimeout(300, () => done(false));
-    sock.once('error', () => done(false));
-    sock.once('connect', () => sock.write('PING\r\n'));
-    sock.once('data', (d) => done(d.toString().startsWith('+PONG')));
-  });
-}
-
-/** A redis-server of the bench's own on a spare loopback port, without persistence. */
-class PrivateRedis {
-  private constructor(private readonly proc: ChildProcess, readonly port: number) {}
-
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}/0`;
-  }
-
-  static async start(): Promise<PrivateRedis> {
-    const port = await new Promise<number>((resolve, reject) => {
-      const s = net.createServer();
-      s.once('error', reject);
-      s.listen(0, '127.0.0.1', () => {
-        const p = (s.address() as net.AddressInfo).port;
-        s.close(() => resolve(p));
-      });
-    });
-    const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], { stdio: 'ignore' });
-    for (let i = 0; !(await answersPing(port)); i += 1) {
-      if (i > 100) throw new Error(`redis-server on port ${port} did not start`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return new PrivateRedis(proc, port);
-  }
-
-  async stop(): Promise<void> {
-    if (this.proc.exitCode !== null) return;
-    const exited = new Promise((r) => this.proc.once('exit', r));
-    this.proc.kill('SIGTERM');
-    await exited;
-  }
 }

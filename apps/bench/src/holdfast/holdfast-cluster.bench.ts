@@ -10,11 +10,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createSecretKey, randomUUID } from 'node:crypto';
-import net from 'node:net';
 import path from 'node:path';
 
 import { createRedisClient, eventKeyPattern, HoldStore, masters, type RedisClient } from '@holdfast/hold-store';
-import { RedisCluster } from '@holdfast/test-kit';
+import { freePort, RedisCluster } from '@holdfast/test-kit';
 import jwt from 'jsonwebtoken';
 import pg from 'pg';
 
@@ -60,17 +59,6 @@ interface Setup {
   name: string;
   apiProcesses: number;
   env: Record<string, string>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** `npm start -- --only api` with the setup's environment; resolves once every API process listens. */

@@ -1,0 +1,86 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+const ROOT = path.join(__dirname, '..', '..', '..');
+const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+const MAIN = path.join(ROOT, 'apps', 'server', 'src', 'main.ts');
+
+export interface ServerProcessOptions {
+  /** Arguments after main.ts, e.g. ['--only', 'api']. */
+  args?: string[];
+  /** A process group of its own (tsx runs the server in a child process): `signalGroup` and `stop` reach both. */
+  detached?: boolean;
+  /** In a pseudo-terminal (util-linux `script`), as a person runs it in a shell; implies `detached`. */
+  terminal?: boolean;
+}
+
+/**
+ * `npm start`'s entry point (`tsx apps/server/src/main.ts`) as a child process,
+ * with LOG_LEVEL=info and WORKER_METRICS_PORT=0 unless told; an env value of
+ * undefined leaves that variable out.
+ */
+export class ServerProcess {
+  private stdoutText = '';
+  private stderrText = '';
+  private both = '';
+  /** Resolves with the exit code once the process (the tsx wrapper, or `script`) ends. */
+  readonly exited: Promise<number | null>;
+
+  private constructor(readonly child: ChildProcess, private readonly grouped: boolean) {
+    child.stdout?.on('data', (d: Buffer) => {
+      this.stdoutText += d.toString();
+      this.both += d.toString();
+    });
+    child.stderr?.on('data', (d: Buffer) => {
+      this.stderrText += d.toString();
+      this.both += d.toString();
+    });
+    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+  }
+
+  static start(env: Record<string, string | undefined> = {}, options: ServerProcessOptions = {}): ServerProcess {
+    const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', WORKER_METRICS_PORT: '0', ...env };
+    for (const [name, value] of Object.entries(env)) if (value === undefined) delete childEnv[name];
+    const args = [MAIN, ...(options.args ?? [])];
+    const grouped = Boolean(options.detached || options.terminal);
+    const child = options.terminal
+      ? spawn('script', ['-qfec', [TSX, ...args].join(' '), '/dev/null'], { cwd: ROOT, env: childEnv, stdio: ['pipe', 'pipe', 'pipe'], detached: true })
+      : spawn(TSX, args, { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: grouped });
+    return new ServerProcess(child, grouped);
+  }
+
+  /** What it wrote to stdout so far. */
+  get stdout(): string {
+    return this.stdoutText;
+  }
+
+  /** What it wrote to stderr so far. */
+  get stderr(): string {
+    return this.stderrText;
+  }
+
+  /** stdout and stderr as they came. */
+  get output(): string {
+    return this.both;
+  }
+
+  /** A signal to its whole process group (or to the process, when not detached); a process already gone is fine. */
+  signalGroup(signal: NodeJS.Signals): void {
+    try {
+      if (this.grouped) process.kill(-this.child.pid!, signal);
+      else this.child.kill(signal);
+    } catch {
+      /* already gone */
+    }
+  }
+
+  /** SIGTERM, up to `graceMs` for it to exit, then SIGKILL; resolves with the exit code, or undefined if it had to be killed. */
+  async stop(graceMs: number): Promise<number | null | undefined> {
+    this.signalGroup('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const code = await Promise.race([this.exited, new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), graceMs)))]);
+    clearTimeout(timer);
+    this.signalGroup('SIGKILL');
+    return code;
+  }
+}
