@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Queue } from 'bullmq';
 import type { Config } from '@holdfast/config';
 import type { DomainContext } from '@holdfast/domain';
-import { IdempotencyStore, type ChangeFeed } from '@holdfast/hold-store';
+import type { ChangeFeed } from '@holdfast/hold-store';
 import { webDistDir } from '@holdfast/web';
 import { cors } from './middleware/cors';
 import { staticHeaders } from './middleware/static-headers';
@@ -111,7 +111,7 @@ export function createApp(deps: AppDeps): Express {
     stream: streamDeps(ctx, deps.feed, config.stream, metrics.stream),
     web: { distDir: webDistDir },
   };
-  const mount = { jwtSecret: config.jwtSecret, idempotency: idempotent(new IdempotencyStore(ctx.store.redis), log) };
+  const mount = { jwtSecret: config.jwtSecret, idempotency: idempotent(ctx.idempotency, log) };
   const mounted: Endpoint[] = [];
   for (const group of Object.keys(ROUTE_GROUPS) as RouteGroup[]) {
     const groupDeps = groups[group];

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { holdIdOf } from '@holdfast/contracts';
 import { createTestEvent, dropTestEvent, seatGrid, useTestApi } from '@holdfast/test-kit';
 
 const { api } = useTestApi();
@@ -105,7 +106,7 @@ test('when an admin release is malformed or aimed at a confirmed or unknown hold
     }
     const notJson = await api.call('DELETE', `/v1/admin/holds/${h.id}`, { token: adminToken, raw: '{"reason": ' });
     expect(notJson.status).toBe(400);
-    const unknown = await api.call('DELETE', `/v1/admin/holds/hld_${randomUUID().replace(/-/g, '')}_${'0'.repeat(24)}`, { token: adminToken, body: { reason: 'x' } });
+    const unknown = await api.call('DELETE', `/v1/admin/holds/${holdIdOf(randomUUID(), '0'.repeat(24))}`, { token: adminToken, body: { reason: 'x' } });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('HOLD_NOT_FOUND');
     const garbage = await api.call('DELETE', '/v1/admin/holds/nonsense', { token: adminToken, body: { reason: 'x' } });
@@ -169,10 +170,11 @@ test('when an admin lists orders of an event, then each reads as the contract\'s
   });
   try {
     const orderId = randomUUID();
+    const holdId = holdIdOf(event.id, orderId.replace(/-/g, '').slice(0, 24));
     const number = `HF-2099-${String(Math.floor(Math.random() * 1e9)).padStart(9, '0')}`;
     const db = api.rt.db;
     await db.$executeRaw`INSERT INTO orders (id, number, event_id, customer_id, hold_id, total_cents, currency, payment_reference)
-      VALUES (${orderId}::uuid, ${number}, ${event.id}::uuid, 'cust-1', ${`hld_test_${orderId}`}, 22000, 'USD', 'pi_123')`;
+      VALUES (${orderId}::uuid, ${number}, ${event.id}::uuid, 'cust-1', ${holdId}, 22000, 'USD', 'pi_123')`;
     await db.$executeRaw`INSERT INTO order_items (id, order_id, seat_id, ticket_type_id, label, tier, price_cents, quantity, position) VALUES
       (${randomUUID()}::uuid, ${orderId}::uuid, ${seats[0]!.id}::uuid, NULL, 'A-1-1', 'premium', 12000, 1, 0),
       (${randomUUID()}::uuid, ${orderId}::uuid, NULL, ${event.ticketTypes[0].id}::uuid, 'GA', NULL, 5000, 2, 1)`;
@@ -180,7 +182,7 @@ test('when an admin lists orders of an event, then each reads as the contract\'s
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       orders: [{
-        id: orderId, number, eventId: event.id, customerId: 'cust-1', holdId: `hld_test_${orderId}`, status: 'confirmed',
+        id: orderId, number, eventId: event.id, customerId: 'cust-1', holdId, status: 'confirmed',
         items: [
           { seatId: seats[0]!.id, label: 'A-1-1', tier: 'premium', priceCents: 12000, quantity: 1 },
           { ticketTypeId: event.ticketTypes[0].id, name: 'GA', priceCents: 5000, quantity: 2 },

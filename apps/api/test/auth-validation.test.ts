@@ -1,6 +1,7 @@
 // Who may call what (the 401/403 matrix, demo tokens) and what is refused as
 // invalid: every refusal has the contract's error body and writes nothing.
 import jwt from 'jsonwebtoken';
+import { holdIdOf } from '@holdfast/contracts';
 import { createTestEvent, dropTestEvent, seatGrid, startApi, useTestApi, holdKeyCount, holdPost, holdRowIds, type Reply } from '@holdfast/test-kit';
 
 const { api } = useTestApi();
@@ -336,7 +337,7 @@ describe('validation of POST /v1/events/{id}/holds', () => {
 
 describe('malformed and unknown ids', () => {
   const unknownEvent = '7b0c3d7e-6b1f-4c55-9a53-0d7e9b5d2f11';
-  const unknownHold = `hld_${unknownEvent.replace(/-/g, '')}_${'ab'.repeat(12)}`;
+  const unknownHold = holdIdOf(unknownEvent, 'ab'.repeat(12));
   const malformedEvents = ['abc', '1', `${unknownEvent}x`, unknownEvent.toUpperCase().replace(/-/g, ''), "x'--", '%E0%A4%A', '%00', 'a'.repeat(300)];
   const malformedHolds = ['x', 'hld_', `hld_abc_def`, `${unknownHold}0`, '%E0%A4%A', '..%2F..', 'a'.repeat(300)];
 

@@ -2,6 +2,7 @@
 // shut down without saving (SHUTDOWN NOSAVE) and comes back: the shard's events
 // answer 503 until a replica is promoted, the other shards keep selling, and
 // PostgreSQL's invariants hold. Prints what the failovers cost.
+import { eventKeys } from '@holdfast/hold-store';
 import { recordMeasurements, expectInvariants, cli, keySlot, useRedisCluster, createTestEvent, dropTestEvent, seatGrid, startApi, useTestApi, confirmVia, sleep, waitFor } from '@holdfast/test-kit';
 
 const run = `${process.pid}-${Date.now().toString(36)}`;
@@ -21,7 +22,7 @@ test('when each master in turn is shut down mid-sale and comes back, then its ev
   for (let i = 0; i < 30 && masters.some((m) => !served.get(m)); i++) {
     // Holds last 5 s, so seats come back and every shard has seats to sell in every round.
     const { event, seats } = await createTestEvent(api, { seats: seatGrid(['A'], 4, 40), holdTtlSeconds: 5 });
-    const slot = keySlot(`{ev:${event.id}}:ready`);
+    const slot = keySlot(eventKeys(event.id).ready);
     events.push({ id: event.id, seats: seats.map((s) => s.id), slot });
     const m = await cluster.masterOfSlot(slot);
     served.set(m, (served.get(m) ?? 0) + 1);
@@ -124,11 +125,11 @@ test('when HOLD_REPLICA_ACKS asks for more replicas than a shard has, then the h
     const refused = await strict.call('POST', `/v1/events/${event.id}/holds`, { token: strict.token('customer'), body: { seatIds: [seat] } });
     expect(refused.status).toBe(503);
     expect(refused.body.error.code).toBe('SERVICE_UNAVAILABLE');
-    const master = await cluster.masterOfSlot(keySlot(`{ev:${event.id}}`));
-    expect(await cli(master, 'GET', `{ev:${event.id}}:seat:${seat}`)).toBe('');
+    const master = await cluster.masterOfSlot(keySlot(eventKeys(event.id).ready));
+    expect(await cli(master, 'GET', eventKeys(event.id).seat(seat))).toBe('');
     const held = await one.call('POST', `/v1/events/${event.id}/holds`, { token: one.token('customer'), body: { seatIds: [seat] } });
     expect(held.status).toBe(201);
-    expect(await cli(master, 'GET', `{ev:${event.id}}:seat:${seat}`)).toBe(held.body.hold.id);
+    expect(await cli(master, 'GET', eventKeys(event.id).seat(seat))).toBe(held.body.hold.id);
   } finally {
     await dropTestEvent(api, event.id);
     await strict.close();
@@ -140,7 +141,7 @@ test('when a master is killed (kill -9) in a burst of holds, then holds it answe
   // SHUTDOWN NOSAVE lets replicas catch up first (Redis 7's shutdown-timeout); a crash does not.
   const { event, seats } = await createTestEvent(api, { seats: seatGrid(['A'], 5, 40) });
   try {
-    const master = await cluster.masterOfSlot(keySlot(`{ev:${event.id}}`));
+    const master = await cluster.masterOfSlot(keySlot(eventKeys(event.id).ready));
     const answers: { status: number; holdId?: string }[] = [];
     let n = 0;
     const buyer = async () => {

@@ -1,3 +1,4 @@
+import { HOLD_ID_PATTERN, holdIdOf } from '@holdfast/contracts';
 import { confirmHold } from '@holdfast/domain';
 import { eventKeys } from '@holdfast/hold-store';
 import { expectInvariants, seatGrid, useTestApi, confirmVia, holdSeats, holdTickets, ordersOfHold, paymentsOfHold, rid, waitUntilExpired } from '@holdfast/test-kit';
@@ -119,7 +120,7 @@ test('when the confirm body or caller is wrong, then 400/401/403 with the reason
 
 test('when the hold does not exist, then 404 HOLD_NOT_FOUND', async () => {
   const { event } = await newEvent({ seats: seatGrid(['A'], 1, 1) });
-  const wellFormed = `hld_${event.id.replace(/-/g, '')}_${'0'.repeat(24)}`;
+  const wellFormed = holdIdOf(event.id, '0'.repeat(24));
   for (const id of [wellFormed, 'nope', 'hld_zz']) {
     const res = await confirmVia(suite.api, id);
     expect(res.status).toBe(404);
@@ -138,7 +139,7 @@ test('when the hold was released, then 409 HOLD_NOT_ACTIVE and its seat stays on
   expect(res.body.error.code).toBe('HOLD_NOT_ACTIVE');
   expect(await ordersOfHold(suite.api, hold.id)).toHaveLength(0);
   const again = await holdSeats(suite.api, event.id, 'buyer-2', [seats[0]!.id]);
-  expect(again.id).toMatch(/^hld_/);
+  expect(again.id).toMatch(HOLD_ID_PATTERN);
   await expectInvariants(suite.api.rt.db, event.id);
 });
 

@@ -1,5 +1,6 @@
 // Reading events: the Event object and seat map as the contract shapes them, and
 // keyset paging that lists every event once, in creation order.
+import { HOLD_ID_PATTERN } from '@holdfast/contracts';
 import { createTestEvent, dropTestEvent, useTestApi, holdPost } from '@holdfast/test-kit';
 
 const { api } = useTestApi();
@@ -30,7 +31,7 @@ test('when an event is created, then it reads back with the contract\'s fields, 
     });
     const held = await holdPost(api, id, `shape-${process.pid}`, { ticketTypeId: get.body.event.ticketTypes[0].id, quantity: 3 });
     expect(held.body.hold).toEqual({
-      id: expect.stringMatching(/^hld_/), eventId: id, customerId: `shape-${process.pid}`, status: 'active',
+      id: expect.stringMatching(HOLD_ID_PATTERN), eventId: id, customerId: `shape-${process.pid}`, status: 'active',
       createdAt: expect.any(String), expiresAt: expect.any(String),
       items: [{ ticketTypeId: get.body.event.ticketTypes[0].id, name: 'Standing', priceCents: 5000, quantity: 3 }],
       totalCents: 15000, currency: 'USD', orderId: null, releasedBy: null, extensions: 0,

@@ -1,3 +1,4 @@
+import { holdIdOf } from '@holdfast/contracts';
 import { signToken } from '../src';
 import { logLines, useTestApi, waitFor } from '@holdfast/test-kit';
 
@@ -35,7 +36,7 @@ test('when requests carry tokens and signatures and some fail, then every reques
     expect(await call('POST', '/v1/webhooks/stripe', { 'stripe-signature': signature }, { id: 'evt_1' })).not.toBe(500);
     expect(await call('GET', '/v1/admin/reconcile/last', { authorization: `Bearer ${admin}` })).toBe(200);
     await redis.kill();
-    const down = await call('DELETE', '/v1/holds/hld_00000000000000000000000000000000_000000000000000000000000', {
+    const down = await call('DELETE', `/v1/holds/${holdIdOf('0'.repeat(32), '0'.repeat(24))}`, {
       authorization: `Bearer ${demoToken}`,
     });
     expect([503, 404]).toContain(down);

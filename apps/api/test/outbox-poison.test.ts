@@ -1,6 +1,7 @@
 // Issue 15, point 7: money is stored as bigint, and one hold record PostgreSQL refuses
 // cannot block its event's outbox: it is parked with its error and the others go on.
 import { randomBytes } from 'node:crypto';
+import { holdIdOf } from '@holdfast/contracts';
 import { eventKeys } from '@holdfast/hold-store';
 import { expectInvariants, seatGrid, useTestApi, confirmVia, holdSeats, holdTickets } from '@holdfast/test-kit';
 
@@ -47,7 +48,7 @@ test('when PostgreSQL refuses one outbox record, then it is parked with its erro
   const before = await parkedCount();
   const first = await holdSeats(suite.api, event.id, 'first', [seats[0]!.id]);
   // A record PostgreSQL cannot store (a total beyond bigint), between two good ones.
-  const poisonId = `hld_poison_${randomBytes(6).toString('hex')}`;
+  const poisonId = holdIdOf(event.id, randomBytes(12).toString('hex'));
   const json = JSON.stringify({
     eventId: event.id, customerId: 'poison', currency: 'USD', totalCents: 1e20,
     items: [{ seatId: seats[3]!.id, label: 'A-1-4', tier: 'standard', priceCents: 5000, quantity: 1 }],

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { eventKeyPattern } from '@holdfast/hold-store';
 import { seatGrid, useTestApi, holdPost, seatStatuses, tally, type Reply } from '@holdfast/test-kit';
 
 // The documented default: more than 30 hold requests of one customer in a minute are refused.
@@ -80,6 +81,6 @@ test('when a request names an event that does not exist, then it answers 404 EVE
   const missing = randomUUID();
   const replies = await sequential(32, () => holdPost(suite.api, missing, c, { seatIds: ['x'] }));
   expect(tally(replies)).toEqual({ '404 EVENT_NOT_FOUND': 32 });
-  const keys = await suite.api.rt.redis.keys(`{ev:${missing}}*`);
+  const keys = await suite.api.rt.redis.keys(eventKeyPattern(missing));
   expect(keys).toEqual([]);
 });

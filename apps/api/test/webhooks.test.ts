@@ -1,3 +1,4 @@
+import { holdIdOf } from '@holdfast/contracts';
 import { expectInvariants, seatGrid, startApi, useTestApi, checkoutSessionEvent, confirmVia, deliver, deliverEvent, holdSeats, holdTickets, ordersOfHold, paymentIntentEvent, paymentsOfHold, rid, sign, waitUntilExpired } from '@holdfast/test-kit';
 
 const suite = useTestApi();
@@ -212,7 +213,7 @@ test('when the amount is below the hold total or the currency differs, then refu
 
 test('when the hold is unknown, released, or already paid by another payment, then refund_required; with no holdId, ignored', async () => {
   const { event, seats } = await newEvent({ seats: seatGrid(['A'], 1, 2, 'standard', 1000) });
-  const unknown = `hld_${event.id.replace(/-/g, '')}_${'a'.repeat(24)}`;
+  const unknown = holdIdOf(event.id, 'a'.repeat(24));
   const e1 = paymentIntentEvent({ holdId: unknown, amount: 1000, currency: 'usd' });
   expect((await deliverEvent(suite.api, e1)).status).toBe(200);
   await expectRefundRequired(unknown, e1.id, /unknown hold/);
@@ -318,7 +319,7 @@ describe('demo payment', () => {
 test('when PostgreSQL is unreachable, then the webhook, confirm and order read answer 503 (Stripe will retry; nothing is lost)', async () => {
   const down = await startApi({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:5499/holdfast_nowhere' });
   try {
-    const holdId = `hld_${'1'.repeat(32)}_${'2'.repeat(24)}`;
+    const holdId = holdIdOf('1'.repeat(32), '2'.repeat(24));
     const payload = JSON.stringify(paymentIntentEvent({ holdId, amount: 100, currency: 'usd' }));
     const hook = await deliver(down, payload, sign(payload, down.config.stripeWebhookSecret));
     const confirm = await confirmVia(down, holdId);

@@ -7,6 +7,7 @@
 import pg from 'pg';
 import { DEV_JWT_SECRET } from '@holdfast/config';
 import { signToken } from '@holdfast/api';
+import { eventKeys } from '@holdfast/hold-store';
 import { isolatedDatabaseUrl, cli, keySlot, RedisCluster, seatGrid, ServerProcess, sleep, waitFor } from '@holdfast/test-kit';
 
 const DB = isolatedDatabaseUrl('processes');
@@ -70,8 +71,8 @@ test('when npm start runs 2 API and 2 worker processes on a cluster, then they s
     // Every hold persisted once, the event's outbox empty.
     await until('the holds in PostgreSQL', async () =>
       (await db.query('SELECT count(*)::int AS n FROM holds WHERE event_id = $1', [event.id])).rows[0].n === 11, 30_000);
-    const outboxMaster = await cluster.masterOfSlot(keySlot(`{ev:${event.id}}`));
-    await until('an empty outbox', async () => (await cli(outboxMaster, 'XLEN', `{ev:${event.id}}:outbox`)) === '0', 15_000);
+    const outboxMaster = await cluster.masterOfSlot(keySlot(eventKeys(event.id).outbox));
+    await until('an empty outbox', async () => (await cli(outboxMaster, 'XLEN', eventKeys(event.id).outbox)) === '0', 15_000);
 
     // One /metrics for both processes: every hold request counted once.
     const metrics = await (await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(15_000) })).text();

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { expireHold } from '@holdfast/domain';
+import { expireHold, newHoldId } from '@holdfast/domain';
 import { eventKeys } from '@holdfast/hold-store';
 import { createTestEvent, dropTestEvent, seatGrid, useTestApi, isolatedDatabaseUrl, expiredHoldRow, sleepUntil, waitFor } from '@holdfast/test-kit';
 import { startWorker, type WorkerHandle } from '../src';
@@ -45,7 +45,7 @@ test('when a hold reaches expiresAt unconfirmed, then it is EXPIRED in PostgreSQ
   const sub = new Redis(api.config.redisUrl);
   const messages: string[] = [];
   try {
-    await sub.subscribe(`{ev:${event.id}}:changes`);
+    await sub.subscribe(eventKeys(event.id).channel);
     sub.on('message', (_c, m) => messages.push(m));
     const before = await metricValue(worker.metricsUrl!, 'holdfast_holds_expired_total');
     const token = api.token('customer');
@@ -88,7 +88,8 @@ test('when the expiry runs twice, then the second run changes nothing and is not
     const counted = await metricValue(worker.metricsUrl!, 'holdfast_holds_expired_total');
     // Someone else holds the seat after the expiry (a lease of another hold); a repeated expiry must not free it.
     const lease = eventKeys(event.id).seat(seats[0]!.id);
-    await api.rt.redis.set(lease, 'hld_someone_else', 'PX', 60_000);
+    const someoneElse = newHoldId(event.id);
+    await api.rt.redis.set(lease, someoneElse, 'PX', 60_000);
     expect(await expireHold(worker.ctx, id)).toEqual({ kind: 'already_ended', status: 'EXPIRED' });
     const job = await api.rt.queues.expiry.getJob(id);
     await job!.retry('completed').catch(async () => {
@@ -104,7 +105,7 @@ test('when the expiry runs twice, then the second run changes nothing and is not
     const second = await holdRow(id);
     expect(second!.endedAt!.getTime()).toBe(first!.endedAt!.getTime());
     expect(await metricValue(worker.metricsUrl!, 'holdfast_holds_expired_total')).toBe(counted);
-    expect(await api.rt.redis.get(lease)).toBe('hld_someone_else');
+    expect(await api.rt.redis.get(lease)).toBe(someoneElse);
   } finally {
     await dropTestEvent(api, event.id);
   }
@@ -146,7 +147,7 @@ test('when an API dies before draining its outbox, then the sweep persists the h
   const { event, seats } = await createTestEvent(api, { holdTtlSeconds: 600, seats: seatGrid(['A'], 1, 2) });
   try {
     // A hold taken by the store alone, as if the API process died before its persister ran.
-    const holdId = `hld_${event.id.replace(/-/g, '')}_${'ab'.repeat(12)}`;
+    const holdId = newHoldId(event.id);
     const json = JSON.stringify({
       eventId: event.id, customerId: 'crashed-api-customer', currency: 'USD', totalCents: 5000,
       items: [{ seatId: seats[1]!.id, label: seats[1]!.label, tier: 'standard', priceCents: 5000, quantity: 1 }],

@@ -1,4 +1,4 @@
-import { lastReconcileReport, reconcile, type ReconcileReport, type RepairKind } from '@holdfast/domain';
+import { lastReconcileReport, newHoldId, reconcile, type ReconcileReport, type RepairKind } from '@holdfast/domain';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
 import { createTestEvent, dropTestEvent, seatGrid, useTestApi, isolatedDatabaseUrl, waitFor } from '@holdfast/test-kit';
 import { startWorker, type WorkerHandle } from '../src';
@@ -31,7 +31,7 @@ test('when Redis disagrees with PostgreSQL about sold seats, then reconciliation
     // seat 2 sold in PostgreSQL with a stale lease and held entry left in Redis.
     await api.rt.db.seat.updateMany({ where: { id: { in: [seats[0]!.id, seats[2]!.id] } }, data: { status: 'SOLD' } });
     await api.rt.redis.sadd(k.sold, seats[1]!.id, seats[2]!.id);
-    await api.rt.redis.set(k.seat(seats[2]!.id), 'hld_stale', 'PX', 600_000);
+    await api.rt.redis.set(k.seat(seats[2]!.id), newHoldId(event.id), 'PX', 600_000);
     await api.rt.redis.zadd(k.held, Date.now() + 600_000, seats[2]!.id);
     await api.rt.redis.zadd(k.held, Date.now() + 600_000, seats[0]!.id);
 
@@ -82,7 +82,7 @@ test('when a seat lease or hold record has no TTL, then reconciliation gives it 
     const hold = await holdSeat(event.id, seats[0]!.id);
     await api.rt.redis.persist(k.seat(seats[0]!.id));
     await api.rt.redis.persist(k.hold(hold.id));
-    await api.rt.redis.set(k.seat(seats[1]!.id), 'hld_gone_without_row');
+    await api.rt.redis.set(k.seat(seats[1]!.id), newHoldId(event.id));
     const report = await run();
     expect(count(report, event.id, 'key_without_ttl')).toBe(3);
     const ttl = await api.rt.redis.pttl(k.seat(seats[0]!.id));

@@ -188,3 +188,4 @@ export function issuesToDetails(error: z.ZodError): { fields: { path: string; me
 
 export { z };
 export * from './responses';
+export * from './hold-id';

@@ -1,5 +1,5 @@
 import type { Db } from '@holdfast/db';
-import type { HoldStore } from '@holdfast/hold-store';
+import type { HoldStore, IdempotencyStore } from '@holdfast/hold-store';
 import { ConfirmBatcher, confirmBatchSettings, type ConfirmBatchSettings } from './confirm-batcher';
 import { EventCatalog } from './event-catalog';
 import { HoldPersister, type PersistedHold } from './hold-persister';
@@ -39,6 +39,8 @@ export const DEFAULT_HOLD_OUTBOX_MAX_PENDING = 100_000;
 export interface DomainContext {
   db: Db;
   store: HoldStore;
+  /** Idempotency-Key answers (the API's middleware), in the hold store's Redis. */
+  idempotency: IdempotencyStore;
   settings: DomainSettings;
   log: Logger;
   metrics: DomainMetrics;
@@ -62,6 +64,7 @@ export function createDomain(deps: {
   return {
     db: deps.db,
     store: deps.store,
+    idempotency: deps.store.idempotency,
     settings: deps.settings,
     log,
     metrics,

@@ -1,6 +1,6 @@
 // A buyer holds seats (by id or best available in a tier) or general-admission
 // tickets: one Redis script takes all or nothing, and PostgreSQL hears of it later.
-import type { BestAttempt, HoldAttempt, HoldRequestBase } from '@holdfast/hold-store';
+import { RATE_LIMIT_WINDOW_MS, type BestAttempt, type HoldAttempt, type HoldRequestBase } from '@holdfast/hold-store';
 import { DEFAULT_HOLD_OUTBOX_MAX_PENDING, type DomainContext } from './context';
 import type { Catalog } from './event-catalog';
 import { errors, type AppError } from './errors';
@@ -21,7 +21,6 @@ export interface CreateHoldInput {
   selector: HoldSelector;
 }
 
-const RATE_WINDOW_MS = 60_000;
 /** What a buyer refused because PostgreSQL is behind is told to wait. */
 const HOLD_BACKLOG_RETRY_AFTER_SECONDS = 5;
 
@@ -56,7 +55,7 @@ export async function countRefusedHoldRequest(
   try {
     if (!(await ctx.catalog.get(eventId))) return null;
     const over = await ctx.store.countHoldRequest({
-      eventId, customerId, rateLimit: ctx.settings.holdRateLimitPerMinute, rateWindowMs: RATE_WINDOW_MS,
+      eventId, customerId, rateLimit: ctx.settings.holdRateLimitPerMinute, rateWindowMs: RATE_LIMIT_WINDOW_MS,
     });
     if (!over) return null;
     ctx.metrics.holdOutcome('RATE_LIMITED');
@@ -80,7 +79,7 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
     ttlMs: event.holdTtlSeconds * 1000,
     maxPerCustomer: event.maxTicketsPerCustomer,
     rateLimit: ctx.settings.holdRateLimitPerMinute,
-    rateWindowMs: RATE_WINDOW_MS,
+    rateWindowMs: RATE_LIMIT_WINDOW_MS,
     outboxMaxPending: ctx.settings.holdOutboxMaxPending ?? DEFAULT_HOLD_OUTBOX_MAX_PENDING,
   };
   const record = (items: HoldItem[]): HoldRecordJson => ({

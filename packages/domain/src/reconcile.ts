@@ -4,7 +4,7 @@ import {
   eventsWithLiveHolds, existingEventIds, findHold, findLiveHolds, holdStatuses, lockHold, lockTicketType, readSaleState, recordAudit,
   runTransaction, updateHold, type HoldRow,
 } from '@holdfast/db';
-import type { ReconcileStore, TicketCounters } from '@holdfast/hold-store';
+import type { EventKeyScan, ReconcileStore, TicketCounters } from '@holdfast/hold-store';
 import type { DomainContext } from './context';
 import { holdContents, type HoldItem } from './hold-view';
 import { endHoldInRedis } from './holds';
@@ -49,8 +49,6 @@ export interface ReconcileOptions {
   onRepair?: (entry: RepairEntry) => void;
 }
 
-const RECORD_TTL_MS = 24 * 3600 * 1000;
-const RATE_WINDOW_MS = 60_000;
 const MAX_ENTRIES = 200;
 
 /**
@@ -102,9 +100,7 @@ export async function lastReconcileReport(rs: ReconcileStore): Promise<Reconcile
 type Repair = (kind: RepairKind, eventId: string, detail: string, count?: number) => void;
 
 async function reconcileEvent(
-  ctx: DomainContext, rs: ReconcileStore, eventId: string,
-  keys: { seatKeys: string[]; holdRecordKeys: string[]; rateLimitKeys: string[] } | undefined,
-  repair: Repair,
+  ctx: DomainContext, rs: ReconcileStore, eventId: string, keys: EventKeyScan | undefined, repair: Repair,
 ): Promise<void> {
   const now = new Date();
   const liveHolds = await findLiveHolds(ctx.db, eventId, now);
@@ -118,8 +114,8 @@ async function reconcileEvent(
     await reconcileSeatIndex(ctx, eventId, repair);
   }
   if (keys) {
-    await reconcileTtls(ctx, rs, eventId, keys, repair);
-    await reconcileStaleLeases(ctx, rs, eventId, keys.seatKeys, repair);
+    await reconcileTtls(ctx, rs, keys, repair);
+    await reconcileStaleLeases(ctx, rs, eventId, keys.seatIds, repair);
   }
 }
 
@@ -130,10 +126,9 @@ async function reconcileEvent(
  * compare-and-set and refused while a confirm claims the hold (fix-seat-key).
  */
 async function reconcileStaleLeases(
-  ctx: DomainContext, rs: ReconcileStore, eventId: string, seatKeys: string[], repair: Repair,
+  ctx: DomainContext, rs: ReconcileStore, eventId: string, leasedSeatIds: string[], repair: Repair,
 ) {
-  const prefix = `{ev:${eventId}}:seat:`;
-  const leases = await rs.seatLeases(eventId, seatKeys.map((k) => k.slice(prefix.length)));
+  const leases = await rs.seatLeases(eventId, leasedSeatIds);
   const owned = [...leases].filter(([, l]) => l.owner !== null) as [string, { owner: string; ttlMs: number }][];
   const ended = (s: string | undefined) => s === 'RELEASED' || s === 'EXPIRED';
   const statuses = await holdStatuses(ctx.db, [...new Set(owned.map(([, l]) => l.owner))]);
@@ -275,13 +270,9 @@ async function reconcileTickets(ctx: DomainContext, rs: ReconcileStore, eventId:
 }
 
 /** Keys that must expire by themselves: seat leases, hold records, rate-limit windows. */
-async function reconcileTtls(
-  ctx: DomainContext, rs: ReconcileStore, eventId: string,
-  keys: { seatKeys: string[]; holdRecordKeys: string[]; rateLimitKeys: string[] }, repair: Repair,
-) {
-  const prefix = `{ev:${eventId}}:seat:`;
-  const seatIds = keys.seatKeys.map((k) => k.slice(prefix.length));
-  const leases = await rs.seatLeases(eventId, seatIds);
+async function reconcileTtls(ctx: DomainContext, rs: ReconcileStore, keys: EventKeyScan, repair: Repair) {
+  const { eventId } = keys;
+  const leases = await rs.seatLeases(eventId, keys.seatIds);
   for (const [seatId, lease] of leases) {
     if (lease.ttlMs !== -1 || !lease.owner) continue;
     const hold = await findHold(ctx.db, lease.owner);
@@ -292,11 +283,7 @@ async function reconcileTtls(
         : `seat ${seatId} lease of ended hold ${lease.owner} removed`);
     }
   }
-  const others = [...keys.holdRecordKeys.map((k) => [k, RECORD_TTL_MS] as const), ...keys.rateLimitKeys.map((k) => [k, RATE_WINDOW_MS] as const)];
-  const ttls = await rs.ttls(others.map(([k]) => k));
-  for (let i = 0; i < others.length; i++) {
-    if (ttls[i] !== -1) continue;
-    const [key, ms] = others[i]!;
-    if (await rs.expireIfPersistent(key, ms)) repair('key_without_ttl', eventId, `${key.slice(prefix.length - 5)} given ${ms / 1000} s`);
+  for (const given of await rs.expireKeysWithoutTtl(keys)) {
+    repair('key_without_ttl', eventId, `${given.kind} of ${given.id} given ${given.ttlMs / 1000} s`);
   }
 }

@@ -2,7 +2,7 @@
 // free-seat index: these tests run it on the real Redis, seat maps built here.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { eventKeys, HoldStore, type BestAttempt } from '@holdfast/hold-store';
+import { eventKeyPattern, eventKeys, HoldStore, type BestAttempt } from '@holdfast/hold-store';
 import { sortTierSeats, type TierSeat } from '../src/best-available';
 import type { Catalog } from '../src/event-catalog';
 import { seatIndexLayout } from '../src/seat-index';
@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 async function forget(eventId: string) {
-  const keys = await redis.keys(`{ev:${eventId}}*`);
+  const keys = await redis.keys(eventKeyPattern(eventId));
   if (keys.length) await redis.del(...keys);
 }
 

@@ -1,16 +1,12 @@
 import { isCluster, type RedisClient } from './redis-client';
 import { eventKeys } from './keys';
+import { StoreUnavailableError, translateErrorsOf } from './store-errors';
 
 export type Change =
   | { type: 'seat'; seatId: string; status: 'available' | 'held' | 'sold' }
   | { type: 'availability'; ticketTypeId: string; available: number };
 
 type Listener = (change: Change) => void;
-
-/** Redis cannot take a subscription now (not connected, or no answer in time); the caller answers 503. */
-export class RedisUnavailable extends Error {
-  override name = 'RedisUnavailable';
-}
 
 /** How long a SUBSCRIBE may take before the listener is refused (Redis frozen or far away). */
 const SUBSCRIBE_TIMEOUT_MS = 1000;
@@ -46,9 +42,10 @@ export class ChangeFeed {
     return this.subscriptions.size;
   }
 
+  /** Refused with StoreUnavailableError ('subscription') while Redis cannot take the subscription. */
   async listen(eventId: string, listener: Listener): Promise<() => void> {
     if (this.subscriber.status !== 'ready') {
-      throw new RedisUnavailable(`Redis is not connected for subscriptions (${this.subscriber.status})`);
+      throw new StoreUnavailableError('subscription', `Redis is not connected for subscriptions (${this.subscriber.status})`);
     }
     const channel = eventKeys(eventId).channel;
     let sub = this.subscriptions.get(eventId);
@@ -76,10 +73,10 @@ export class ChangeFeed {
 
   private subscribe(channel: string): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new RedisUnavailable(`Redis did not confirm the subscription within ${this.subscribeTimeoutMs} ms`)), this.subscribeTimeoutMs);
+      const timer = setTimeout(() => reject(new StoreUnavailableError('subscription', `Redis did not confirm the subscription within ${this.subscribeTimeoutMs} ms`)), this.subscribeTimeoutMs);
       (this.sharded ? this.subscriber.ssubscribe(channel) : this.subscriber.subscribe(channel)).then(
         () => { clearTimeout(timer); resolve(); },
-        (err: Error) => { clearTimeout(timer); reject(new RedisUnavailable(`Redis refused the subscription: ${err.message}`)); },
+        (err: Error) => { clearTimeout(timer); reject(new StoreUnavailableError('subscription', `Redis refused the subscription: ${err.message}`)); },
       );
     });
   }
@@ -112,3 +109,5 @@ export class ChangeFeed {
     for (const change of changes) for (const l of set) l(change);
   }
 }
+
+translateErrorsOf(ChangeFeed);

@@ -1,6 +1,9 @@
+import { IdempotencyStore } from './idempotency-store';
 import type { RedisClient } from './redis-client';
 import { eventKeys } from './keys';
 import { registerScripts, scriptCommand, writeCoalescer, type ScriptName, type ScriptRunner } from './scripts';
+import { StoreUnavailableError, translateErrorsOf } from './store-errors';
+import { HOLD_RECORD_TTL_MS } from './ttls';
 
 /** A hold answered only once this many replicas have it (WAIT after the hold script). */
 export interface ReplicaAcks {
@@ -12,10 +15,10 @@ export interface ReplicaAcks {
  * A hold its replicas did not acknowledge in time (HOLD_REPLICA_ACKS): it was
  * given back, and the request is answered 503 (the message starts like Redis's own NOREPLICAS).
  */
-export class ReplicaAckError extends Error {
+export class ReplicaAckError extends StoreUnavailableError {
   override name = 'ReplicaAckError';
   constructor(readonly acked: number, readonly wanted: number) {
-    super(`NOREPLICAS the hold reached ${acked} of ${wanted} replicas in time`);
+    super('replicas', `NOREPLICAS the hold reached ${acked} of ${wanted} replicas in time`);
   }
 }
 
@@ -181,9 +184,6 @@ export interface FreeSeatSync {
   lapsed: number;
 }
 
-/** How long an ended hold's record stays readable in Redis. */
-const RECORD_TTL_MS = 24 * 3600 * 1000;
-
 function parse(reply: (string | number)[]): HoldAttempt {
   const [tag, ...rest] = reply;
   switch (tag) {
@@ -215,10 +215,13 @@ export class HoldStore {
   private readonly run: Record<ScriptName, ScriptRunner>;
   /** Sends the commands of one event-loop turn in one socket write (scripts.ts). */
   private readonly coalesce: () => void;
+  /** Idempotency keys, on the same connection. */
+  readonly idempotency: IdempotencyStore;
 
-  constructor(readonly redis: RedisClient, private readonly replicaAcks: ReplicaAcks | null = null) {
+  constructor(private readonly redis: RedisClient, private readonly replicaAcks: ReplicaAcks | null = null) {
     this.coalesce = writeCoalescer(redis);
     this.run = registerScripts(redis, this.coalesce);
+    this.idempotency = new IdempotencyStore(redis);
   }
 
   /**
@@ -270,7 +273,7 @@ export class HoldStore {
     ];
     const args = [
       req.holdId, req.customerId, req.ttlMs, req.maxPerCustomer, req.rateLimit, req.rateWindowMs,
-      k.channel, req.candidates.length, ...req.candidates.map((c) => c.seatIds.length),
+      k.channel, req.candidates.length, HOLD_RECORD_TTL_MS, ...req.candidates.map((c) => c.seatIds.length),
       ...req.candidates.map((c) => c.recordJson), ...seatIds, req.outboxMaxPending,
     ];
     return this.runHold('holdSeats', keys, args, (a) => a.kind === 'ok' ? this.endHold({
@@ -292,7 +295,7 @@ export class HoldStore {
     const args = [
       req.holdId, req.customerId, req.ttlMs, req.maxPerCustomer, req.rateLimit, req.rateWindowMs,
       k.channel, req.tier, req.quantity, k.seatPrefix, req.eventId, req.currency, req.window ?? bestWindow(req.quantity),
-      req.outboxMaxPending,
+      req.outboxMaxPending, HOLD_RECORD_TTL_MS,
     ];
     const parseBest = (reply: (string | number)[]): BestAttempt => {
       if (reply[0] === 'NOT_INDEXED') return { kind: 'not_indexed' };
@@ -337,7 +340,7 @@ export class HoldStore {
     ];
     const args = [
       req.holdId, req.customerId, req.ttlMs, req.maxPerCustomer, req.rateLimit, req.rateWindowMs,
-      req.recordJson, k.channel, req.ticketTypeId, req.quantity, req.outboxMaxPending,
+      req.recordJson, k.channel, req.ticketTypeId, req.quantity, req.outboxMaxPending, HOLD_RECORD_TTL_MS,
     ];
     return this.runHold('holdTickets', keys, args, () => this.endHold({
       eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
@@ -364,7 +367,7 @@ export class HoldStore {
       k.hold(input.holdId), k.claim(input.holdId), k.free, k.seatIndex, ...input.seatIds.map(k.seat),
     ];
     const args = [
-      input.holdId, input.customerId, input.mode, k.channel, tt, input.quantity, RECORD_TTL_MS, input.claimToken ?? '',
+      input.holdId, input.customerId, input.mode, k.channel, tt, input.quantity, HOLD_RECORD_TTL_MS, input.claimToken ?? '',
       ...input.seatIds,
     ];
     const reply = await this.run.endHold(keys, args);
@@ -428,7 +431,7 @@ export class HoldStore {
       k.held, k.customer(input.customerId), tt ? k.ticketTypeExpiry(tt) : k.held, k.hold(input.holdId),
       ...input.seatIds.map(k.seat),
     ];
-    const args = [input.holdId, input.ttlMs, input.latestExpiresAtMs, tt, input.quantity, ...input.seatIds];
+    const args = [input.holdId, input.ttlMs, input.latestExpiresAtMs, tt, input.quantity, HOLD_RECORD_TTL_MS, ...input.seatIds];
     const [tag, value] = await this.run.extendHold(keys, args);
     switch (tag) {
       case 'OK': return { kind: 'ok', expiresAtMs: Number(value) };
@@ -604,3 +607,5 @@ export class HoldStore {
     for (const [err] of res ?? []) if (err) throw err;
   }
 }
+
+translateErrorsOf(HoldStore);

@@ -1,15 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { RedisClient } from './redis-client';
+import { globalKeys } from './keys';
 import { registerScripts, type ScriptName, type ScriptRunner } from './scripts';
+import { translateErrorsOf } from './store-errors';
+import { IDEMPOTENCY_TTL_SECONDS } from './ttls';
 
 export type IdempotencyClaim =
   | { kind: 'started'; token: string }
   | { kind: 'mismatch' }
   | { kind: 'running' }
   | { kind: 'done'; status: number; body: string };
-
-/** How long a stored answer is replayed: 24 hours, as the contract says. */
-export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
 /**
  * Idempotency keys in Redis. A key is scoped to its principal (the Redis key is
@@ -21,12 +21,12 @@ export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 export class IdempotencyStore {
   private readonly run: Record<ScriptName, ScriptRunner>;
 
-  constructor(readonly redis: RedisClient, private readonly leaseMs = 60_000) {
+  constructor(private readonly redis: RedisClient, private readonly leaseMs = 60_000) {
     this.run = registerScripts(redis);
   }
 
   static redisKey(principal: string, key: string): string {
-    return `idem:${createHash('sha256').update(principal).update('\n').update(key).digest('hex')}`;
+    return globalKeys.idempotency(createHash('sha256').update(principal).update('\n').update(key).digest('hex'));
   }
 
   async begin(principal: string, key: string, fingerprint: string): Promise<IdempotencyClaim> {
@@ -56,3 +56,5 @@ export class IdempotencyStore {
     return Number(r) === 1;
   }
 }
+
+translateErrorsOf(IdempotencyStore);

@@ -1,9 +1,14 @@
 export * from './hold-store';
-export { eventKeys, CHANGE_CHANNEL_PATTERN, type EventKeys } from './keys';
-export { IdempotencyStore, IDEMPOTENCY_TTL_SECONDS, type IdempotencyClaim } from './idempotency-store';
-export { ReconcileStore, type EventKeyScan, type TicketCounters } from './reconcile-store';
+export {
+  eventKeys, eventKeyPattern, parseEventKey, globalKeys, CHANGE_CHANNEL_PATTERN,
+  type EventKeys, type EventKeyKind, type SingleKeyKind, type PerIdKeyKind, type ParsedEventKey,
+} from './keys';
+export { HOLD_RECORD_TTL_MS, RATE_LIMIT_WINDOW_MS, IDEMPOTENCY_TTL_SECONDS } from './ttls';
+export { StoreUnavailableError, translateRedisError, type StoreUnavailableReason } from './store-errors';
+export { IdempotencyStore, type IdempotencyClaim } from './idempotency-store';
+export { ReconcileStore, type EventKeyScan, type KeyGivenTtl, type TicketCounters } from './reconcile-store';
 export { maxmemoryPolicy } from './redis-info';
-export { ChangeFeed, RedisUnavailable, type Change } from './change-feed';
+export { ChangeFeed, type Change } from './change-feed';
 export {
   createRedisClient, clusterOptions, clusterState, isCluster, masters, redisOptionsFromUrl,
   type ClientOptions, type RedisClient, type RedisTarget,

@@ -1,13 +1,26 @@
 import { masters, type RedisClient } from './redis-client';
-import { eventKeys } from './keys';
+import { eventKeyPattern, eventKeys, globalKeys, parseEventKey } from './keys';
 import { registerScripts, type ScriptName, type ScriptRunner } from './scripts';
+import { translateErrorsOf } from './store-errors';
+import { HOLD_RECORD_TTL_MS, RATE_LIMIT_WINDOW_MS } from './ttls';
 
-/** What one SCAN pass found of an event's keys. */
+/** What one SCAN pass found of an event's keys that must expire by themselves. */
 export interface EventKeyScan {
   eventId: string;
-  seatKeys: string[];
-  holdRecordKeys: string[];
-  rateLimitKeys: string[];
+  /** Seats with a seat key (a lease). */
+  seatIds: string[];
+  /** Holds with a record. */
+  holdIds: string[];
+  /** Customers with a rate-limit window. */
+  rateLimitCustomerIds: string[];
+}
+
+/** A key reconciliation gave back its TTL: a hold's record or a customer's rate-limit window. */
+export interface KeyGivenTtl {
+  kind: 'hold record' | 'rate-limit window';
+  /** The hold's or the customer's id. */
+  id: string;
+  ttlMs: number;
 }
 
 export interface TicketCounters {
@@ -18,8 +31,8 @@ export interface TicketCounters {
   heldByHolds: number;
 }
 
-const REPORT_KEY = 'holdfast:reconcile:last';
-const KEY_RE = /^\{ev:([0-9a-f-]{36})\}:(seat|hold|rl):/;
+/** Reconciliation looks at the events PostgreSQL can have: ids that are UUIDs. */
+const EVENT_ID = /^[0-9a-f-]{36}$/;
 
 /**
  * The reads and compare-and-set repairs reconciliation needs. Every repair is
@@ -28,7 +41,7 @@ const KEY_RE = /^\{ev:([0-9a-f-]{36})\}:(seat|hold|rl):/;
 export class ReconcileStore {
   private readonly run: Record<ScriptName, ScriptRunner>;
 
-  constructor(readonly redis: RedisClient) {
+  constructor(private readonly redis: RedisClient) {
     this.run = registerScripts(redis);
   }
 
@@ -48,20 +61,21 @@ export class ReconcileStore {
   async scanEvents(): Promise<{ primed: Set<string>; keys: Map<string, EventKeyScan> }> {
     const primed = new Set<string>();
     const keys = new Map<string, EventKeyScan>();
-    for await (const batch of this.scanKeys('{ev:*')) {
+    for await (const batch of this.scanKeys(eventKeyPattern('*'))) {
       for (const key of batch) {
-        const ready = /^\{ev:([0-9a-f-]{36})\}:ready$/.exec(key);
-        if (ready) {
-          primed.add(ready[1]!);
+        const parsed = parseEventKey(key);
+        if (!parsed || !EVENT_ID.test(parsed.eventId)) continue;
+        const { eventId } = parsed;
+        if (parsed.kind === 'ready') {
+          primed.add(eventId);
           continue;
         }
-        const m = KEY_RE.exec(key);
-        if (!m) continue;
-        let e = keys.get(m[1]!);
-        if (!e) keys.set(m[1]!, (e = { eventId: m[1]!, seatKeys: [], holdRecordKeys: [], rateLimitKeys: [] }));
-        if (m[2] === 'seat') e.seatKeys.push(key);
-        else if (m[2] === 'hold') e.holdRecordKeys.push(key);
-        else e.rateLimitKeys.push(key);
+        if (parsed.kind !== 'seat' && parsed.kind !== 'hold' && parsed.kind !== 'rateLimit') continue;
+        let e = keys.get(eventId);
+        if (!e) keys.set(eventId, (e = { eventId, seatIds: [], holdIds: [], rateLimitCustomerIds: [] }));
+        if (parsed.kind === 'seat') e.seatIds.push(parsed.id);
+        else if (parsed.kind === 'hold') e.holdIds.push(parsed.id);
+        else e.rateLimitCustomerIds.push(parsed.id);
       }
     }
     return { primed, keys };
@@ -70,10 +84,10 @@ export class ReconcileStore {
   /** Events whose outbox stream still has entries (holds not yet persisted). */
   async eventsWithOutbox(): Promise<string[]> {
     const out: string[] = [];
-    for await (const batch of this.scanKeys('{ev:*}:outbox')) {
+    for await (const batch of this.scanKeys(eventKeyPattern('*', 'outbox'))) {
       for (const key of batch) {
-        const m = /^\{ev:([0-9a-f-]{36})\}:outbox$/.exec(key);
-        if (m && (await this.redis.xlen(key)) > 0) out.push(m[1]!);
+        const parsed = parseEventKey(key);
+        if (parsed?.kind === 'outbox' && EVENT_ID.test(parsed.eventId) && (await this.redis.xlen(key)) > 0) out.push(parsed.eventId);
       }
     }
     return out;
@@ -81,11 +95,11 @@ export class ReconcileStore {
 
   /** Adds to a process-wide statistic kept in Redis (shared by the API's and worker's /metrics). */
   async addStat(name: string, by: number): Promise<void> {
-    await this.redis.incrby(`holdfast:stats:${name}`, by);
+    await this.redis.incrby(globalKeys.stat(name), by);
   }
 
   async readStat(name: string): Promise<number> {
-    return Number((await this.redis.get(`holdfast:stats:${name}`)) ?? 0);
+    return Number((await this.redis.get(globalKeys.stat(name))) ?? 0);
   }
 
   async soldSeats(eventId: string): Promise<Set<string>> {
@@ -198,8 +212,30 @@ export class ReconcileStore {
     };
   }
 
+  /**
+   * The event's hold records and rate-limit windows (as a scan found them) that
+   * have no TTL get the one they are written with (HOLD_RECORD_TTL_MS,
+   * RATE_LIMIT_WINDOW_MS), only while they still have none (PEXPIRE NX).
+   * Answers the keys given one.
+   */
+  async expireKeysWithoutTtl(scan: EventKeyScan): Promise<KeyGivenTtl[]> {
+    const k = eventKeys(scan.eventId);
+    const candidates = [
+      ...scan.holdIds.map((id) => ({ key: k.hold(id), given: { kind: 'hold record', id, ttlMs: HOLD_RECORD_TTL_MS } as const })),
+      ...scan.rateLimitCustomerIds.map((id) => ({ key: k.rateLimit(id), given: { kind: 'rate-limit window', id, ttlMs: RATE_LIMIT_WINDOW_MS } as const })),
+    ];
+    const ttls = await this.ttls(candidates.map((c) => c.key));
+    const out: KeyGivenTtl[] = [];
+    for (let i = 0; i < candidates.length; i++) {
+      if (ttls[i] !== -1) continue;
+      const { key, given } = candidates[i]!;
+      if ((await this.redis.call('PEXPIRE', key, given.ttlMs, 'NX')) === 1) out.push(given);
+    }
+    return out;
+  }
+
   /** Remaining TTL (ms) of each key: -1 when it has none, -2 when it is gone. */
-  async ttls(keys: string[]): Promise<number[]> {
+  private async ttls(keys: string[]): Promise<number[]> {
     const out: number[] = [];
     for (let i = 0; i < keys.length; i += 1000) {
       const p = this.redis.pipeline();
@@ -212,16 +248,13 @@ export class ReconcileStore {
     return out;
   }
 
-  /** Sets a TTL on a key only when it has none (PEXPIRE NX). */
-  async expireIfPersistent(key: string, ms: number): Promise<boolean> {
-    return (await this.redis.call('PEXPIRE', key, ms, 'NX')) === 1;
-  }
-
   async saveReport(json: string): Promise<void> {
-    await this.redis.set(REPORT_KEY, json);
+    await this.redis.set(globalKeys.reconcileReport, json);
   }
 
   async lastReport(): Promise<string | null> {
-    return this.redis.get(REPORT_KEY);
+    return this.redis.get(globalKeys.reconcileReport);
   }
 }
+
+translateErrorsOf(ReconcileStore);

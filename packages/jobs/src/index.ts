@@ -1,6 +1,7 @@
 // The job queues shared by the API (producer) and the worker (consumer): names,
 // payload schemas, and the Redis connection settings each side needs.
 import { Queue, type ConnectionOptions } from 'bullmq';
+import { holdIdSchema } from '@holdfast/contracts';
 import { redisOptionsFromUrl } from '@holdfast/hold-store';
 import { Cluster } from 'ioredis';
 import { z } from 'zod';
@@ -16,7 +17,7 @@ export { redisOptionsFromUrl };
 export const SWEEP_JOB = 'sweep';
 export const RECONCILE_JOB = 'reconcile';
 
-export const expireHoldData = z.strictObject({ holdId: z.string().regex(/^hld_[0-9a-f]{32}_[0-9a-f]{24}$/) });
+export const expireHoldData = z.strictObject({ holdId: holdIdSchema });
 export type ExpireHoldData = z.infer<typeof expireHoldData>;
 
 export const reconcileData = z.strictObject({ requestedBy: z.string().max(200).optional() });

@@ -1,4 +1,4 @@
-import { eventKeys } from '@holdfast/hold-store';
+import { eventKeyPattern, eventKeys, parseEventKey, type EventKeyKind } from '@holdfast/hold-store';
 import { scanOn, type TestApi } from './test-api';
 
 export type Reply = Awaited<ReturnType<TestApi['call']>>;
@@ -64,14 +64,16 @@ export async function ticketsAvailable(api: TestApi, eventId: string, index = 0)
 export const seatIdsOf = (hold: { items: { seatId?: string }[] }): string[] =>
   hold.items.map((i) => i.seatId).filter((s): s is string => typeof s === 'string');
 
+const HOLD_KEY_KINDS = new Set<EventKeyKind | undefined>(['hold', 'seat', 'customer']);
+
 /** The number of hold keys, seat keys and outbox entries Redis has for an event. */
 export async function holdKeyCount(api: TestApi, eventId: string): Promise<number> {
   const k = eventKeys(eventId);
   let count = 0;
   let cursor = '0';
   do {
-    const [next, keys] = await scanOn(api, cursor, 'MATCH', `{ev:${eventId}}:*`, 'COUNT', 1000);
-    count += keys.filter((key) => key.includes(':hold:') || key.includes(':seat:') || key.includes(':cust:')).length;
+    const [next, keys] = await scanOn(api, cursor, 'MATCH', eventKeyPattern(eventId), 'COUNT', 1000);
+    count += keys.filter((key) => HOLD_KEY_KINDS.has(parseEventKey(key)?.kind)).length;
     cursor = next;
   } while (cursor !== '0');
   return count + (await api.rt.redis.xlen(k.outbox));

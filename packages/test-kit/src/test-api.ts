@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { loadConfig, type Config } from '@holdfast/config';
-import { masters } from '@holdfast/hold-store';
+import { eventKeyPattern, masters } from '@holdfast/hold-store';
 import { checkResponse, createApiRuntime, createLogger, signToken, type ApiRuntime } from '@holdfast/api';
 import { RedisProcess } from './redis-process';
 import { standIn } from './stand-in';
@@ -97,7 +97,7 @@ export async function dropTestEvent(api: TestApi, eventId: string): Promise<void
 export async function forgetEventInRedis(api: TestApi, eventId: string): Promise<void> {
   let cursor = '0';
   do {
-    const [next, keys] = await scanOn(api, cursor, 'MATCH', `{ev:${eventId}}*`, 'COUNT', 1000);
+    const [next, keys] = await scanOn(api, cursor, 'MATCH', eventKeyPattern(eventId), 'COUNT', 1000);
     if (keys.length) await api.rt.redis.del(...keys);
     cursor = next;
   } while (cursor !== '0');

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { AppError, appErrorOf, errors } from '@holdfast/domain';
+import { translateRedisError } from '@holdfast/hold-store';
 
 /** Express's body parser errors, as the contract words them. */
 export function bodyParserError(err: { type?: string; status?: number }): AppError | null {
@@ -28,10 +29,14 @@ function undecodableParam(err: unknown, req: Request): AppError | null {
   return new AppError('NOT_FOUND', 'No such endpoint.', 404);
 }
 
-/** The one mapping from errors to the contract's error body. Never a stack trace. */
+/**
+ * The one mapping from errors to the contract's error body. Never a stack trace.
+ * The stores translate their errors themselves; BullMQ's queues share their
+ * Redis connection and are translated here, by the hold store's translation.
+ */
 export function errorHandler(log: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const known = appErrorOf(err) ?? bodyParserError(err as { type?: string }) ?? undecodableParam(err, req);
+    const known = appErrorOf(translateRedisError(err)) ?? bodyParserError(err as { type?: string }) ?? undecodableParam(err, req);
     if (res.headersSent) {
       res.end();
       return;

@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createSecretKey, randomUUID } from 'node:crypto';
 import path from 'node:path';
 
-import { createRedisClient, HoldStore, masters, type RedisClient } from '@holdfast/hold-store';
+import { createRedisClient, eventKeyPattern, HoldStore, masters, type RedisClient } from '@holdfast/hold-store';
 import { freePort, RedisCluster } from '@holdfast/test-kit';
 import jwt from 'jsonwebtoken';
 import pg from 'pg';
@@ -143,7 +143,7 @@ async function deleteEventKeys(redis: RedisClient, eventId: string): Promise<voi
   for (const node of masters(redis)) {
     let cursor = '0';
     do {
-      const [next, keys] = await node.scan(cursor, 'MATCH', `{ev:${eventId}}*`, 'COUNT', 1000);
+      const [next, keys] = await node.scan(cursor, 'MATCH', eventKeyPattern(eventId), 'COUNT', 1000);
       if (keys.length > 0) await redis.unlink(...keys);
       cursor = next;
     } while (cursor !== '0');

@@ -1,3 +1,4 @@
+import { eventKeyPattern } from '@holdfast/hold-store';
 import type { ChildServer } from '../baselines/child-server.launcher';
 import { usedMemory } from '../bench-redis.service';
 import { runHttpLoad, type HttpLoadResult, type LoadRequest } from '../http-load.generator';
@@ -250,7 +251,7 @@ export async function measureMemoryPerHeldSeat(
 /** The bytes of every key of one event (`MEMORY USAGE key SAMPLES 0`, exact for aggregates). */
 async function eventKeyBytes(fixture: HoldfastFixture, events: BenchEvent[]): Promise<number> {
   let total = 0;
-  for (const { eventId } of events) total += await keyBytes(fixture, `{ev:${eventId}}*`);
+  for (const { eventId } of events) total += await keyBytes(fixture, eventKeyPattern(eventId));
   return total;
 }
 

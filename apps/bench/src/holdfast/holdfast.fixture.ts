@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import { createDb, ensureDatabase, listSeats, migrateDatabase, type Db } from '@holdfast/db';
 import { createDomain, createEvent, type DomainContext } from '@holdfast/domain';
-import { HoldStore } from '@holdfast/hold-store';
+import { eventKeyPattern, HoldStore } from '@holdfast/hold-store';
 import Redis from 'ioredis';
 import jwt from 'jsonwebtoken';
 
@@ -81,7 +81,7 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
     await db.$executeRaw`DELETE FROM events WHERE id = ${eventId}::uuid`;
     let cursor = '0';
     do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `{ev:${eventId}}*`, 'COUNT', 1000);
+      const [next, keys] = await redis.scan(cursor, 'MATCH', eventKeyPattern(eventId), 'COUNT', 1000);
       if (keys.length > 0) await redis.unlink(...keys);
       cursor = next;
     } while (cursor !== '0');

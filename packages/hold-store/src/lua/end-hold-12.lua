@@ -15,7 +15,7 @@
     KEYS[13..] seat keys
     ARGV[1] hold id   ARGV[2] customer id   ARGV[3] "released" | "expired" | "confirmed"
     ARGV[4] change channel   ARGV[5] ticket type id ("" for seats)   ARGV[6] quantity
-    ARGV[7] record ttl ms    ARGV[8] the ending confirm's claim token ("" for none)
+    ARGV[7] record ttl ms (how long the ended hold's record stays)    ARGV[8] the ending confirm's claim token ("" for none)
     ARGV[9..] seat ids in KEYS order
 
   Output:

@@ -12,7 +12,8 @@
     KEYS[5..] seat keys
     ARGV[1] hold id   ARGV[2] hold time ms (the new expiry is now + this)
     ARGV[3] latest allowed expiry, ms since the epoch (createdAt + the event's maximum hold time)
-    ARGV[4] ticket type id ("" for seats)   ARGV[5] quantity   ARGV[6..] seat ids in KEYS order
+    ARGV[4] ticket type id ("" for seats)   ARGV[5] quantity
+    ARGV[6] record ttl ms (how long the hold record outlives the hold)   ARGV[7..] seat ids in KEYS order
 
   Output:
     {"OK", new expiresAt ms}
@@ -47,11 +48,11 @@ if expiresAt <= current then return {'CAP', current} end
 -- Leases only grow: a confirm in flight may have claimed them for longer already.
 for i = 5, #KEYS do
   if redis.call('PEXPIRETIME', KEYS[i]) < expiresAt then redis.call('PEXPIREAT', KEYS[i], expiresAt) end
-  redis.call('ZADD', KEYS[1], 'GT', expiresAt, ARGV[i + 1])
+  redis.call('ZADD', KEYS[1], 'GT', expiresAt, ARGV[i + 2])
 end
 if ttId ~= '' then redis.call('ZADD', KEYS[3], 'GT', expiresAt, holdId) end
 redis.call('HSET', KEYS[2], holdId, ARGV[5] .. ':' .. expiresAt)
 redis.call('HSET', KEYS[4], 'expiresAt', expiresAt)
 redis.call('HINCRBY', KEYS[4], 'extensions', 1)
-redis.call('PEXPIRE', KEYS[4], expiresAt - now + 86400000)
+redis.call('PEXPIRE', KEYS[4], expiresAt - now + tonumber(ARGV[6]))
 return {'OK', expiresAt}

@@ -37,6 +37,7 @@
     ARGV[8] tier   ARGV[9] quantity   ARGV[10] seat key prefix ("{ev:<id>}:seat:")
     ARGV[11] event id   ARGV[12] currency   ARGV[13] seats to look at for side by side (>= quantity)
     ARGV[14] the most outbox entries not yet persisted before holds are refused
+    ARGV[15] record ttl ms (how long the hold record outlives the hold)
 
   Output:
     {"OK", now ms, 1 when side by side else 0, seat id, ...}
@@ -198,7 +199,7 @@ redis.call('HSET', KEYS[4], ARGV[1], q .. ':' .. expiresAt)
 local json = '{"eventId":' .. cjson.encode(ARGV[11]) .. ',"customerId":' .. cjson.encode(ARGV[2]) .. ',"items":['
   .. table.concat(items, ',') .. '],"currency":' .. cjson.encode(ARGV[12]) .. ',"totalCents":' .. string.format('%d', sum) .. '}'
 redis.call('HSET', KEYS[7], 'json', json, 'createdAt', now, 'expiresAt', expiresAt, 'status', 'active')
-redis.call('PEXPIRE', KEYS[7], ttl + 86400000)
+redis.call('PEXPIRE', KEYS[7], ttl + tonumber(ARGV[15]))
 redis.call('XADD', KEYS[8], '*', 'holdId', ARGV[1], 'createdAt', now, 'expiresAt', expiresAt, 'json', json)
 redis.call('PUBLISH', ARGV[7], cjson.encode({ seatIds = ids, status = 'held' }))
 local out = {'OK', now, side}

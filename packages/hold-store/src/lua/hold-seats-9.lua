@@ -16,7 +16,8 @@
     ARGV[1] hold id             ARGV[2] customer id      ARGV[3] ttl ms
     ARGV[4] max tickets per customer                     ARGV[5] rate limit (0: not counted)
     ARGV[6] rate window ms      ARGV[7] change channel     ARGV[8] number of candidates (n)
-    ARGV[9 .. 8+n] candidate sizes; ARGV[9+n .. 8+2n] each candidate's hold JSON
+    ARGV[9] record ttl ms (how long the hold record outlives the hold)
+    ARGV[10 .. 9+n] candidate sizes; ARGV[10+n .. 9+2n] each candidate's hold JSON
     (items, totals); then the seat ids in KEYS order; last: the most outbox
     entries not yet persisted (ARGV[#ARGV]) before holds are refused
 
@@ -45,9 +46,9 @@ local retryAfter = rateLimited(KEYS[6], tonumber(ARGV[5]), ARGV[6])
 if retryAfter then return {'RATE_LIMITED', retryAfter} end
 
 local ncand = tonumber(ARGV[8])
-local sizeAt = 9
-local jsonAt = 9 + ncand
-local seatAt = 9 + 2 * ncand
+local sizeAt = 10
+local jsonAt = 10 + ncand
+local seatAt = 10 + 2 * ncand
 local quantity = tonumber(ARGV[sizeAt])
 
 local inUse = ticketsInUse(KEYS[4], KEYS[5], ARGV[2], now)
@@ -92,7 +93,7 @@ end
 redis.call('HSET', KEYS[4], ARGV[1], size .. ':' .. expiresAt)
 local json = ARGV[jsonAt + chosen - 1]
 redis.call('HSET', KEYS[7], 'json', json, 'createdAt', now, 'expiresAt', expiresAt, 'status', 'active')
-redis.call('PEXPIRE', KEYS[7], ttl + 86400000)
+redis.call('PEXPIRE', KEYS[7], ttl + tonumber(ARGV[9]))
 redis.call('XADD', KEYS[8], '*', 'holdId', ARGV[1], 'createdAt', now, 'expiresAt', expiresAt, 'json', json)
 redis.call('PUBLISH', ARGV[7], cjson.encode({ seatIds = seatIds, status = 'held' }))
 return {'OK', chosen, now}

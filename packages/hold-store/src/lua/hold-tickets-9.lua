@@ -14,6 +14,7 @@
     ARGV[5] rate limit (0: not counted)     ARGV[6] rate window ms
     ARGV[7] hold JSON  ARGV[8] change channel  ARGV[9] ticket type id  ARGV[10] quantity
     ARGV[11] the most outbox entries not yet persisted before holds are refused
+    ARGV[12] record ttl ms (how long the hold record outlives the hold)
 
   Output:
     {"OK", 1, now ms} | {"NOT_READY"} | {"RATE_LIMITED", retry after ms}
@@ -52,7 +53,7 @@ redis.call('ZADD', KEYS[3], expiresAt, ARGV[1])
 redis.call('HSET', KEYS[4], ARGV[1], quantity)
 redis.call('HSET', KEYS[5], ARGV[1], quantity .. ':' .. expiresAt)
 redis.call('HSET', KEYS[8], 'json', ARGV[7], 'createdAt', now, 'expiresAt', expiresAt, 'status', 'active')
-redis.call('PEXPIRE', KEYS[8], ttl + 86400000)
+redis.call('PEXPIRE', KEYS[8], ttl + tonumber(ARGV[12]))
 redis.call('XADD', KEYS[9], '*', 'holdId', ARGV[1], 'createdAt', now, 'expiresAt', expiresAt, 'json', ARGV[7])
 redis.call('PUBLISH', ARGV[8], cjson.encode({ ticketTypeId = ARGV[9], available = available - quantity }))
 return {'OK', 1, now}

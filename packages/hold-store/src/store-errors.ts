@@ -1,0 +1,87 @@
+/**
+ * Redis's errors, translated at the hold store's edge (as packages/db translates
+ * PostgreSQL's): what ioredis and Redis say when they cannot serve a call
+ * becomes one typed error, so no caller reads their messages.
+ */
+
+/** Why Redis could not serve the call. */
+export type StoreUnavailableReason =
+  /** No connection (refused, closed, reset, not yet up), or ioredis gave up retrying. */
+  | 'connection'
+  /** The command got no answer in time (Redis frozen or far away). */
+  | 'timeout'
+  /** A Redis Cluster without a master for the slot yet (failover), or its slot map unreadable. */
+  | 'cluster'
+  /** Redis is loading its dataset after a restart. */
+  | 'loading'
+  /** The write reached fewer replicas than asked for (WAIT, NOREPLICAS). */
+  | 'replicas'
+  /** Redis could not take a subscription now (the change feed). */
+  | 'subscription';
+
+/** Redis cannot serve the call now; retrying later may succeed. The caller answers 503. */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+  constructor(readonly reason: StoreUnavailableReason, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** What ioredis's and Redis's messages mean, first match wins. */
+const UNAVAILABLE: readonly (readonly [StoreUnavailableReason, RegExp])[] = [
+  ['cluster', /CLUSTERDOWN|MASTERDOWN|TRYAGAIN|Too many Cluster redirections|Failed to refresh slots cache|None of startup nodes is available|Cluster isn't ready/],
+  ['loading', /LOADING/],
+  ['replicas', /NOREPLICAS/],
+  ['timeout', /Command timed out|ETIMEDOUT/],
+  ['connection', /Connection is closed|Stream isn't writeable|enableOfflineQueue|ECONNREFUSED|ECONNRESET|EPIPE|MaxRetriesPerRequest|Reached the max retries/],
+];
+
+/**
+ * A StoreUnavailableError for an error of Redis or of its client that means
+ * "not now"; any other error as it is. Also for the callers that share the
+ * store's connection (BullMQ's queues): the same translation, kept here.
+ */
+export function translateRedisError(err: unknown): unknown {
+  if (err instanceof StoreUnavailableError || err === null || typeof err !== 'object') return err;
+  const { name, message } = err as { name?: unknown; message?: unknown };
+  const text = String(message);
+  if (name === 'MaxRetriesPerRequestError') return new StoreUnavailableError('connection', text, { cause: err });
+  for (const [reason, pattern] of UNAVAILABLE) {
+    if (pattern.test(text)) return new StoreUnavailableError(reason, text, { cause: err });
+  }
+  return err;
+}
+
+type AnyClass = abstract new (...args: never[]) => unknown;
+
+/**
+ * Makes every method of a store class translate what it throws or rejects with
+ * (translateRedisError): applied once to each class the package exports, so a
+ * method added later is translated too. Methods that return neither a promise
+ * nor throw (async generators, getters) are left as they are.
+ */
+export function translateErrorsOf(cls: AnyClass): void {
+  const proto = cls.prototype as Record<string, unknown>;
+  for (const name of Object.getOwnPropertyNames(proto)) {
+    const descriptor = Object.getOwnPropertyDescriptor(proto, name)!;
+    const method = descriptor.value as unknown;
+    if (name === 'constructor' || typeof method !== 'function' || isAsyncGenerator(method)) continue;
+    const translated = function (this: unknown, ...args: unknown[]): unknown {
+      let out: unknown;
+      try {
+        out = method.apply(this, args);
+      } catch (err) {
+        throw translateRedisError(err);
+      }
+      return out instanceof Promise ? out.catch(rethrowTranslated) : out;
+    };
+    Object.defineProperty(translated, 'name', { value: name });
+    Object.defineProperty(proto, name, { ...descriptor, value: translated });
+  }
+}
+
+function rethrowTranslated(err: unknown): never {
+  throw translateRedisError(err);
+}
+
+const isAsyncGenerator = (fn: unknown) => Object.prototype.toString.call(fn) === '[object AsyncGeneratorFunction]';

@@ -1,0 +1,90 @@
+// Redis's errors are translated at the hold store's edge (store-errors.ts): a
+// store method that meets a Redis that is away or frozen rejects with
+// StoreUnavailableError and its reason, never with ioredis's own error. The
+// outages run on a redis-server of the test's own; the shared one is never touched.
+import { randomUUID } from 'node:crypto';
+import { Redis, ReplyError } from 'ioredis';
+import { HoldStore, IdempotencyStore, ReconcileStore, StoreUnavailableError, translateRedisError } from '@holdfast/hold-store';
+import { freePort, RedisProcess, waitFor } from '@holdfast/test-kit';
+
+/** The API's fail-fast options (apps/api runtime.ts): no offline queue, one retry, a command timeout. */
+const failFast = (port: number) => new Redis({
+  host: '127.0.0.1', port, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 300, connectTimeout: 500,
+  retryStrategy: () => 100, lazyConnect: true,
+});
+
+const rejection = (p: Promise<unknown>) => p.then(() => null, (err: unknown) => err);
+
+test('when ioredis or Redis say they cannot serve now, then the translation names why; any other error stays as it is', () => {
+  const cases: [Error, string][] = [
+    [new Error('Connection is closed.'), 'connection'],
+    [new Error("Stream isn't writeable and enableOfflineQueue options is false"), 'connection'],
+    [Object.assign(new Error('Reached the max retries per request limit (which is 1).'), { name: 'MaxRetriesPerRequestError' }), 'connection'],
+    [new Error('connect ECONNREFUSED 127.0.0.1:1'), 'connection'],
+    [new Error('Command timed out'), 'timeout'],
+    [new ReplyError('LOADING Redis is loading the dataset in memory'), 'loading'],
+    [new ReplyError('CLUSTERDOWN The cluster is down'), 'cluster'],
+    [new Error("Cluster isn't ready and enableOfflineQueue options is false"), 'cluster'],
+    [new ReplyError('NOREPLICAS Not enough good replicas to write.'), 'replicas'],
+  ];
+  for (const [err, reason] of cases) {
+    const translated = translateRedisError(err);
+    expect(translated).toBeInstanceOf(StoreUnavailableError);
+    expect({ message: err.message, reason: (translated as StoreUnavailableError).reason }).toEqual({ message: err.message, reason });
+    expect((translated as StoreUnavailableError).cause).toBe(err);
+  }
+  const other = new ReplyError('ERR wrong number of arguments');
+  expect(translateRedisError(other)).toBe(other);
+  expect(translateRedisError('text')).toBe('text');
+});
+
+test('when nothing listens where Redis should be, then every store rejects with StoreUnavailableError (connection)', async () => {
+  const redis = failFast(await freePort());
+  redis.on('error', () => undefined);
+  try {
+    const eventId = randomUUID();
+    for (const call of [
+      () => new HoldStore(redis).isPrimed(eventId),
+      () => new ReconcileStore(redis).soldSeats(eventId),
+      () => new IdempotencyStore(redis).begin('p', 'k', 'f'),
+    ]) {
+      const err = await rejection(call());
+      expect(err).toBeInstanceOf(StoreUnavailableError);
+      expect((err as StoreUnavailableError).reason).toBe('connection');
+    }
+  } finally {
+    redis.disconnect();
+  }
+});
+
+describe('a Redis of the test\'s own', () => {
+  let server: RedisProcess;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    server = await RedisProcess.start();
+    redis = failFast(server.port);
+    redis.on('error', () => undefined);
+    await redis.connect();
+  });
+  afterAll(async () => {
+    redis?.disconnect();
+    await server?.stop();
+  });
+
+  test('when Redis freezes (SIGSTOP), then a hold script rejects with StoreUnavailableError (timeout) and works again after', async () => {
+    const store = new HoldStore(redis);
+    const eventId = randomUUID();
+    const count = () => store.countHoldRequest({ eventId, customerId: 'c1', rateLimit: 100, rateWindowMs: 60_000 });
+    expect(await count()).toBeNull();
+    server.pause();
+    try {
+      const err = await rejection(count());
+      expect(err).toBeInstanceOf(StoreUnavailableError);
+      expect((err as StoreUnavailableError).reason).toBe('timeout');
+    } finally {
+      server.resume();
+    }
+    await waitFor('the hold store to answer again', async () => (await count()) === null, { timeoutMs: 5000 });
+  });
+});
