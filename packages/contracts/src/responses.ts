@@ -100,14 +100,30 @@ export const auditEntryObject = z
 
 const nextCursor = z.string().nullable();
 
+/** What reconciliation repairs, one kind each. */
+export const repairKind = z.enum([
+  'sold_set_missing', // a seat SOLD in PostgreSQL missing from Redis's sold set: added
+  'sold_set_extra', // a seat in Redis's sold set that PostgreSQL has AVAILABLE (seen twice): removed
+  'sold_seat_key', // a lease or held entry on a seat already SOLD: removed
+  'ga_counter', // a ticket type's cap/sold/held differing from PostgreSQL and its live holds: rewritten (row locked, one script)
+  'hold_restored', // an ACTIVE hold whose leases were lost: taken again for its remaining time
+  'hold_ended', // an ACTIVE hold whose leases were lost and whose items someone else has now: ended
+  'key_without_ttl', // a seat key, hold record or rate-limit key without a TTL: given one (or removed)
+  'stale_lease', // a seat lease whose hold has ended in PostgreSQL (its end never reached Redis; seen twice): removed
+  'seat_index_rebuilt', // an event with seats primed in Redis without its free-seat index (Redis lost it): built again
+  'free_set_missing', // a free seat (not sold, no lease) missing from the free set best available walks: added
+  'free_set_extra', // a sold or leased seat in the free set: removed
+]);
+
 /** What one reconciliation run found and repaired (repairs by kind; the first entries for a human to read). */
 export const reconcileReportObject = z.object({
   startedAt: time,
   finishedAt: time,
   durationMs: z.number(),
   events: z.number().int(),
-  repairs: z.record(z.string(), z.number().int()),
-  entries: z.array(z.object({ kind: z.string(), eventId: z.string(), detail: z.string(), count: z.number().int().optional() })),
+  repairs: z.record(repairKind, z.number().int()),
+  /** The first repairs of the run (up to 200); `count`: how many repairs the entry stands for (1 when absent). */
+  entries: z.array(z.object({ kind: repairKind, eventId: z.string(), detail: z.string(), count: z.number().int().optional() })),
   errors: z.array(z.object({ eventId: z.string(), message: z.string() })),
 });
 

@@ -4,6 +4,7 @@ import {
   eventsWithLiveHolds, existingEventIds, findHold, findLiveHolds, holdStatuses, lockHold, lockTicketType, readSaleState, recordAudit,
   runTransaction, updateHold, type HoldRow,
 } from '@holdfast/db';
+import { repairKind, type reconcileReportObject, type z } from '@holdfast/contracts';
 import type { EventKeyScan, ReconcileStore, TicketCounters } from '@holdfast/hold-store';
 import type { DomainContext } from './context';
 import { holdContents, type HoldItem } from './hold-view';
@@ -11,39 +12,11 @@ import { endHoldInRedis } from './holds';
 import { primeEvent } from './prime-event';
 import { syncSeatIndex } from './seat-index';
 
-export const REPAIR_KINDS = [
-  'sold_set_missing', // a seat SOLD in PostgreSQL missing from Redis's sold set: added
-  'sold_set_extra', // a seat in Redis's sold set that PostgreSQL has AVAILABLE (seen twice): removed
-  'sold_seat_key', // a lease or held entry on a seat already SOLD: removed
-  'ga_counter', // a ticket type's cap/sold/held differing from PostgreSQL and its live holds: rewritten (row locked, one script)
-  'hold_restored', // an ACTIVE hold whose leases were lost: taken again for its remaining time
-  'hold_ended', // an ACTIVE hold whose leases were lost and whose items someone else has now: ended
-  'key_without_ttl', // a seat key, hold record or rate-limit key without a TTL: given one (or removed)
-  'stale_lease', // a seat lease whose hold has ended in PostgreSQL (its end never reached Redis; seen twice): removed
-  'seat_index_rebuilt', // an event with seats primed in Redis without its free-seat index (Redis lost it): built again
-  'free_set_missing', // a free seat (not sold, no lease) missing from the free set best available walks: added
-  'free_set_extra', // a sold or leased seat in the free set: removed
-] as const;
-export type RepairKind = (typeof REPAIR_KINDS)[number];
-
-export interface RepairEntry {
-  kind: RepairKind;
-  eventId: string;
-  detail: string;
-  /** How many repairs of this kind the entry stands for (seats of one event at once); 1 when absent. */
-  count?: number;
-}
-
-export interface ReconcileReport {
-  startedAt: string;
-  finishedAt: string;
-  durationMs: number;
-  events: number;
-  repairs: Record<RepairKind, number>;
-  /** The first repairs of the run (up to 200), for a human to read. */
-  entries: RepairEntry[];
-  errors: { eventId: string; message: string }[];
-}
+/** What reconciliation can repair, each kind said in the contract (`repairKind`). */
+export const REPAIR_KINDS = repairKind.options;
+export type RepairKind = z.output<typeof repairKind>;
+export type ReconcileReport = z.output<typeof reconcileReportObject>;
+export type RepairEntry = ReconcileReport['entries'][number];
 
 export interface ReconcileOptions {
   onRepair?: (entry: RepairEntry) => void;
