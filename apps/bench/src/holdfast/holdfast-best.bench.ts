@@ -9,6 +9,7 @@ import { createHttpClient, runHttpLoad, type LoadRequest } from '../http-load.ge
 import { elapsedMs, LatencyHistogram, round3 } from '../latency.histogram';
 import { withProcessCpu } from '../process-cpu.probe';
 import { SeatCursor } from './holdfast-holds.bench';
+import type { BenchPlan } from '../bench-plan.config';
 import type { BenchEvent, HoldfastFixture } from './holdfast.fixture';
 import { RedisProcess } from '@holdfast/test-kit';
 
@@ -87,20 +88,8 @@ export interface BestReport {
   memory: BestMemory;
 }
 
-interface BestOptions {
-  levels: number[];
-  /** Rounds that visit every level in turn. */
-  rounds: number;
-  requests: number;
-  warmupRequests: number;
-  maxDurationMs: number;
-  /** Seats in the tier of the script-only measurement. */
-  tierSeats: number;
-  takenPcts: number[];
-  quantities: number[];
-  /** Script calls per (taken, quantity). */
-  scriptCalls: number;
-}
+/** The plan's `best` part. */
+type BestOptions = BenchPlan['best'];
 
 /**
  * Best available against holds by seat id, through the real API, at several

@@ -1,4 +1,5 @@
 import { eventKeyPattern } from '@holdfast/hold-store';
+import type { BenchPlan } from '../bench-plan.config';
 import type { ChildServer } from '../baselines/child-server.launcher';
 import { usedMemory } from '../bench-redis.service';
 import { runHttpLoad, type HttpLoadResult, type LoadRequest } from '../http-load.generator';
@@ -107,15 +108,8 @@ export interface GrowthRow {
   seatMap: HttpLoadResult & { bytes: number };
 }
 
-interface GrowthOptions {
-  concurrency: number;
-  rounds: number;
-  /** Holds per event size, over all rounds. */
-  holds: number;
-  warmupHolds: number;
-  maxDurationMs: number;
-  seatMapRequests: number;
-}
+/** The plan's `growth` part (the event sizes are passed on their own). */
+type GrowthOptions = Omit<BenchPlan['growth'], 'seatCounts' | 'memoryHolds'>;
 
 export interface GrowthEvent {
   /** One or more events of the same size. */
