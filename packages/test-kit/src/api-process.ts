@@ -1,9 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import { collectOutput, isRunning, printed, REPO_ROOT } from './child-process';
 import { freePort } from './redis-process';
-import { waitFor } from './wait';
-
-const ROOT = path.join(__dirname, '..', '..', '..');
 
 /** The API alone as a child process (`node --import tsx <this path>`), for tests that stop or kill it. */
 export const API_PROCESS_MAIN = require.resolve('./api-process.main');
@@ -13,36 +10,33 @@ export const API_PROCESS_MAIN = require.resolve('./api-process.main');
  * test that freezes it (SIGSTOP) or kills it while another API runs in-process.
  */
 export class ApiProcess {
-  private output = '';
+  private readonly output: { readonly both: string };
 
   private constructor(readonly proc: ChildProcess, readonly url: string) {
-    proc.stdout?.on('data', (d: Buffer) => (this.output += d.toString()));
-    proc.stderr?.on('data', (d: Buffer) => (this.output += d.toString()));
+    this.output = collectOutput(proc);
   }
 
   /** Starts it with these variables over the test's own (PORT is chosen here) and waits until it listens. */
   static async start(env: Record<string, string> = {}): Promise<ApiProcess> {
     const port = await freePort();
     const proc = spawn(process.execPath, ['--import', 'tsx', API_PROCESS_MAIN], {
-      cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: REPO_ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     const api = new ApiProcess(proc, `http://127.0.0.1:${port}`);
-    await waitFor('the API process to listen or exit', () => api.output.includes('listening') || !api.running, { timeoutMs: 30_000, intervalMs: 50 })
-      .catch(() => undefined);
-    if (!api.output.includes('listening')) {
+    if (!(await printed(proc, api.output, 'listening', 'the API process to listen or exit'))) {
       proc.kill('SIGKILL');
-      throw new Error(`API process did not start: ${api.output}`);
+      throw new Error(`API process did not start: ${api.log}`);
     }
     return api;
   }
 
   get running(): boolean {
-    return this.proc.exitCode === null && this.proc.signalCode === null;
+    return isRunning(this.proc);
   }
 
   /** What it wrote to stdout and stderr. */
   get log(): string {
-    return this.output;
+    return this.output.both;
   }
 
   /** Sends a signal and waits until the process has ended (at once if it has). */

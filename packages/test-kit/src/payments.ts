@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import type { TestApi } from './test-api';
-import { sleep } from './wait';
+import { sleepUntil } from './wait';
 
 export const rid = (prefix: string) => `${prefix}_${randomBytes(10).toString('hex')}`;
 
@@ -22,8 +22,7 @@ export async function holdTickets(api: TestApi, eventId: string, customerId: str
 
 /** Waits until the hold's expiresAt has passed. */
 export async function waitUntilExpired(hold: { expiresAt: string }): Promise<void> {
-  const left = new Date(hold.expiresAt).getTime() - Date.now();
-  if (left > -50) await sleep(left + 150);
+  await sleepUntil(hold.expiresAt, 150);
 }
 
 export function confirmVia(api: TestApi, holdId: string, paymentReference = rid('ref')) {

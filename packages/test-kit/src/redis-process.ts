@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { REPO_ROOT } from './child-process';
 import { waitFor } from './wait';
 
 /** A free loopback port (the OS picks one; it is released before use). */
@@ -90,7 +91,7 @@ export class RedisProcess {
 
 /** Writes a fault test's measurements where the closing report can read them. */
 export function recordMeasurements(name: string, data: unknown): void {
-  const dir = path.join(__dirname, '..', '..', '..', 'test-artifacts');
+  const dir = path.join(REPO_ROOT, 'test-artifacts');
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, `${name}.json`), `${JSON.stringify(data, null, 2)}\n`);
   process.stdout.write(`\n[fault ${name}] ${JSON.stringify(data)}\n`);

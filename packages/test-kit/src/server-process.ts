@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { collectOutput, REPO_ROOT } from './child-process';
 
-const ROOT = path.join(__dirname, '..', '..', '..');
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
-const MAIN = path.join(ROOT, 'apps', 'server', 'src', 'main.ts');
+const TSX = path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
+const MAIN = path.join(REPO_ROOT, 'apps', 'server', 'src', 'main.ts');
 
 export interface ServerProcessOptions {
   /** Arguments after main.ts, e.g. ['--only', 'api']. */
@@ -20,21 +20,12 @@ export interface ServerProcessOptions {
  * undefined leaves that variable out.
  */
 export class ServerProcess {
-  private stdoutText = '';
-  private stderrText = '';
-  private both = '';
+  private readonly out: { readonly stdout: string; readonly stderr: string; readonly both: string };
   /** Resolves with the exit code once the process (the tsx wrapper, or `script`) ends. */
   readonly exited: Promise<number | null>;
 
   private constructor(readonly child: ChildProcess, private readonly grouped: boolean) {
-    child.stdout?.on('data', (d: Buffer) => {
-      this.stdoutText += d.toString();
-      this.both += d.toString();
-    });
-    child.stderr?.on('data', (d: Buffer) => {
-      this.stderrText += d.toString();
-      this.both += d.toString();
-    });
+    this.out = collectOutput(child);
     this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
   }
 
@@ -44,24 +35,24 @@ export class ServerProcess {
     const args = [MAIN, ...(options.args ?? [])];
     const grouped = Boolean(options.detached || options.terminal);
     const child = options.terminal
-      ? spawn('script', ['-qfec', [TSX, ...args].join(' '), '/dev/null'], { cwd: ROOT, env: childEnv, stdio: ['pipe', 'pipe', 'pipe'], detached: true })
-      : spawn(TSX, args, { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: grouped });
+      ? spawn('script', ['-qfec', [TSX, ...args].join(' '), '/dev/null'], { cwd: REPO_ROOT, env: childEnv, stdio: ['pipe', 'pipe', 'pipe'], detached: true })
+      : spawn(TSX, args, { cwd: REPO_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: grouped });
     return new ServerProcess(child, grouped);
   }
 
   /** What it wrote to stdout so far. */
   get stdout(): string {
-    return this.stdoutText;
+    return this.out.stdout;
   }
 
   /** What it wrote to stderr so far. */
   get stderr(): string {
-    return this.stderrText;
+    return this.out.stderr;
   }
 
   /** stdout and stderr as they came. */
   get output(): string {
-    return this.both;
+    return this.out.both;
   }
 
   /** A signal to its whole process group (or to the process, when not detached); a process already gone is fine. */
