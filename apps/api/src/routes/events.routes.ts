@@ -6,7 +6,7 @@ import {
 } from '@holdfast/domain';
 import { endpointOf } from '../endpoint';
 import { bodyParserError } from '../middleware/errors';
-import { err, forbidden, invalid, unauthorized, unavailable } from '../response-docs';
+import { err, unavailable } from '../response-docs';
 
 const dateOrNull = (iso: string | null | undefined): Date | null => (iso ? new Date(iso) : null);
 
@@ -31,7 +31,7 @@ export const EVENT_ENDPOINTS = [
   endpoint({
     method: 'post', path: '/v1/admin/events', operationId: 'createEvent', tag: 'Events', roles: ['admin'], body: createEventBody,
     summary: 'Put an event on sale with its seats and ticket types.',
-    responses: { 201: { description: 'created', schema: responses.event }, 400: invalid, 401: unauthorized, 403: forbidden, 503: unavailable },
+    responses: { 201: { description: 'created', schema: responses.event }, 503: unavailable },
     handler: async ({ req, res, deps: ctx, body }) => {
       const event = await createEvent(
         ctx,
@@ -46,8 +46,7 @@ export const EVENT_ENDPOINTS = [
     body: updateEventBody,
     summary: 'Change an event\'s settings (name, start, hold time, limits, extensions, sale window and status); seats and ticket types stay as created. Audited.',
     responses: {
-      200: { description: 'the event as it is now', schema: responses.event }, 400: invalid, 401: unauthorized, 403: forbidden,
-      404: err('EVENT_NOT_FOUND'), 503: unavailable,
+      200: { description: 'the event as it is now', schema: responses.event }, 404: err('EVENT_NOT_FOUND'), 503: unavailable,
     },
     handler: async ({ req, res, deps: ctx, params, body }) => {
       const { startsAt, salesStartAt, salesEndAt, ...rest } = body;
@@ -62,7 +61,7 @@ export const EVENT_ENDPOINTS = [
   }),
   endpoint({
     method: 'get', path: '/v1/events', operationId: 'listEvents', tag: 'Events', query: listQuery, summary: 'Events, oldest first.',
-    responses: { 200: { description: 'a page of events', schema: responses.events }, 400: invalid, 503: unavailable },
+    responses: { 200: { description: 'a page of events', schema: responses.events }, 503: unavailable },
     handler: async ({ res, deps: ctx, query }) => {
       const page = await listEvents(ctx, query.limit, query.cursor);
       res.json({ events: page.items, nextCursor: page.nextCursor });
@@ -89,8 +88,7 @@ export const EVENT_ENDPOINTS = [
     idempotent: true,
     summary: 'Hold seats (by id or best available in a tier) or general-admission tickets for the event\'s hold time.',
     responses: {
-      201: { description: 'held', schema: responses.hold }, 400: invalid, 401: unauthorized, 403: forbidden,
-      404: err('EVENT_NOT_FOUND, SEAT_NOT_FOUND or TICKET_TYPE_NOT_FOUND'),
+      201: { description: 'held', schema: responses.hold }, 404: err('EVENT_NOT_FOUND, SEAT_NOT_FOUND or TICKET_TYPE_NOT_FOUND'),
       409: err('SEATS_UNAVAILABLE (details.seatIds), SOLD_OUT, SALES_CLOSED (draft or closed, or outside [salesStartAt, salesEndAt): details.salesStatus, salesStartAt, salesEndAt, serverTime), or IDEMPOTENCY_IN_PROGRESS'),
       422: err('LIMIT_EXCEEDED, or IDEMPOTENCY_KEY_REUSED'), 429: err('RATE_LIMITED, with Retry-After'),
       503: err('SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable, or details.reason hold_backlog_full (holds not yet written to PostgreSQL reached HOLD_OUTBOX_MAX_PENDING), with Retry-After'),

@@ -1,7 +1,7 @@
 import { emptyBody, emptyQuery, responses } from '@holdfast/contracts';
 import { extendHold, getHold, releaseHold, type DomainContext } from '@holdfast/domain';
 import { endpointOf } from '../endpoint';
-import { err, forbidden, invalid, unauthorized, unavailable } from '../response-docs';
+import { err, unavailable } from '../response-docs';
 
 const endpoint = endpointOf<DomainContext>();
 
@@ -9,7 +9,7 @@ export const HOLD_ENDPOINTS = [
   endpoint({
     method: 'get', path: '/v1/holds/{holdId}', operationId: 'getHold', tag: 'Holds', roles: ['customer', 'service', 'admin'], query: emptyQuery,
     summary: 'A hold (a customer sees only their own).',
-    responses: { 200: { description: 'the hold', schema: responses.hold }, 401: unauthorized, 403: forbidden, 404: err('HOLD_NOT_FOUND'), 503: unavailable },
+    responses: { 200: { description: 'the hold', schema: responses.hold }, 404: err('HOLD_NOT_FOUND'), 503: unavailable },
     handler: async ({ req, res, deps: ctx, params }) => {
       res.json({ hold: await getHold(ctx, req.principal!, String(params.holdId)) });
     },
@@ -18,7 +18,7 @@ export const HOLD_ENDPOINTS = [
     method: 'delete', path: '/v1/holds/{holdId}', operationId: 'releaseHold', tag: 'Holds', roles: ['customer'], query: emptyQuery,
     summary: 'The owner releases a hold; its seats and tickets are free at once.',
     responses: {
-      200: { description: 'released (or as it was, when already released or expired)', schema: responses.hold }, 401: unauthorized, 403: forbidden,
+      200: { description: 'released (or as it was, when already released or expired)', schema: responses.hold },
       404: err('HOLD_NOT_FOUND'), 409: err('HOLD_ALREADY_CONFIRMED'), 503: unavailable,
     },
     handler: async ({ req, res, deps: ctx, params }) => {
@@ -31,8 +31,7 @@ export const HOLD_ENDPOINTS = [
     query: emptyQuery, body: emptyBody,
     summary: 'More time: expiresAt moves to now + the event\'s hold time, at most maxHoldExtensions times and never past createdAt + maxHoldSeconds; every seat key and ticket lease moves together (body empty or `{}`).',
     responses: {
-      200: { description: 'extended', schema: responses.hold }, 400: invalid, 401: unauthorized, 403: forbidden,
-      404: err('HOLD_NOT_FOUND (also another customer\'s hold)'),
+      200: { description: 'extended', schema: responses.hold }, 404: err('HOLD_NOT_FOUND (also another customer\'s hold)'),
       409: err('HOLD_EXPIRED, HOLD_NOT_ACTIVE (released), HOLD_ALREADY_CONFIRMED, HOLD_EXTENSION_LIMIT (details.maxHoldExtensions), or HOLD_TIME_CAP (details.maxHoldSeconds, expiresAt)'),
       503: unavailable,
     },

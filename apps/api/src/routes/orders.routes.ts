@@ -1,7 +1,7 @@
 import { confirmBody, emptyQuery, responses } from '@holdfast/contracts';
 import { confirmHold, getOrder, type DomainContext } from '@holdfast/domain';
 import { endpointOf } from '../endpoint';
-import { err, forbidden, invalid, overloadedOrUnavailable, unauthorized, unavailable } from '../response-docs';
+import { err, overloadedOrUnavailable, unavailable } from '../response-docs';
 
 const endpoint = endpointOf<DomainContext>();
 
@@ -13,7 +13,7 @@ export const ORDER_ENDPOINTS = [
     summary: 'Turn a hold into an order after the payment was captured elsewhere; a hold becomes at most one order.',
     responses: {
       201: { description: 'the order, created now', schema: responses.order }, 200: { description: 'the order this hold already became', schema: responses.order },
-      400: invalid, 401: unauthorized, 403: forbidden, 404: err('HOLD_NOT_FOUND'),
+      404: err('HOLD_NOT_FOUND'),
       409: err('HOLD_EXPIRED (its items are gone), HOLD_NOT_ACTIVE (released), or IDEMPOTENCY_IN_PROGRESS'),
       422: err('IDEMPOTENCY_KEY_REUSED'), 503: overloadedOrUnavailable,
     },
@@ -30,7 +30,7 @@ export const ORDER_ENDPOINTS = [
   endpoint({
     method: 'get', path: '/v1/orders/{orderId}', operationId: 'getOrder', tag: 'Orders', roles: ['customer', 'service', 'admin'], query: emptyQuery,
     summary: 'An order (a customer sees only their own).',
-    responses: { 200: { description: 'the order', schema: responses.order }, 401: unauthorized, 403: forbidden, 404: err('ORDER_NOT_FOUND'), 503: unavailable },
+    responses: { 200: { description: 'the order', schema: responses.order }, 404: err('ORDER_NOT_FOUND'), 503: unavailable },
     handler: async ({ req, res, deps: ctx, params }) => {
       res.json({ order: await getOrder(ctx, req.principal!, String(params.orderId)) });
     },

@@ -7,7 +7,7 @@ import { emptyBody, emptyQuery, responses } from '@holdfast/contracts';
 import { AppError, errors } from '@holdfast/domain';
 import { endpointOf, type Endpoint } from '../endpoint';
 import { verifyToken } from '../middleware/auth';
-import { forbidden, invalid, unauthorized } from '../response-docs';
+import { forbidden, unauthorized } from '../response-docs';
 
 export const QUEUES_PATH = '/admin/queues' as const;
 
@@ -104,8 +104,7 @@ export const QUEUE_ENDPOINTS = [
     body: emptyBody,
     summary: 'Trade the admin\'s bearer token for an HttpOnly, SameSite=Strict cookie scoped to /admin/queues (at most an hour, never past the token), so a browser can open the queue dashboard.',
     responses: {
-      200: { description: '`{url, expiresInSeconds}` and a Set-Cookie header', schema: responses.queuesSession }, 400: invalid, 401: unauthorized,
-      403: forbidden,
+      200: { description: '`{url, expiresInSeconds}` and a Set-Cookie header', schema: responses.queuesSession },
     },
     handler: ({ req, res }) => {
       const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')![1]!;
