@@ -29,7 +29,7 @@ export const ADMIN_ENDPOINTS = [
       409: err('HOLD_ALREADY_CONFIRMED'), 503: unavailable,
     },
     handler: async ({ req, res, deps: ctx, params, body }) => {
-      res.json({ hold: await adminReleaseHold(ctx, req.principal!.id, String(params.holdId), body.reason) });
+      res.json({ hold: await adminReleaseHold(ctx, req.principal!.id, params.holdId, body.reason) });
     },
   }),
   endpoint({
@@ -58,7 +58,7 @@ export const ADMIN_ENDPOINTS = [
       200: { description: 'the payment with its refund', schema: responses.payment }, 404: err('PAYMENT_NOT_FOUND'), 409: err('PAYMENT_NOT_REFUNDABLE (details.reason: not_owed or already_refunded)'), 503: unavailable,
     },
     handler: async ({ req, res, deps: ctx, params, body }) => {
-      res.json({ payment: await adminMarkRefunded(ctx, req.principal!.id, String(params.paymentId), body.note) });
+      res.json({ payment: await adminMarkRefunded(ctx, req.principal!.id, params.paymentId, body.note) });
     },
   }),
   endpoint({
@@ -68,7 +68,7 @@ export const ADMIN_ENDPOINTS = [
       200: { description: 'the numbers', schema: responses.sales }, 404: err('EVENT_NOT_FOUND'), 503: unavailable,
     },
     handler: async ({ res, deps: ctx, params }) => {
-      res.json({ sales: await eventSales(ctx, String(params.eventId)) });
+      res.json({ sales: await eventSales(ctx, params.eventId) });
     },
   }),
   endpoint({

@@ -56,7 +56,7 @@ export const EVENT_ENDPOINTS = [
         ...(salesStartAt !== undefined ? { salesStartAt: dateOrNull(salesStartAt) } : {}),
         ...(salesEndAt !== undefined ? { salesEndAt: dateOrNull(salesEndAt) } : {}),
       };
-      res.json({ event: await updateEvent(ctx, String(params.eventId), patch, req.principal!.id) });
+      res.json({ event: await updateEvent(ctx, params.eventId, patch, req.principal!.id) });
     },
   }),
   endpoint({
@@ -72,7 +72,7 @@ export const EVENT_ENDPOINTS = [
     summary: 'An event with its ticket types and their availability.',
     responses: { 200: { description: 'the event', schema: responses.event }, 404: err('EVENT_NOT_FOUND'), 503: unavailable },
     handler: async ({ res, deps: ctx, params }) => {
-      res.json({ event: await getEvent(ctx, String(params.eventId)) });
+      res.json({ event: await getEvent(ctx, params.eventId) });
     },
   }),
   endpoint({
@@ -80,7 +80,7 @@ export const EVENT_ENDPOINTS = [
     summary: 'Every seat of the event with its status.',
     responses: { 200: { description: 'the seat map', schema: responses.seats }, 404: err('EVENT_NOT_FOUND'), 503: unavailable },
     handler: async ({ res, deps: ctx, params }) => {
-      res.json({ seats: await listSeats(ctx, String(params.eventId)) });
+      res.json({ seats: await listSeats(ctx, params.eventId) });
     },
   }),
   endpoint({
@@ -99,7 +99,7 @@ export const EVENT_ENDPOINTS = [
         : body.tier !== undefined
           ? { kind: 'best', tier: body.tier, quantity: body.quantity! }
           : { kind: 'tickets', ticketTypeId: body.ticketTypeId!, quantity: body.quantity! };
-      const hold = await createHold(ctx, { eventId: String(params.eventId), customerId: req.principal!.id, selector });
+      const hold = await createHold(ctx, { eventId: params.eventId, customerId: req.principal!.id, selector });
       res.status(201).json({ hold });
     },
     onError: countRefusal,

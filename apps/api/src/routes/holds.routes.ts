@@ -11,7 +11,7 @@ export const HOLD_ENDPOINTS = [
     summary: 'A hold (a customer sees only their own).',
     responses: { 200: { description: 'the hold', schema: responses.hold }, 404: err('HOLD_NOT_FOUND'), 503: unavailable },
     handler: async ({ req, res, deps: ctx, params }) => {
-      res.json({ hold: await getHold(ctx, req.principal!, String(params.holdId)) });
+      res.json({ hold: await getHold(ctx, req.principal!, params.holdId) });
     },
   }),
   endpoint({
@@ -22,7 +22,7 @@ export const HOLD_ENDPOINTS = [
       404: err('HOLD_NOT_FOUND'), 409: err('HOLD_ALREADY_CONFIRMED'), 503: unavailable,
     },
     handler: async ({ req, res, deps: ctx, params }) => {
-      const hold = await releaseHold(ctx, String(params.holdId), { kind: 'customer', customerId: req.principal!.id });
+      const hold = await releaseHold(ctx, params.holdId, { kind: 'customer', customerId: req.principal!.id });
       res.json({ hold });
     },
   }),
@@ -37,7 +37,7 @@ export const HOLD_ENDPOINTS = [
     },
     // More time for the owner (or an admin).
     handler: async ({ req, res, deps: ctx, params }) => {
-      res.json({ hold: await extendHold(ctx, req.principal!, String(params.holdId)) });
+      res.json({ hold: await extendHold(ctx, req.principal!, params.holdId) });
     },
   }),
 ];

@@ -20,7 +20,7 @@ export const ORDER_ENDPOINTS = [
     // An integrator's backend (or an admin) confirms after capturing the payment itself.
     handler: async ({ req, res, deps: ctx, params, body }) => {
       const { order, created } = await confirmHold(ctx, {
-        holdId: String(params.holdId),
+        holdId: params.holdId,
         payment: { provider: 'service', reference: body.paymentReference },
         auditActor: req.principal!.role === 'admin' ? `admin:${req.principal!.id}` : undefined,
       });
@@ -32,7 +32,7 @@ export const ORDER_ENDPOINTS = [
     summary: 'An order (a customer sees only their own).',
     responses: { 200: { description: 'the order', schema: responses.order }, 404: err('ORDER_NOT_FOUND'), 503: unavailable },
     handler: async ({ req, res, deps: ctx, params }) => {
-      res.json({ order: await getOrder(ctx, req.principal!, String(params.orderId)) });
+      res.json({ order: await getOrder(ctx, req.principal!, params.orderId) });
     },
   }),
 ];

@@ -79,7 +79,7 @@ export const STREAM_ENDPOINTS = [
       503: err('SERVICE_UNAVAILABLE: Redis (or PostgreSQL) is unavailable; or STREAM_LIMIT_REACHED: too many streams from this address or on the server (Retry-After)'),
     },
     handler: async ({ req, res, deps: { ctx, feed, limits, metrics, reserve }, params }) => {
-      const eventId = String(params.eventId);
+      const eventId = params.eventId;
       const release = reserve(req.socket.remoteAddress ?? 'unknown');
       let open = false;
       const early: string[] = [];

@@ -134,7 +134,7 @@ export const DEMO_PAYMENT_ENDPOINTS = [
       400: invalid, 401: unauthorized, 403: forbidden, 404: err('HOLD_NOT_FOUND'), 409: err('PAYMENT_REJECTED (recorded for a refund)'), 503: unavailable,
     },
     handler: async ({ req, res, deps: { ctx, webhookSecret }, params }) => {
-      const hold = await getHold(ctx, req.principal!, String(params.holdId));
+      const hold = await getHold(ctx, req.principal!, params.holdId);
       // One payment intent per hold: paying twice finds the order the first payment made.
       const intentId = `pi_demo_${hold.id.slice(-24)}`;
       const payload = JSON.stringify({
