@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
@@ -8,11 +8,13 @@ import type { DomainContext } from '@holdfast/domain';
 import type { ChangeFeed } from '@holdfast/hold-store';
 import { webDistDir } from '@holdfast/web';
 import { cors } from './middleware/cors';
+import { requestTelemetry } from './middleware/request-telemetry';
 import { staticHeaders } from './middleware/static-headers';
 import { errorHandler, notFound } from './middleware/errors';
 import { idempotent } from './middleware/idempotency';
 import type { Endpoint } from './endpoint';
 import type { Metrics } from './metrics';
+import { createFastPath } from './fast-path';
 import { mountEndpoints } from './mount-endpoints';
 import { buildOpenApi } from './openapi';
 import { renderDocs } from './docs-page';
@@ -32,7 +34,7 @@ declare module 'express-serve-static-core' {
 
 export interface AppDeps {
   ctx: DomainContext;
-  config: Pick<Config, 'jwtSecret' | 'demoMode' | 'stripeWebhookSecret' | 'corsOrigins' | 'stream'>;
+  config: Pick<Config, 'jwtSecret' | 'demoMode' | 'stripeWebhookSecret' | 'corsOrigins' | 'stream'> & Partial<Pick<Config, 'httpFastPath'>>;
   log: Logger;
   checks: ReadinessChecks;
   metrics: Metrics;
@@ -66,29 +68,18 @@ export function createApp(deps: AppDeps): Express {
       childLogs.set(this, value);
     },
   });
-  // One labelled histogram child per method, route and status, looked up by a string key.
-  const durations = new Map<string, { observe(v: number): void }>();
-  const debugEnabled = () => log.isLevelEnabled('debug');
+  const begin = requestTelemetry(log, metrics);
   app.use((req: Request, res: Response, next: NextFunction) => {
-    const incoming = req.headers['x-request-id'];
-    req.requestId = typeof incoming === 'string' && /^[\w\-.]{1,100}$/.test(incoming) ? incoming : randomUUID();
-    res.setHeader('X-Request-Id', req.requestId);
-    const start = process.hrtime.bigint();
-    res.on('finish', () => {
-      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
-      const status = res.statusCode;
-      const key = `${req.method} ${route} ${status}`;
-      let histogram = durations.get(key);
-      if (!histogram) durations.set(key, (histogram = metrics.httpDuration.labels({ method: req.method, route, status: String(status) })));
-      histogram.observe(seconds);
-      if (debugEnabled()) req.log!.debug({ method: req.method, route, status, ms: Math.round(seconds * 1000) }, 'request');
-    });
+    req.requestId = begin(req, res, () => (req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched'), () => req.log!);
     next();
   });
   // No upgrade-insecure-requests: the pages are also opened over plain http (a LAN address with DEMO_MODE=true).
-  app.use(staticHeaders(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } })));
-  app.use(cors(config.corsOrigins));
+  const setStaticHeaders = staticHeaders(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
+  const corsHeaders = cors(config.corsOrigins);
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    setStaticHeaders(res);
+    if (!corsHeaders(req, res)) next();
+  });
   // No app-wide body parser: each endpoint reads its body after authorization (mount-endpoints.ts).
   // Each group of endpoints is one router, mounted in ROUTE_GROUPS' order (route-table.ts: the hot
   // paths first; every router entered costs a request a router dispatch, docs/benchmarks.md, issue 12),
@@ -112,21 +103,33 @@ export function createApp(deps: AppDeps): Express {
     web: { distDir: webDistDir },
   };
   const mount = { jwtSecret: config.jwtSecret, idempotency: idempotent(ctx.idempotency, log) };
-  const mounted: Endpoint[] = [];
+  const mounted: { endpoint: Endpoint; deps: unknown }[] = [];
   for (const group of Object.keys(ROUTE_GROUPS) as RouteGroup[]) {
     const groupDeps = groups[group];
     if (groupDeps === null) continue;
     const endpoints: readonly Endpoint[] = ROUTE_GROUPS[group];
-    mounted.push(...endpoints);
+    for (const endpoint of endpoints) mounted.push({ endpoint, deps: groupDeps });
     app.use(mountEndpoints(endpoints, groupDeps, mount));
   }
   app.use('/assets', webAssets(webDistDir));
   // The document lists what this app serves, rendered once from the same entries.
-  const doc = buildOpenApi(mounted);
+  const doc = buildOpenApi(mounted.map(({ endpoint }) => endpoint));
   docs.json = JSON.stringify(doc);
   docs.html = renderDocs(doc);
 
   app.use(notFound);
   app.use(errorHandler(log));
+
+  // Plain requests to the hot endpoints are answered before Express's own handling (fast-path.ts).
+  const fast = createFastPath(mounted, { jwtSecret: config.jwtSecret, log, begin, setStaticHeaders, corsHeaders });
+  app.locals.fastPath = fast.stats;
+  if (config.httpFastPath !== false) {
+    type Handle = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
+    const handled = app as unknown as { handle: Handle };
+    const expressHandle = handled.handle.bind(app);
+    handled.handle = (req, res, next) => {
+      if (!fast.serve(req, res)) expressHandle(req, res, next);
+    };
+  }
   return app;
 }

@@ -1,5 +1,6 @@
-import type { ErrorRequestHandler, Request, Response, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { z } from '@holdfast/contracts';
+import type { Principal } from '@holdfast/domain';
 import type { Role } from './middleware/auth';
 import { forbidden, invalid, tooLarge, unauthorized } from './response-docs';
 
@@ -39,6 +40,35 @@ export interface Call<D, P extends string = string, Q = unknown, B = unknown, R 
   body: Parsed<B>;
 }
 
+/** What an `answer` handler gives back: the status and the JSON body (the steps write it). */
+export interface Answer<B = unknown> {
+  status: number;
+  body: B;
+}
+
+/** The JSON bodies of an endpoint's 2xx answers. */
+type SuccessBodyOf<R> = { [K in keyof R]: K extends 200 | 201 | 202 ? (R[K] extends { schema: infer S } ? (S extends z.ZodType ? z.input<S> : never) : never) : never }[keyof R];
+
+/**
+ * What an `answer` handler gets: its input parsed, the caller, and no request or
+ * response object, so the endpoint can be served by the Express steps and by
+ * the lean path (fast-path.ts) alike.
+ */
+export interface AnswerCall<D, P extends string = string, Q = unknown, B = unknown> {
+  deps: D;
+  params: Record<ParamNames<P>, string>;
+  query: Parsed<Q>;
+  body: Parsed<B>;
+  /** Set for endpoints with roles. */
+  principal: Principal | undefined;
+}
+
+/** What an endpoint's error hook sees of a refused request. */
+export interface RefusedCall {
+  principal: Principal | undefined;
+  params: Record<string, string>;
+}
+
 /**
  * One endpoint, declared once: the router is mounted from it (mount-endpoints.ts)
  * and the OpenAPI document is rendered from it (openapi.ts).
@@ -46,7 +76,7 @@ export interface Call<D, P extends string = string, Q = unknown, B = unknown, R 
  * Request handling, in this order: authorization by `roles` (401/403 before the
  * body is read), the body read (JSON; raw bytes for `signedBody`), the
  * Idempotency-Key step when `idempotent`, the query and then the body parsed
- * with their schemas (400 VALIDATION_FAILED), then `handler`.
+ * with their schemas (400 VALIDATION_FAILED), then `handler` (or `answer`).
  */
 export interface EndpointSpec<
   D, P extends string, Q extends z.ZodObject | undefined, B extends z.ZodType | undefined, R extends Record<number, ResponseDoc>,
@@ -72,8 +102,18 @@ export interface EndpointSpec<
   headers?: HeaderDoc[];
   responses: R;
   handler?: (call: Call<D, P, Q, B, R>) => unknown;
-  /** Runs after the handler on its errors (the hold route counts refused requests). */
-  onError?: (deps: D) => ErrorRequestHandler;
+  /**
+   * The handler of a hot endpoint, instead of `handler`: it returns its answer and
+   * touches no request or response, so a plain request to it (fast-path.ts says
+   * which) is served without Express's per-request machinery; any other request
+   * to it goes through the Express steps, to the same answer.
+   */
+  answer?: (call: AnswerCall<D, P, Q, B>) => Promise<Answer<SuccessBodyOf<R>>>;
+  /**
+   * Runs on the errors of the steps and the handler, and gives the error to answer
+   * with (the hold route counts refused requests, and may answer RATE_LIMITED instead).
+   */
+  onError?: (deps: D) => (err: unknown, call: RefusedCall) => Promise<unknown>;
   /**
    * An endpoint the standard steps cannot serve (the queue dashboard: a cookie as well as a
    * bearer header, and pages under its path) mounts itself; it is still documented from this entry.
@@ -86,6 +126,8 @@ export interface EndpointSpec<
 export type Endpoint<D = any> = EndpointSpec<D, string, z.ZodObject | undefined, z.ZodType | undefined, Record<number, ResponseDoc>> & {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   handler?: (call: Call<D, string, any, any, any>) => unknown;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  answer?: (call: AnswerCall<D, string, any, any>) => Promise<Answer>;
 };
 
 /**

@@ -1,4 +1,4 @@
-import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, { Router, type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Endpoint } from './endpoint';
 import { authorize, type Role } from './middleware/auth';
 import { jsonBody } from './middleware/body';
@@ -30,7 +30,7 @@ function authorizeThenReadJson(secret: string, roles: readonly Role[]): RequestH
 
 /** The request steps of one endpoint, in order, built once at start-up. */
 function stepsOf<D>(e: Endpoint<D>, deps: D, opts: MountOptions): RequestHandler[] {
-  if (!e.handler) throw new Error(`${e.operationId}: an endpoint needs a handler or its own mount`);
+  if (!e.handler === !e.answer) throw new Error(`${e.operationId}: an endpoint needs a handler or an answer (one of them), or its own mount`);
   if (e.signedBody && (e.body || e.roles)) throw new Error(`${e.operationId}: a signed body is read raw, without roles or a JSON body`);
   const steps: RequestHandler[] = [];
   // 1. Who may call it (401/403), then 2. the body: a caller without the right token never gets its body read.
@@ -48,9 +48,22 @@ function stepsOf<D>(e: Endpoint<D>, deps: D, opts: MountOptions): RequestHandler
     steps.push(opts.idempotency);
   }
   // 4. The query and the body parsed with the declared schemas (400 VALIDATION_FAILED), then the handler.
-  const { handler, query, body } = e;
+  const { handler, answer, query, body } = e;
+  if (answer) {
+    steps.push(async (req: Request, res: Response) => {
+      const { status, body: sent } = await answer({
+        deps,
+        params: req.params,
+        query: query ? parse(query, req.query, 'query') : undefined,
+        body: body ? parse(body, req.body) : undefined,
+        principal: req.principal,
+      });
+      res.status(status).json(sent);
+    });
+    return steps;
+  }
   steps.push((req: Request, res: Response) =>
-    handler({
+    handler!({
       req, res, deps,
       params: req.params,
       query: query ? parse(query, req.query, 'query') : undefined,
@@ -68,7 +81,13 @@ export function mountEndpoints<D>(endpoints: readonly Endpoint<D>[], deps: D, op
       e.mount(r, e, deps);
       continue;
     }
-    const onError = e.onError ? [e.onError(deps)] : [];
+    const onError: ErrorRequestHandler[] = [];
+    if (e.onError) {
+      const hook = e.onError(deps);
+      onError.push((err, req, _res, next) => {
+        hook(err, { principal: req.principal, params: req.params as Record<string, string> }).then(next, () => next(err));
+      });
+    }
     r[e.method](expressPath(e.path), ...stepsOf(e, deps, opts), ...onError);
   }
   return r;

@@ -49,6 +49,7 @@ const envSchema = z.object({
   CONFIRM_BATCH_MAX: z.coerce.number().int().min(1).max(500).default(32),
   CONFIRM_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(100).default(0),
   CONFIRM_MAX_WAITING: z.coerce.number().int().min(1).max(1_000_000).default(2000),
+  HTTP_FAST_PATH: boolish.optional(),
 });
 
 export interface Config {
@@ -116,6 +117,8 @@ export interface Config {
   confirmBatchWaitMs: number;
   /** Confirms waiting for a batch past which the API answers 503 OVERLOADED with Retry-After. */
   confirmMaxWaiting: number;
+  /** Plain requests to the hot endpoints (hold, confirm) skip Express's per-request machinery (apps/api/src/fast-path.ts). */
+  httpFastPath: boolean;
   /** Settings that fell back to development values; the caller logs them as warnings. */
   warnings: string[];
 }
@@ -203,6 +206,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     confirmBatchMax: e.CONFIRM_BATCH_MAX,
     confirmBatchWaitMs: e.CONFIRM_BATCH_WAIT_MS,
     confirmMaxWaiting: e.CONFIRM_MAX_WAITING,
+    httpFastPath: e.HTTP_FAST_PATH ?? true,
     warnings,
   };
 }

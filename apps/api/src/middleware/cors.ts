@@ -1,33 +1,43 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** Adds `field` to the Vary header unless it (or `*`) is there already. */
+function addVary(res: ServerResponse, field: string): void {
+  const current = res.getHeader('Vary');
+  if (current === undefined) {
+    res.setHeader('Vary', field);
+    return;
+  }
+  const text = Array.isArray(current) ? current.join(', ') : String(current);
+  const fields = text.split(',').map((f) => f.trim().toLowerCase());
+  if (fields.includes('*') || fields.includes(field.toLowerCase())) return;
+  res.setHeader('Vary', text ? `${text}, ${field}` : field);
+}
 
 /**
  * CORS, off unless CORS_ORIGINS lists origins (comma-separated; `*` allows any).
  * Only listed origins get Access-Control-* headers; bearer tokens, no cookies,
  * so credentials are never allowed. A preflight from a listed origin is 204.
+ * Works on Node's request and response, so the Express steps and the lean path
+ * (fast-path.ts) set the same headers; returns true when it answered (a preflight).
  */
-export function cors(origins: string[]) {
+export function cors(origins: string[]): (req: IncomingMessage, res: ServerResponse) => boolean {
   const any = origins.includes('*');
   const allowed = new Set(origins);
-  return (req: Request, res: Response, next: NextFunction) => {
-    if (!origins.length) {
-      next();
-      return;
-    }
-    res.vary('Origin');
+  return (req, res) => {
+    if (!origins.length) return false;
+    addVary(res, 'Origin');
     const origin = req.headers.origin;
-    if (!origin || !(any || allowed.has(origin))) {
-      next();
-      return;
-    }
+    if (!origin || !(any || allowed.has(origin))) return false;
     res.setHeader('Access-Control-Allow-Origin', any ? '*' : origin);
     res.setHeader('Access-Control-Expose-Headers', 'X-Request-Id, Idempotent-Replayed, Retry-After');
     if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) {
       res.setHeader('Access-Control-Allow-Methods', 'GET, POST, DELETE');
       res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, Idempotency-Key, X-Request-Id');
       res.setHeader('Access-Control-Max-Age', '600');
-      res.status(204).end();
-      return;
+      res.statusCode = 204;
+      res.end();
+      return true;
     }
-    next();
+    return false;
   };
 }

@@ -29,31 +29,45 @@ function undecodableParam(err: unknown, req: Request): AppError | null {
   return new AppError('NOT_FOUND', 'No such endpoint.', 404);
 }
 
+/** An error's answer: status, extra headers and the contract's error body. */
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: { error: { code: string; message: string; details?: unknown } };
+}
+
 /**
- * The one mapping from errors to the contract's error body. Never a stack trace.
- * The stores translate their errors themselves; BullMQ's queues share their
- * Redis connection and are translated here, by the hold store's translation.
+ * The one mapping from errors to the contract's error body (both request paths
+ * use it: this module's middleware and fast-path.ts). Never a stack trace. The
+ * stores translate their errors themselves; BullMQ's queues share their Redis
+ * connection and are translated here, by the hold store's translation.
+ * `known` is the error already mapped (the router's undecodable parameters).
  */
+export function errorAnswer(err: unknown, requestId: string | undefined, log: () => Logger, mapped?: AppError | null): ErrorAnswer {
+  const known = appErrorOf(translateRedisError(err)) ?? bodyParserError(err as { type?: string }) ?? mapped ?? null;
+  if (known) {
+    if (known.code === 'OVERLOADED') log().debug({ reqId: requestId, code: known.code }, 'refused: overloaded');
+    else if (known.status >= 500) log().warn({ reqId: requestId, code: known.code, err: describe(err) }, 'dependency unavailable');
+    return {
+      status: known.status,
+      headers: { ...known.headers },
+      body: { error: { code: known.code, message: known.message, ...(known.details !== undefined ? { details: known.details } : {}) } },
+    };
+  }
+  log().error({ reqId: requestId, err: describe(err) }, 'unhandled error');
+  return { status: 500, headers: {}, body: { error: { code: 'INTERNAL', message: 'Something went wrong on our side.', details: { requestId } } } };
+}
+
+/** The errors of the Express steps, answered by `errorAnswer`. */
 export function errorHandler(log: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const known = appErrorOf(translateRedisError(err)) ?? bodyParserError(err as { type?: string }) ?? undecodableParam(err, req);
     if (res.headersSent) {
       res.end();
       return;
     }
-    if (known) {
-      if (known.code === 'OVERLOADED') (req.log ?? log).debug({ reqId: req.requestId, code: known.code }, 'refused: overloaded');
-      else if (known.status >= 500) (req.log ?? log).warn({ reqId: req.requestId, code: known.code, err: describe(err) }, 'dependency unavailable');
-      for (const [k, v] of Object.entries(known.headers ?? {})) res.setHeader(k, v);
-      res.status(known.status).json({
-        error: { code: known.code, message: known.message, ...(known.details !== undefined ? { details: known.details } : {}) },
-      });
-      return;
-    }
-    (req.log ?? log).error({ reqId: req.requestId, err: describe(err) }, 'unhandled error');
-    res.status(500).json({
-      error: { code: 'INTERNAL', message: 'Something went wrong on our side.', details: { requestId: req.requestId } },
-    });
+    const answer = errorAnswer(err, req.requestId, () => req.log ?? log, undecodableParam(err, req));
+    for (const [k, v] of Object.entries(answer.headers)) res.setHeader(k, v);
+    res.status(answer.status).json(answer.body);
   };
 }
 

@@ -1,13 +1,15 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { ServerResponse } from 'node:http';
+import type { Request, RequestHandler, Response } from 'express';
 
 /**
  * A middleware that only sets fixed headers (helmet with these options: no
  * nonces, nothing per request), run once at start-up against a stand-in
  * response; each request then gets the recorded headers in one loop instead of
  * helmet's dozen sub-middlewares. Throws at start-up if the middleware did
- * anything else than set or remove headers and call next() at once.
+ * anything else than set or remove headers and call next() at once. The
+ * result sets them on any response (the Express steps and the lean path alike).
  */
-export function staticHeaders(middleware: RequestHandler): RequestHandler {
+export function staticHeaders(middleware: RequestHandler): (res: ServerResponse) => void {
   const set: [string, string | string[]][] = [];
   const removed: string[] = [];
   let nexted = false;
@@ -25,9 +27,8 @@ export function staticHeaders(middleware: RequestHandler): RequestHandler {
     nexted = true;
   });
   if (!nexted) throw new Error('staticHeaders: the middleware did not call next() at once');
-  return (_req: Request, res: Response, next: NextFunction) => {
+  return (res: ServerResponse) => {
     for (const name of removed) res.removeHeader(name);
     for (const [name, value] of set) res.setHeader(name, value);
-    next();
   };
 }

@@ -1,10 +1,9 @@
-import type { ErrorRequestHandler } from 'express';
 import { createEventBody, createHoldBody, emptyQuery, listQuery, responses, updateEventBody } from '@holdfast/contracts';
 import {
   appErrorOf, countRefusedHoldRequest, createEvent, createHold, getEvent, listEvents, listSeats, updateEvent,
   type DomainContext, type HoldSelector,
 } from '@holdfast/domain';
-import { endpointOf } from '../endpoint';
+import { endpointOf, type RefusedCall } from '../endpoint';
 import { bodyParserError } from '../middleware/errors';
 import { err, unavailable } from '../response-docs';
 
@@ -15,12 +14,11 @@ const dateOrNull = (iso: string | null | undefined): Date | null => (iso ? new D
  * before its script ran (its body, an unknown seat or ticket type): the domain
  * counts it and may answer RATE_LIMITED instead.
  */
-function countRefusal(ctx: DomainContext): ErrorRequestHandler {
-  return (err, req, _res, next) => {
+function countRefusal(ctx: DomainContext) {
+  return async (err: unknown, { principal, params }: RefusedCall): Promise<unknown> => {
     const code = (appErrorOf(err) ?? bodyParserError(err as { type?: string }))?.code;
-    if (!code || !req.principal) return next(err);
-    countRefusedHoldRequest(ctx, { eventId: String(req.params.eventId), customerId: req.principal.id, code })
-      .then((limited) => next(limited ?? err), () => next(err));
+    if (!code || !principal) return err;
+    return (await countRefusedHoldRequest(ctx, { eventId: String(params.eventId), customerId: principal.id, code })) ?? err;
   };
 }
 
@@ -93,14 +91,14 @@ export const EVENT_ENDPOINTS = [
       422: err('LIMIT_EXCEEDED, or IDEMPOTENCY_KEY_REUSED'), 429: err('RATE_LIMITED, with Retry-After'),
       503: err('SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable, or details.reason hold_backlog_full (holds not yet written to PostgreSQL reached HOLD_OUTBOX_MAX_PENDING), with Retry-After'),
     },
-    handler: async ({ req, res, deps: ctx, params, body }) => {
+    answer: async ({ deps: ctx, params, body, principal }) => {
       const selector: HoldSelector = body.seatIds
         ? { kind: 'seats', seatIds: body.seatIds }
         : body.tier !== undefined
           ? { kind: 'best', tier: body.tier, quantity: body.quantity! }
           : { kind: 'tickets', ticketTypeId: body.ticketTypeId!, quantity: body.quantity! };
-      const hold = await createHold(ctx, { eventId: params.eventId, customerId: req.principal!.id, selector });
-      res.status(201).json({ hold });
+      const hold = await createHold(ctx, { eventId: params.eventId, customerId: principal!.id, selector });
+      return { status: 201, body: { hold } };
     },
     onError: countRefusal,
   }),

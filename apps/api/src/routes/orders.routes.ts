@@ -18,13 +18,13 @@ export const ORDER_ENDPOINTS = [
       422: err('IDEMPOTENCY_KEY_REUSED'), 503: overloadedOrUnavailable,
     },
     // An integrator's backend (or an admin) confirms after capturing the payment itself.
-    handler: async ({ req, res, deps: ctx, params, body }) => {
+    answer: async ({ deps: ctx, params, body, principal }) => {
       const { order, created } = await confirmHold(ctx, {
         holdId: params.holdId,
         payment: { provider: 'service', reference: body.paymentReference },
-        auditActor: req.principal!.role === 'admin' ? `admin:${req.principal!.id}` : undefined,
+        auditActor: principal!.role === 'admin' ? `admin:${principal!.id}` : undefined,
       });
-      res.status(created ? 201 : 200).json({ order });
+      return { status: created ? 201 : 200, body: { order } };
     },
   }),
   endpoint({

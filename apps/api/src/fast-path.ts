@@ -1,0 +1,181 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { Principal } from '@holdfast/domain';
+import type { Endpoint, RefusedCall } from './endpoint';
+import { authorize } from './middleware/auth';
+import { isPlainJson, readPlainJson } from './middleware/body';
+import { errorAnswer } from './middleware/errors';
+import type { BeginRequest } from './middleware/request-telemetry';
+import { parse } from './middleware/validate';
+import { expressPath } from './mount-endpoints';
+
+/**
+ * The lean path for hot endpoints (those with an `answer` handler: hold,
+ * confirm). Express gives every request its own request and response
+ * prototypes, a router walk, a body parser and `res.json`'s content
+ * negotiation; measured on a hold, that machinery cost more CPU than the hold's
+ * own work (docs/benchmarks.md, "The Express tax"). This serves a *plain*
+ * request to such an endpoint on Node's own request and response, through the
+ * same steps in the same order: request id and duration, the fixed security
+ * headers and CORS, the role check (401/403 before the body is read), the JSON
+ * body, the query and body schemas, the handler, the endpoint's error hook and
+ * the one error mapping. Any request it is not sure to answer exactly as the
+ * Express steps would is passed on to them: another path form (a trailing
+ * slash, other letter case, percent-encoding), a query string on an endpoint
+ * that parses one, an Idempotency-Key, or a body that is not plain UTF-8 JSON
+ * of a known length (isPlainJson).
+ */
+
+export interface FastPathStats {
+  /** Requests this path answered. */
+  served: number;
+  /** Requests to a fast endpoint's path and method handed to the Express steps. */
+  passed: number;
+}
+
+export interface FastPathDeps {
+  jwtSecret: string;
+  log: Logger;
+  begin: BeginRequest;
+  setStaticHeaders: (res: ServerResponse) => void;
+  /** True when it answered (a CORS preflight). */
+  corsHeaders: (req: IncomingMessage, res: ServerResponse) => boolean;
+}
+
+export interface FastPath {
+  /** Serves the request and returns true, or returns false and leaves it untouched. */
+  serve(req: IncomingMessage, res: ServerResponse): boolean;
+  readonly stats: FastPathStats;
+}
+
+interface FastRoute {
+  endpoint: Endpoint;
+  deps: unknown;
+  pattern: RegExp;
+  names: string[];
+  /** The histogram's route label, as Express names it. */
+  route: string;
+  readsBody: boolean;
+  onError?: (err: unknown, call: RefusedCall) => Promise<unknown>;
+}
+
+/** A path parameter the fast path takes: unreserved characters only, so decoding it changes nothing. */
+const PARAM = '([A-Za-z0-9._~-]+)';
+
+function compile(path: string): { pattern: RegExp; names: string[] } {
+  const names: string[] = [];
+  const source = path
+    .split(/(\{\w+\})/)
+    .map((part) => {
+      const name = /^\{(\w+)\}$/.exec(part)?.[1];
+      if (name) {
+        names.push(name);
+        return PARAM;
+      }
+      return part.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+    })
+    .join('');
+  return { pattern: new RegExp(`^${source}$`), names };
+}
+
+/** Could one request path match both (same segment count, each pair equal or one a parameter)? */
+function overlap(a: string, b: string): boolean {
+  const as = a.split('/');
+  const bs = b.split('/');
+  if (as.length !== bs.length) return false;
+  return as.every((segment, i) => segment === bs[i] || segment.startsWith('{') || bs[i]!.startsWith('{'));
+}
+
+/** The JSON answer, written as Express's `res.status(status).json(body)` writes it. */
+function writeJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
+/**
+ * Builds the lean path for the endpoints of `mounted` (in mount order, each with
+ * its group's dependencies) that have an `answer`. Throws at start-up if an
+ * endpoint mounted before one of them could take the same requests (Express
+ * would serve those by the earlier entry).
+ */
+export function createFastPath(mounted: ReadonlyArray<{ endpoint: Endpoint; deps: unknown }>, d: FastPathDeps): FastPath {
+  const byMethod = new Map<string, FastRoute[]>();
+  mounted.forEach(({ endpoint: e, deps }, index) => {
+    if (!e.answer || e.mount || e.signedBody) return;
+    const earlier = mounted.slice(0, index).find(({ endpoint: o }) => (o.mount ? e.path.startsWith(o.path) : o.method === e.method && overlap(o.path, e.path)));
+    if (earlier) throw new Error(`${e.operationId}: ${earlier.endpoint.operationId} is mounted before it and may take its requests`);
+    const method = e.method.toUpperCase();
+    const routes = byMethod.get(method) ?? [];
+    routes.push({
+      endpoint: e,
+      deps,
+      ...compile(e.path),
+      route: expressPath(e.path),
+      readsBody: Boolean(e.roles || e.body),
+      onError: e.onError?.(deps),
+    });
+    byMethod.set(method, routes);
+  });
+  const stats: FastPathStats = { served: 0, passed: 0 };
+
+  async function run(r: FastRoute, req: IncomingMessage, res: ServerResponse, params: Record<string, string>, requestId: string, logOf: () => Logger) {
+    const e = r.endpoint;
+    let principal: Principal | undefined;
+    try {
+      if (e.roles) principal = authorize(req as never, d.jwtSecret, e.roles);
+      const raw = r.readsBody ? await readPlainJson(req) : undefined;
+      const answer = await e.answer!({
+        deps: r.deps,
+        params,
+        // Only a request without a query string comes here when the endpoint parses one (Express reads it as {}).
+        query: e.query ? parse(e.query, {}, 'query') : undefined,
+        body: e.body ? parse(e.body, raw) : undefined,
+        principal,
+      });
+      writeJson(res, answer.status, answer.body);
+    } catch (err) {
+      let final = err;
+      if (r.onError) final = await r.onError(err, { principal, params }).catch(() => err);
+      const answer = errorAnswer(final, requestId, logOf);
+      for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+      writeJson(res, answer.status, answer.body);
+    }
+  }
+
+  return {
+    stats,
+    serve(req, res) {
+      const routes = byMethod.get(req.method ?? '');
+      if (!routes) return false;
+      const url = req.url ?? '';
+      const q = url.indexOf('?');
+      const path = q === -1 ? url : url.slice(0, q);
+      for (const r of routes) {
+        const match = r.pattern.exec(path);
+        if (!match) continue;
+        const e = r.endpoint;
+        if ((q !== -1 && e.query) || (e.idempotent && req.headers['idempotency-key'] !== undefined) || (r.readsBody && !isPlainJson(req))) {
+          stats.passed += 1;
+          return false;
+        }
+        stats.served += 1;
+        const params: Record<string, string> = {};
+        r.names.forEach((name, i) => {
+          params[name] = match[i + 1]!;
+        });
+        let log: Logger | undefined;
+        let requestId = '';
+        const logOf = () => (log ??= d.log.child({ reqId: requestId }));
+        requestId = d.begin(req, res, () => r.route, logOf);
+        d.setStaticHeaders(res);
+        if (d.corsHeaders(req, res)) return true;
+        void run(r, req, res, params, requestId, logOf);
+        return true;
+      }
+      return false;
+    },
+  };
+}
