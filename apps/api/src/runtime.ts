@@ -95,7 +95,7 @@ export async function createApiRuntime(config: Config, log = createLogger(config
     },
     log,
     metrics: metrics.domain,
-    // Each persisted hold gets its delayed expiry job, off the request path.
+    // Each persisted batch of holds gets its delayed expiry job(s), off the request path.
     onHoldsPersisted: (rows) => scheduleExpiries(queues.expiry, rows),
   });
   const app = createApp({

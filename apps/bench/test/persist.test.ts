@@ -42,9 +42,12 @@ describe('persist section (holds drained from the outboxes into the real Postgre
     }
   });
 
-  it('when a setup schedules expiry jobs as the API does, then each persisted hold has one, and none without', () => {
-    expect(report.runs[0]?.expiryJobsScheduled).toBe(HOLDS);
+  it('when a setup schedules expiry jobs as the API does, then each persisted hold is named by one (one job per batch, fewer than holds), and none without', () => {
+    expect(report.runs[0]?.holdsInExpiryJobs).toBe(HOLDS);
+    expect(report.runs[0]?.expiryJobsScheduled).toBeGreaterThan(0);
+    expect(report.runs[0]?.expiryJobsScheduled).toBeLessThan(HOLDS);
     expect(report.runs[1]?.expiryJobsScheduled).toBe(0);
+    expect(report.runs[1]?.holdsInExpiryJobs).toBe(0);
   });
 
   it('when pgbench runs the persister statement, then it commits every row with each drainer count, and drops its schema', async () => {

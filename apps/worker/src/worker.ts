@@ -6,10 +6,11 @@ import { createDb } from '@holdfast/db';
 import { createDomain, type DomainContext } from '@holdfast/domain';
 import { createRedisClient, HoldStore, maxmemoryPolicy, ReconcileStore } from '@holdfast/hold-store';
 import {
-  EXPIRY_QUEUE, MAINTENANCE_QUEUE, RECONCILE_JOB, SWEEP_JOB, queuePrefix, scheduleExpiries, workerConnection,
+  EXPIRE_HOLD_JOB, EXPIRE_HOLDS_JOB, EXPIRY_QUEUE, MAINTENANCE_QUEUE, RECONCILE_JOB, SWEEP_JOB, queuePrefix, scheduleExpiries, workerConnection,
 } from '@holdfast/jobs';
 import { createWorkerMetrics, serveMetrics, type WorkerMetrics } from './metrics';
 import { expireHoldProcessor } from './processors/expire-hold.processor';
+import { expireHoldsProcessor } from './processors/expire-holds.processor';
 import { reconcileProcessor } from './processors/reconcile.processor';
 import { sweepProcessor } from './processors/sweep.processor';
 
@@ -100,11 +101,16 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
     stalledInterval: Math.max(1000, Math.floor((opts.lockDurationMs ?? 10_000) / 2)),
     maxStalledCount: 3,
   };
-  const expiryProcessor = expireHoldProcessor(ctx);
+  const expireOne = expireHoldProcessor(ctx);
+  const expireBatch = expireHoldsProcessor(ctx, expiryQueue);
   const sweep = sweepProcessor(ctx, rs);
   const reconcileJob = reconcileProcessor(ctx, rs, (e) => metrics.repair(e.kind, e.count));
   const workers = [
-    new Worker(EXPIRY_QUEUE, expiryProcessor, workerOpts),
+    new Worker(EXPIRY_QUEUE, async (job: Job, token?: string) => {
+      if (job.name === EXPIRE_HOLDS_JOB) return expireBatch(job);
+      if (job.name === EXPIRE_HOLD_JOB) return expireOne(job, token);
+      throw new Error(`unknown expiry job ${job.name}`);
+    }, workerOpts),
     new Worker(MAINTENANCE_QUEUE, async (job: Job) => {
       if (job.name === SWEEP_JOB) return sweep(job);
       if (job.name === RECONCILE_JOB) return reconcileJob(job);

@@ -52,7 +52,7 @@ async function endHoldInRedisAfter(ctx: DomainContext, row: HoldRow): Promise<vo
 }
 
 /**
- * The sweep behind the per-hold jobs: expires every active hold that is due in
+ * The sweep behind the expiry jobs: expires every active hold that is due in
  * PostgreSQL (jobs lost with Redis's data, or never scheduled because the API
  * died first). Returns how many it expired.
  */

@@ -17,8 +17,19 @@ export { redisOptionsFromUrl };
 export const SWEEP_JOB = 'sweep';
 export const RECONCILE_JOB = 'reconcile';
 
+/** Job names on the expiry queue: one hold's own job, and the job of holds persisted together. */
+export const EXPIRE_HOLD_JOB = 'expire-hold';
+export const EXPIRE_HOLDS_JOB = 'expire-holds';
+
+/** Holds persisted together whose times lie within this of the first share one job. */
+export const EXPIRY_JOB_SPREAD_MS = 250;
+/** Most holds in one expiry job. */
+export const EXPIRY_JOB_MAX_HOLDS = 500;
+
 export const expireHoldData = z.strictObject({ holdId: holdIdSchema });
 export type ExpireHoldData = z.infer<typeof expireHoldData>;
+export const expireHoldsData = z.strictObject({ holdIds: z.array(holdIdSchema).min(1).max(EXPIRY_JOB_MAX_HOLDS) });
+export type ExpireHoldsData = z.infer<typeof expireHoldsData>;
 
 export const reconcileData = z.strictObject({ requestedBy: z.string().max(200).optional() });
 export const sweepData = z.strictObject({});
@@ -57,22 +68,51 @@ export function workerConnection(url: string, clusterNodes?: ClusterNodes): Conn
 
 const KEEP = { removeOnComplete: { age: 3600, count: 10000 }, removeOnFail: { age: 7 * 86400 } };
 
-/** The delayed expiry job of each hold: its id is the hold id, so scheduling twice adds one job. */
+const EXPIRY_ATTEMPTS = { attempts: 10, backoff: { type: 'exponential', delay: 1000 } };
+
+/**
+ * The delayed expiry jobs of holds just persisted: holds whose times lie within
+ * EXPIRY_JOB_SPREAD_MS of each other share one job (at most EXPIRY_JOB_MAX_HOLDS),
+ * due at the latest of their times. A flash sale persists its holds in batches,
+ * so this is one job (one BullMQ script in Redis) per batch, not per hold: per
+ * hold, the jobs were the largest item of a hold's CPU left in the API after the
+ * lean path (docs/benchmarks.md). The job id names its first hold and its size,
+ * so scheduling the same batch twice adds one job.
+ */
 export async function scheduleExpiries(queue: Queue, holds: { id: string; expiresAt: Date }[], now = Date.now()): Promise<void> {
   if (!holds.length) return;
+  const sorted = [...holds].sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime());
+  const groups: { id: string; expiresAt: Date }[][] = [];
+  for (const hold of sorted) {
+    const group = groups[groups.length - 1];
+    if (group && group.length < EXPIRY_JOB_MAX_HOLDS && hold.expiresAt.getTime() - group[0]!.expiresAt.getTime() <= EXPIRY_JOB_SPREAD_MS) group.push(hold);
+    else groups.push([hold]);
+  }
   await queue.addBulk(
-    holds.map((h) => ({
-      name: 'expire-hold',
-      data: { holdId: h.id } satisfies ExpireHoldData,
+    groups.map((group) => ({
+      name: EXPIRE_HOLDS_JOB,
+      data: { holdIds: group.map((h) => h.id) } satisfies ExpireHoldsData,
       opts: {
-        jobId: h.id,
-        delay: Math.max(0, h.expiresAt.getTime() - now),
-        attempts: 10,
-        backoff: { type: 'exponential', delay: 1000 },
+        jobId: `exp_${group[0]!.id}_${group.length}`,
+        delay: Math.max(0, group[group.length - 1]!.expiresAt.getTime() - now),
+        ...EXPIRY_ATTEMPTS,
         ...KEEP,
       },
     })),
   );
+}
+
+/**
+ * One hold's own delayed job, its id the hold id (so scheduling twice adds one
+ * job): for a hold whose time moved past its batch's job (it was extended).
+ */
+export async function scheduleExpiry(queue: Queue, hold: { id: string; expiresAt: Date }, now = Date.now()): Promise<void> {
+  await queue.add(EXPIRE_HOLD_JOB, { holdId: hold.id } satisfies ExpireHoldData, {
+    jobId: hold.id,
+    delay: Math.max(0, hold.expiresAt.getTime() - now),
+    ...EXPIRY_ATTEMPTS,
+    ...KEEP,
+  });
 }
 
 /** Asks the worker for a reconciliation run now; returns the job id. */

@@ -15,3 +15,4 @@ export * from './invariants';
 export * from './isolated-database';
 export * from './api-process';
 export * from './log-lines';
+export * from './expiry-jobs';

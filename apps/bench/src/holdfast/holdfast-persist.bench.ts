@@ -66,8 +66,10 @@ interface PersistRun {
   /** Checks after the drain: hold rows of the events in PostgreSQL, entries left in their outboxes. */
   rowsInPostgres: number;
   outboxLeft: number;
-  /** Delayed expiry jobs in the queue after the drain (the holds' count when expiryJobs, else 0). */
+  /** Delayed expiry jobs in the queue after the drain (one per persisted batch). */
   expiryJobsScheduled: number;
+  /** Holds those jobs name (the holds' count when expiryJobs, else 0). */
+  holdsInExpiryJobs: number;
 }
 
 interface PersistPgbench {
@@ -179,7 +181,7 @@ async function measurePersist(
       setup: setup.name, events: setup.events, drainers: setup.drainers, expiryJobs: setup.expiryJobs, holds: options.holds,
       takenPerSec: round3(options.holds / takenSec), outboxAtStart,
       persistSec: round3(persistSec), persistedPerSec: round3(rowsInPostgres / persistSec),
-      rowsInPostgres, outboxLeft: await outboxTotal(store, ids), expiryJobsScheduled: await queue.getDelayedCount(),
+      rowsInPostgres, outboxLeft: await outboxTotal(store, ids), ...(await expiryJobsIn(queue)),
     };
   } finally {
     paused.stop();
@@ -279,4 +281,11 @@ export function renderPersistSection(report: PersistReport | null | undefined): 
       }),
     ),
   ];
+}
+
+/** The delayed expiry jobs after a drain, and how many holds they name. */
+async function expiryJobsIn(queue: Queue): Promise<{ expiryJobsScheduled: number; holdsInExpiryJobs: number }> {
+  const jobs = await queue.getDelayed(0, -1);
+  const holds = jobs.reduce((n, job) => n + ((job.data as { holdIds?: string[] }).holdIds?.length ?? 1), 0);
+  return { expiryJobsScheduled: jobs.length, holdsInExpiryJobs: holds };
 }

@@ -4,7 +4,7 @@ import type { ReconcileStore } from '@holdfast/hold-store';
 import { sweepData } from '@holdfast/jobs';
 
 /**
- * The safety net under the per-hold jobs: persists holds left in any outbox
+ * The safety net under the expiry jobs: persists holds left in any outbox
  * (an API died before draining it), then expires every due ACTIVE hold in
  * PostgreSQL (jobs lost with Redis's data never run).
  */
