@@ -20,8 +20,9 @@ test('when each master in turn is shut down mid-sale and comes back, then its ev
   const masters = await cluster.masters();
   const served = new Map<number, number>();
   for (let i = 0; i < 30 && masters.some((m) => !served.get(m)); i++) {
-    // Holds last 5 s, so seats come back and every shard has seats to sell in every round.
-    const { event, seats } = await createTestEvent(api, { seats: seatGrid(['A'], 4, 40), holdTtlSeconds: 5 });
+    // Holds last 5 s, so seats come back; 400 seats, so even with every other hold paid (sold for good)
+    // every shard has seats to sell in every round (160 ran out in the last rounds once holds got faster).
+    const { event, seats } = await createTestEvent(api, { seats: seatGrid(['A'], 8, 50), holdTtlSeconds: 5 });
     const slot = keySlot(eventKeys(event.id).ready);
     events.push({ id: event.id, seats: seats.map((s) => s.id), slot });
     const m = await cluster.masterOfSlot(slot);
