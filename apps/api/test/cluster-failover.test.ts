@@ -151,7 +151,6 @@ test('when a master is killed (kill -9) in a burst of holds, then holds it answe
     const master = await cluster.masterOfSlot(keySlot(eventKeys(event.id).ready));
     const answers: { status: number; holdId?: string }[] = [];
     let n = 0;
-    const next = new Map<string, number>();
     const buyer = async () => {
       while (n < seats.length) {
         const i = n++;
