@@ -175,6 +175,13 @@ describe('admin endpoints', () => {
   });
 
   test('when an admin asks for a reconciliation, then the worker runs it, counts its repairs and the report is readable', async () => {
+    // The worker's first scheduled runs (a sweep and a reconciliation, at start) end before the drift
+    // is made: else the scheduled run may repair it first and the requested one find nothing (seen on a
+    // loaded machine, when the worker started slowly).
+    await waitFor('the first scheduled runs done', async () => {
+      const jobs = await api.rt.queues.maintenance.getJobCounts('active', 'waiting', 'prioritized', 'completed');
+      return jobs.completed! >= 2 && jobs.active! + jobs.waiting! + jobs.prioritized! === 0;
+    }, { timeoutMs: 15_000, intervalMs: 50 });
     const { event, seats } = await createTestEvent(api, { seats: seatGrid(['A'], 1, 2) });
     try {
       await holdSeat(event.id, seats[1]!.id);
@@ -184,7 +191,7 @@ describe('admin endpoints', () => {
       const res = await api.call('POST', '/v1/admin/reconcile', { token: admin });
       expect(res.status).toBe(202);
       expect(typeof res.body.jobId).toBe('string');
-      // A scheduled run may finish first (it can start before the drift was made): wait for one that saw it.
+      // Wait for the requested run's report.
       const last = await waitFor('a report of a run that saw the drift', async () => {
         const answer = await api.call('GET', '/v1/admin/reconcile/last', { token: admin });
         const r = answer.body?.report as ReconcileReport | null | undefined;
