@@ -4,13 +4,16 @@ import { expireHoldsData, scheduleExpiry } from '@holdfast/jobs';
 
 export type ExpireHoldsResult = Record<ExpireOutcome['kind'], number>;
 
+/** Holds of one job expired at once. */
+export const EXPIRE_HOLDS_AT_ONCE = 4;
+
 /**
  * Expires the holds persisted together (their job is due at the latest of their
  * times), a few at once. A hold not yet due (extended meanwhile) gets its own job
  * at its new time. Running twice changes nothing; a hold that could not be
  * expired fails the job after the others are done, and the retry does it again.
  */
-export function expireHoldsProcessor(ctx: DomainContext, queue: Queue, concurrency = 4) {
+export function expireHoldsProcessor(ctx: DomainContext, queue: Queue, concurrency = EXPIRE_HOLDS_AT_ONCE) {
   return async (job: Job): Promise<ExpireHoldsResult> => {
     const { holdIds } = expireHoldsData.parse(job.data);
     const tally: ExpireHoldsResult = { expired: 0, not_due: 0, already_ended: 0, missing: 0 };
