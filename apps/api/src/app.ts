@@ -34,7 +34,7 @@ declare module 'express-serve-static-core' {
 
 export interface AppDeps {
   ctx: DomainContext;
-  config: Pick<Config, 'jwtSecret' | 'demoMode' | 'stripeWebhookSecret' | 'corsOrigins' | 'stream'> & Partial<Pick<Config, 'httpFastPath'>>;
+  config: Pick<Config, 'jwtSecret' | 'demoMode' | 'stripeWebhookSecret' | 'corsOrigins' | 'stream' | 'httpFastPath'>;
   log: Logger;
   checks: ReadinessChecks;
   metrics: Metrics;
@@ -123,7 +123,7 @@ export function createApp(deps: AppDeps): Express {
   // Plain requests to the hot endpoints are answered before Express's own handling (fast-path.ts).
   const fast = createFastPath(mounted, { jwtSecret: config.jwtSecret, log, begin, setStaticHeaders, corsHeaders });
   app.locals.fastPath = fast.stats;
-  if (config.httpFastPath !== false) {
+  if (config.httpFastPath) {
     type Handle = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
     const handled = app as unknown as { handle: Handle };
     const expressHandle = handled.handle.bind(app);

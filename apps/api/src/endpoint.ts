@@ -47,7 +47,7 @@ export interface Answer<B = unknown> {
 }
 
 /** The JSON bodies of an endpoint's 2xx answers. */
-type SuccessBodyOf<R> = { [K in keyof R]: K extends 200 | 201 | 202 ? (R[K] extends { schema: infer S } ? (S extends z.ZodType ? z.input<S> : never) : never) : never }[keyof R];
+type SuccessBodyOf<R> = BodyOf<Pick<R, Extract<keyof R, 200 | 201 | 202>>>;
 
 /**
  * What an `answer` handler gets: its input parsed, the caller, and no request or

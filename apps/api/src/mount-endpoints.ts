@@ -1,7 +1,7 @@
 import express, { Router, type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Endpoint } from './endpoint';
 import { authorize, type Role } from './middleware/auth';
-import { jsonBody } from './middleware/body';
+import { JSON_BODY_LIMIT_BYTES, jsonBody } from './middleware/body';
 import { parse } from './middleware/validate';
 
 export interface MountOptions {
@@ -15,7 +15,7 @@ export interface MountOptions {
 export const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
 /** The Stripe webhook's body: the exact bytes, whatever their type (the signature is over them). */
-const rawBody = express.raw({ type: () => true, limit: '100kb' });
+const rawBody = express.raw({ type: () => true, limit: JSON_BODY_LIMIT_BYTES });
 
 /**
  * Authorization and then the JSON body, as one middleware: two steps, one router
@@ -49,27 +49,18 @@ function stepsOf<D>(e: Endpoint<D>, deps: D, opts: MountOptions): RequestHandler
   }
   // 4. The query and the body parsed with the declared schemas (400 VALIDATION_FAILED), then the handler.
   const { handler, answer, query, body } = e;
-  if (answer) {
-    steps.push(async (req: Request, res: Response) => {
-      const { status, body: sent } = await answer({
-        deps,
-        params: req.params,
-        query: query ? parse(query, req.query, 'query') : undefined,
-        body: body ? parse(body, req.body) : undefined,
-        principal: req.principal,
-      });
+  const input = (req: Request) => ({
+    deps,
+    params: req.params,
+    query: query ? parse(query, req.query, 'query') : undefined,
+    body: body ? parse(body, req.body) : undefined,
+  });
+  steps.push(answer
+    ? async (req: Request, res: Response) => {
+      const { status, body: sent } = await answer({ ...input(req), principal: req.principal });
       res.status(status).json(sent);
-    });
-    return steps;
-  }
-  steps.push((req: Request, res: Response) =>
-    handler!({
-      req, res, deps,
-      params: req.params,
-      query: query ? parse(query, req.query, 'query') : undefined,
-      body: body ? parse(body, req.body) : undefined,
-    }) as void,
-  );
+    }
+    : (req: Request, res: Response) => handler!({ ...input(req), req, res }) as void);
   return steps;
 }
 

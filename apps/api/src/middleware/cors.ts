@@ -1,17 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-
-/** Adds `field` to the Vary header unless it (or `*`) is there already. */
-function addVary(res: ServerResponse, field: string): void {
-  const current = res.getHeader('Vary');
-  if (current === undefined) {
-    res.setHeader('Vary', field);
-    return;
-  }
-  const text = Array.isArray(current) ? current.join(', ') : String(current);
-  const fields = text.split(',').map((f) => f.trim().toLowerCase());
-  if (fields.includes('*') || fields.includes(field.toLowerCase())) return;
-  res.setHeader('Vary', text ? `${text}, ${field}` : field);
-}
+import vary from 'vary';
 
 /**
  * CORS, off unless CORS_ORIGINS lists origins (comma-separated; `*` allows any).
@@ -25,7 +13,7 @@ export function cors(origins: string[]): (req: IncomingMessage, res: ServerRespo
   const allowed = new Set(origins);
   return (req, res) => {
     if (!origins.length) return false;
-    addVary(res, 'Origin');
+    vary(res, 'Origin');
     const origin = req.headers.origin;
     if (!origin || !(any || allowed.has(origin))) return false;
     res.setHeader('Access-Control-Allow-Origin', any ? '*' : origin);

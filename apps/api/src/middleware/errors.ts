@@ -2,11 +2,12 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { AppError, appErrorOf, errors } from '@holdfast/domain';
 import { translateRedisError } from '@holdfast/hold-store';
+import { JSON_BODY_LIMIT_BYTES } from './body';
 
 /** Express's body parser errors, as the contract words them. */
 export function bodyParserError(err: { type?: string; status?: number }): AppError | null {
   if (err.type === 'entity.too.large') {
-    return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than 100 KiB.', 413, { limitBytes: 102400 });
+    return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than 100 KiB.', 413, { limitBytes: JSON_BODY_LIMIT_BYTES });
   }
   if (err.type === 'entity.parse.failed') {
     return errors.validation({ fields: [{ path: '(body)', message: 'the body is not valid JSON' }] });
@@ -41,10 +42,11 @@ export interface ErrorAnswer {
  * use it: this module's middleware and fast-path.ts). Never a stack trace. The
  * stores translate their errors themselves; BullMQ's queues share their Redis
  * connection and are translated here, by the hold store's translation.
- * `known` is the error already mapped (the router's undecodable parameters).
+ * `mapped` is what the caller already made of the error (the router's
+ * undecodable parameters), used when nothing above knows it.
  */
 export function errorAnswer(err: unknown, requestId: string | undefined, log: () => Logger, mapped?: AppError | null): ErrorAnswer {
-  const known = appErrorOf(translateRedisError(err)) ?? bodyParserError(err as { type?: string }) ?? mapped ?? null;
+  const known = appErrorOf(translateRedisError(err)) ?? bodyParserError(err as { type?: string }) ?? mapped;
   if (known) {
     if (known.code === 'OVERLOADED') log().debug({ reqId: requestId, code: known.code }, 'refused: overloaded');
     else if (known.status >= 500) log().warn({ reqId: requestId, code: known.code, err: describe(err) }, 'dependency unavailable');
