@@ -3,7 +3,7 @@ import { expireHold, newHoldId } from '@holdfast/domain';
 import { eventKeys } from '@holdfast/hold-store';
 import { EXPIRE_HOLD_JOB, EXPIRE_HOLDS_JOB } from '@holdfast/jobs';
 import {
-  batchExpiryJobsOf, createTestEvent, dropTestEvent, expiredByRun, expiryJobOf, seatGrid, useTestApi, isolatedDatabaseUrl, expiredHoldRow, sleepUntil, waitFor,
+  batchExpiryJobsOf, createTestEvent, dropTestEvent, expiredByRun, expiryJobOf, finishedJob, seatGrid, useTestApi, isolatedDatabaseUrl, expiredHoldRow, sleepUntil, waitFor,
 } from '@holdfast/test-kit';
 import { startWorker, type WorkerHandle } from '../src';
 
@@ -123,16 +123,10 @@ test('when the expiry runs twice, then the second run changes nothing and is not
     const someoneElse = newHoldId(event.id);
     await api.rt.redis.set(lease, someoneElse, 'PX', 60_000);
     expect(await expireHold(worker.ctx, id)).toEqual({ kind: 'already_ended', status: 'EXPIRED' });
-    const job = await waitFor('the first run finished', async () => {
-      const j = await expiryJob(id);
-      return j?.finishedOn !== undefined && j;
-    }, within);
+    const job = await finishedJob('the first run', () => expiryJob(id), within);
     expect(job.returnvalue).toEqual({ expired: 1, not_due: 0, already_ended: 0, missing: 0 });
     await job.retry('completed');
-    const rerun = await waitFor('the second run', async () => {
-      const j = await api.rt.queues.expiry.getJob(job.id!);
-      return j?.finishedOn !== undefined && !expiredByRun(j) && j;
-    }, within);
+    const rerun = await finishedJob('the second run', () => api.rt.queues.expiry.getJob(job.id!), within, (j) => !expiredByRun(j));
     expect(rerun.returnvalue).toEqual({ expired: 0, not_due: 0, already_ended: 1, missing: 0 });
     const second = await holdRow(id);
     expect(second!.endedAt!.getTime()).toBe(first!.endedAt!.getTime());
@@ -246,10 +240,7 @@ test('when an expiry job names a hold PostgreSQL never got beside a due one, the
     const never = newHoldId(event.id);
     await sleepUntil(Date.parse(res.body.hold.expiresAt), 50);
     const job = await api.rt.queues.expiry.add(EXPIRE_HOLDS_JOB, { holdIds: [never, id] }, { jobId: `exp_${never}_2` });
-    const done = await waitFor('the job finished', async () => {
-      const j = await api.rt.queues.expiry.getJob(job.id!);
-      return j?.finishedOn !== undefined && j;
-    }, within);
+    const done = await finishedJob('the job', () => api.rt.queues.expiry.getJob(job.id!), within);
     // The sweep (every second here) may have expired the due hold just before the job ran.
     const { expired, already_ended: ended, missing, not_due: notDue } = done.returnvalue as Record<string, number>;
     expect({ handled: expired! + ended!, missing, notDue }).toEqual({ handled: 1, missing: 1, notDue: 0 });

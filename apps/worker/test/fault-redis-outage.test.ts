@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { eventKeys } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, recordMeasurements, RedisProcess, startTraffic, type Sample, isolatedDatabaseUrl, expiredHoldRow, expiredByRun, expiryJobOf, sleep, waitFor } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, startApi, type TestApi, recordMeasurements, RedisProcess, startTraffic, type Sample, isolatedDatabaseUrl, expiredHoldRow, expiredByRun, expiryJobOf, finishedJob, sleep, waitFor } from '@holdfast/test-kit';
 import { startWorker, type WorkerHandle } from '../src';
 
 const OUTAGE_MS = 10_000;
@@ -163,10 +163,7 @@ test('when Redis freezes for 10 s (SIGSTOP, data kept), then requests time out i
     // The job was due during the freeze; the sweep is off, so only the job can expire the hold.
     const row = await waitFor('the job to expire the due hold', () => expiredHoldRow(api, due.body.hold.id), within);
     expect(row?.status).toBe('EXPIRED');
-    const done = await waitFor('the expiry job finished', async () => {
-      const j = await expiryJobOf(worker.expiryQueue, due.body.hold.id);
-      return j?.finishedOn !== undefined && j;
-    }, within);
+    const done = await finishedJob('the expiry job', () => expiryJobOf(worker.expiryQueue, due.body.hold.id), within);
     expect(expiredByRun(done!)).toBe(true);
     recordMeasurements('redis-frozen-10s', {
       ...stats, outageMs: upAt - downAt, readyzDuringOutage: { status: ready.status, ms: readyMs },

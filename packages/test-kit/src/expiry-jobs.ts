@@ -1,5 +1,6 @@
 import type { Job, Queue } from 'bullmq';
 import { EXPIRE_HOLDS_JOB } from '@holdfast/jobs';
+import { waitFor, type WaitOptions } from './wait';
 
 const STATES = ['delayed', 'waiting', 'active', 'completed', 'failed', 'prioritized'] as const;
 
@@ -20,4 +21,12 @@ export async function expiryJobOf(queue: Queue, holdId: string): Promise<Job | u
 export function expiredByRun(job: Job): boolean {
   const value: unknown = job.returnvalue;
   return value === 'expired' || (typeof value === 'object' && value !== null && ((value as { expired?: number }).expired ?? 0) > 0);
+}
+
+/** Waits until the job `find` gives has finished (and passes `also`, when given); returns it. */
+export function finishedJob(what: string, find: () => Promise<Job | undefined>, options?: WaitOptions, also: (job: Job) => boolean = () => true): Promise<Job> {
+  return waitFor(what, async () => {
+    const job = await find();
+    return job?.finishedOn !== undefined && also(job) && job;
+  }, options);
 }
