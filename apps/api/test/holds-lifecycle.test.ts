@@ -1,7 +1,8 @@
 // A hold's life: taken, read before PostgreSQL has it, released by its owner or
 // run out at expiresAt; best available's choice of seats; the per-customer rate limit.
-import { createTestEvent, dropTestEvent, seatGrid, useTestApi, type SeatSpec, expectPersisted, forgetEventInRedis, holdPost, holdRowIds, seatIdsOf, seatOwners, seatStatuses, sleepUntil, tally, ticketsAvailable } from '@holdfast/test-kit';
+import { confirmVia, createTestEvent, dropTestEvent, seatGrid, useTestApi, type SeatSpec, expectPersisted, forgetEventInRedis, holdPost, holdRowIds, seatIdsOf, seatOwners, seatStatuses, sleepUntil, tally, ticketsAvailable } from '@holdfast/test-kit';
 import { randomUUID } from 'node:crypto';
+import { eventKeys } from '@holdfast/hold-store';
 
 const { api } = useTestApi();
 
@@ -59,6 +60,63 @@ describe('expiry', () => {
       expect(over.body.error).toMatchObject({ code: 'LIMIT_EXCEEDED', details: { limit: 2, inUse: 2 } });
       await sleepUntil(first.body.hold.expiresAt, 150);
       expect((await holdPost(api, event.id, c, { ticketTypeId: tt, quantity: 2 })).status).toBe(201);
+    } finally {
+      await dropTestEvent(api, event.id);
+    }
+  });
+});
+
+describe('per-customer limit', () => {
+  /** The customer's holds hash: its summary field ('#', "sum:earliest"), when there, must match its entries. */
+  async function expectSummaryTrue(eventId: string, customerId: string): Promise<string | null> {
+    const fields = await api.rt.redis.hgetall(eventKeys(eventId).customer(customerId));
+    const { '#': summary, ...entries } = fields;
+    if (summary === undefined) return null;
+    const parsed = Object.values(entries).map((v) => v.split(':').map(Number) as [number, number]);
+    const [sum, earliest] = summary.split(':').map(Number);
+    expect(sum).toBe(parsed.reduce((n, [q]) => n + q, 0));
+    expect(earliest).toBeLessThanOrEqual(Math.min(...parsed.map(([, exp]) => exp)));
+    return summary;
+  }
+
+  test('when a customer\'s holds are taken, released, confirmed and run out in turn, then the limit counts exactly the tickets still in use', async () => {
+    const { event, seats } = await createTestEvent(api, {
+      holdTtlSeconds: 2, maxTicketsPerCustomer: 5, seats: seatGrid(['A'], 1, 4), ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 20 }],
+    });
+    try {
+      const tt = event.ticketTypes[0].id;
+      const c = customer('counted');
+      const over = async (quantity: number, inUse: number) => {
+        const r = await holdPost(api, event.id, c, { ticketTypeId: tt, quantity });
+        expect(r.status).toBe(422);
+        expect(r.body.error).toMatchObject({ code: 'LIMIT_EXCEEDED', details: { limit: 5, inUse } });
+      };
+      const seatHold = await holdPost(api, event.id, c, { seatIds: [seats[0]!.id, seats[1]!.id] });
+      const gaHold = await holdPost(api, event.id, c, { ticketTypeId: tt, quantity: 2 });
+      expect([seatHold.status, gaHold.status]).toEqual([201, 201]);
+      expect(await expectSummaryTrue(event.id, c)).toBe(`4:${Date.parse(seatHold.body.hold.expiresAt)}`);
+      await over(2, 4);
+
+      // Released: its seats no longer count (the summary is dropped, then rebuilt by the next hold).
+      expect((await api.call('DELETE', `/v1/holds/${seatHold.body.hold.id}`, { token: api.token('customer', c) })).status).toBe(200);
+      expect(await expectSummaryTrue(event.id, c)).toBeNull();
+      const third = await holdPost(api, event.id, c, { ticketTypeId: tt, quantity: 3 });
+      expect(third.status).toBe(201);
+      expect(await expectSummaryTrue(event.id, c)).toBe(`5:${Date.parse(gaHold.body.hold.expiresAt)}`);
+      await over(1, 5);
+
+      // Confirmed: its tickets count as bought instead of held.
+      expect((await confirmVia(api, gaHold.body.hold.id)).status).toBe(201);
+      await expectSummaryTrue(event.id, c);
+      await over(1, 5);
+
+      // Run out: the third hold's tickets come back; the bought ones still count.
+      await sleepUntil(third.body.hold.expiresAt, 150);
+      const last = await holdPost(api, event.id, c, { ticketTypeId: tt, quantity: 3 });
+      expect(last.status).toBe(201);
+      expect(await expectSummaryTrue(event.id, c)).toBe(`3:${Date.parse(last.body.hold.expiresAt)}`);
+      await over(1, 5);
+      await expectPersisted(api, event.id, [seatHold, gaHold, third, last].map((r) => r.body.hold.id));
     } finally {
       await dropTestEvent(api, event.id);
     }

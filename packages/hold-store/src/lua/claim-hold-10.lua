@@ -26,6 +26,7 @@
     {"UNAVAILABLE", seat id, ...}   {"SOLD_OUT", available}
 ]]
 --- @include "now-ms"
+--- @include "customer-holds"
 --- @include "ticket-availability"
 
 local now = nowMs()
@@ -92,7 +93,7 @@ local count = #KEYS - 10
 if ttId ~= '' then count = quantity end
 local mine = redis.call('HGET', KEYS[8], holdId)
 local mineUntil = mine and tonumber(string.match(mine, ':(%d+)$')) or 0
-if mineUntil < untilMs then redis.call('HSET', KEYS[8], holdId, count .. ':' .. untilMs) end
+if mineUntil < untilMs then setCustomerHold(KEYS[8], holdId, count .. ':' .. untilMs) end
 
 redis.call('HSET', KEYS[9], token, untilMs)
 if redis.call('PTTL', KEYS[9]) < lease then redis.call('PEXPIRE', KEYS[9], lease) end

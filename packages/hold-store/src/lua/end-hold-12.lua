@@ -23,6 +23,7 @@
     {"CLAIMED"} a confirm (other than ARGV[8]'s) claims the hold: nothing done
 ]]
 --- @include "now-ms"
+--- @include "customer-holds"
 --- @include "live-claims"
 --- @include "free-seats"
 
@@ -59,7 +60,7 @@ for i = 13, #KEYS do
   end
 end
 
-redis.call('HDEL', KEYS[4], holdId)
+dropCustomerHold(KEYS[4], holdId)
 if confirmed and ready then redis.call('HINCRBY', KEYS[5], ARGV[2], quantity) end
 
 local ttId = ARGV[5]

@@ -6,7 +6,7 @@
 
   Input:
     KEYS[1] held seats (zset seat id -> expiresAt ms)
-    KEYS[2] the customer's holds (hash hold id -> "quantity:expiresAtMs")
+    KEYS[2] the customer's holds (hash hold id -> "quantity:expiresAtMs", see includes/customer-holds)
     KEYS[3] ticket-type holds by expiry (zset hold id -> expiresAt ms; any key of the slot when none)
     KEYS[4] hold record (hash)
     KEYS[5..] seat keys
@@ -23,6 +23,7 @@
     {"CAP", current expiresAt ms} the new expiry would not be later than the current one
 ]]
 --- @include "now-ms"
+--- @include "customer-holds"
 
 local now = nowMs()
 local holdId = ARGV[1]
@@ -51,7 +52,7 @@ for i = 5, #KEYS do
   redis.call('ZADD', KEYS[1], 'GT', expiresAt, ARGV[i + 2])
 end
 if ttId ~= '' then redis.call('ZADD', KEYS[3], 'GT', expiresAt, holdId) end
-redis.call('HSET', KEYS[2], holdId, ARGV[5] .. ':' .. expiresAt)
+setCustomerHold(KEYS[2], holdId, ARGV[5] .. ':' .. expiresAt)
 redis.call('HSET', KEYS[4], 'expiresAt', expiresAt)
 redis.call('HINCRBY', KEYS[4], 'extensions', 1)
 redis.call('PEXPIRE', KEYS[4], expiresAt - now + tonumber(ARGV[6]))

@@ -49,7 +49,7 @@
 ]]
 --- @include "now-ms"
 --- @include "rate-limited"
---- @include "tickets-in-use"
+--- @include "customer-holds"
 --- @include "free-seats"
 
 local now = nowMs()
@@ -66,7 +66,7 @@ local retryAfter = rateLimited(KEYS[6], tonumber(ARGV[5]), ARGV[6])
 if retryAfter then return {'RATE_LIMITED', retryAfter} end
 
 local q = tonumber(ARGV[9])
-local inUse = ticketsInUse(KEYS[4], KEYS[5], ARGV[2], now)
+local inUse, mineSum, mineEarliest = ticketsInUse(KEYS[4], KEYS[5], ARGV[2], now)
 if inUse + q > tonumber(ARGV[4]) then return {'LIMIT_EXCEEDED', inUse} end
 if not index[2] then return {'SOLD_OUT', 0} end
 local lo, hi = string.match(index[2], '^(%d+):(%d+)$')
@@ -195,7 +195,7 @@ for _, s in ipairs(chosen) do
   ids[#ids + 1] = s[1]
   sum = sum + s[4]
 end
-redis.call('HSET', KEYS[4], ARGV[1], q .. ':' .. expiresAt)
+addCustomerHold(KEYS[4], ARGV[1], q, expiresAt, mineSum, mineEarliest)
 local json = '{"eventId":' .. cjson.encode(ARGV[11]) .. ',"customerId":' .. cjson.encode(ARGV[2]) .. ',"items":['
   .. table.concat(items, ',') .. '],"currency":' .. cjson.encode(ARGV[12]) .. ',"totalCents":' .. string.format('%d', sum) .. '}'
 redis.call('HSET', KEYS[7], 'json', json, 'createdAt', now, 'expiresAt', expiresAt, 'status', 'active')

@@ -6,7 +6,7 @@
     KEYS[1] ready marker (the event was primed from PostgreSQL)
     KEYS[2] sold seats (set of seat ids)
     KEYS[3] held seats (zset seat id -> expiresAt ms)
-    KEYS[4] the customer's holds (hash hold id -> "quantity:expiresAtMs")
+    KEYS[4] the customer's holds (hash hold id -> "quantity:expiresAtMs", see includes/customer-holds)
     KEYS[5] tickets bought per customer (hash customer id -> quantity)
     KEYS[6] the customer's rate-limit window counter
     KEYS[7] hold record (hash)
@@ -31,7 +31,7 @@
 ]]
 --- @include "now-ms"
 --- @include "rate-limited"
---- @include "tickets-in-use"
+--- @include "customer-holds"
 
 local now = nowMs()
 
@@ -51,7 +51,7 @@ local jsonAt = 10 + ncand
 local seatAt = 10 + 2 * ncand
 local quantity = tonumber(ARGV[sizeAt])
 
-local inUse = ticketsInUse(KEYS[4], KEYS[5], ARGV[2], now)
+local inUse, mineSum, mineEarliest = ticketsInUse(KEYS[4], KEYS[5], ARGV[2], now)
 if inUse + quantity > tonumber(ARGV[4]) then return {'LIMIT_EXCEEDED', inUse} end
 
 -- Check every seat of a candidate before writing any.
@@ -90,7 +90,7 @@ for i = 1, size do
   redis.call('ZREM', KEYS[9], seatId)
   seatIds[#seatIds + 1] = seatId
 end
-redis.call('HSET', KEYS[4], ARGV[1], size .. ':' .. expiresAt)
+addCustomerHold(KEYS[4], ARGV[1], size, expiresAt, mineSum, mineEarliest)
 local json = ARGV[jsonAt + chosen - 1]
 redis.call('HSET', KEYS[7], 'json', json, 'createdAt', now, 'expiresAt', expiresAt, 'status', 'active')
 redis.call('PEXPIRE', KEYS[7], ttl + tonumber(ARGV[9]))

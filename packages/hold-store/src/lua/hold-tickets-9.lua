@@ -7,7 +7,7 @@
     KEYS[1] ready marker     KEYS[2] ticket type (hash cap, sold, held)
     KEYS[3] ticket-type holds by expiry (zset hold id -> expiresAt ms)
     KEYS[4] ticket-type hold quantities (hash hold id -> quantity)
-    KEYS[5] the customer's holds (hash hold id -> "quantity:expiresAtMs")
+    KEYS[5] the customer's holds (hash hold id -> "quantity:expiresAtMs", see includes/customer-holds)
     KEYS[6] tickets bought per customer (hash)   KEYS[7] rate-limit counter
     KEYS[8] hold record (hash)                   KEYS[9] outbox (stream)
     ARGV[1] hold id   ARGV[2] customer id   ARGV[3] ttl ms   ARGV[4] max per customer
@@ -23,7 +23,7 @@
 ]]
 --- @include "now-ms"
 --- @include "rate-limited"
---- @include "tickets-in-use"
+--- @include "customer-holds"
 --- @include "ticket-availability"
 
 local now = nowMs()
@@ -39,7 +39,7 @@ local retryAfter = rateLimited(KEYS[7], tonumber(ARGV[5]), ARGV[6])
 if retryAfter then return {'RATE_LIMITED', retryAfter} end
 
 local quantity = tonumber(ARGV[10])
-local inUse = ticketsInUse(KEYS[5], KEYS[6], ARGV[2], now)
+local inUse, mineSum, mineEarliest = ticketsInUse(KEYS[5], KEYS[6], ARGV[2], now)
 if inUse + quantity > tonumber(ARGV[4]) then return {'LIMIT_EXCEEDED', inUse} end
 
 -- Lazy expiry: the tickets of holds whose time has passed come back first.
@@ -51,7 +51,7 @@ local expiresAt = now + ttl
 redis.call('HINCRBY', KEYS[2], 'held', quantity)
 redis.call('ZADD', KEYS[3], expiresAt, ARGV[1])
 redis.call('HSET', KEYS[4], ARGV[1], quantity)
-redis.call('HSET', KEYS[5], ARGV[1], quantity .. ':' .. expiresAt)
+addCustomerHold(KEYS[5], ARGV[1], quantity, expiresAt, mineSum, mineEarliest)
 redis.call('HSET', KEYS[8], 'json', ARGV[7], 'createdAt', now, 'expiresAt', expiresAt, 'status', 'active')
 redis.call('PEXPIRE', KEYS[8], ttl + tonumber(ARGV[12]))
 redis.call('XADD', KEYS[9], '*', 'holdId', ARGV[1], 'createdAt', now, 'expiresAt', expiresAt, 'json', ARGV[7])

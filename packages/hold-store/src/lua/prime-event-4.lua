@@ -21,6 +21,7 @@
   Output: 1 when primed now, 0 when it was primed already
 ]]
 --- @include "now-ms"
+--- @include "customer-holds"
 
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local now = nowMs()
@@ -73,7 +74,7 @@ for h = 1, nholds do
     redis.call('HINCRBY', KEYS[4 + tti], 'held', count)
   end
   if ttl > 0 and redis.call('HEXISTS', KEYS[custKey], holdId) == 0 then
-    redis.call('HSET', KEYS[custKey], holdId, count .. ':' .. expiresAt)
+    setCustomerHold(KEYS[custKey], holdId, count .. ':' .. expiresAt)
   end
   custKey = custKey + 1
 end
