@@ -3,6 +3,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import jwt from 'jsonwebtoken';
 import { role as roleSchema, storableText } from '@holdfast/contracts';
 import { errors, type Principal } from '@holdfast/domain';
+import { verifyHs256 } from './jwt-hs256';
 
 export type Role = Principal['role'];
 const ROLES: readonly Role[] = roleSchema.options;
@@ -43,20 +44,15 @@ export function verifyToken(header: string | undefined, secret: string): Princip
   const cacheKey = `${secret}\n${token}`;
   const known = verified.get(cacheKey);
   if (known && Date.now() < known.expiresAtMs) return known.principal;
-  let claims: jwt.JwtPayload | string;
-  try {
-    claims = jwt.verify(token, secretKey(secret), { algorithms: ['HS256'] });
-  } catch {
-    throw errors.unauthorized('The bearer token is invalid or expired.');
-  }
-  if (typeof claims === 'string') throw errors.unauthorized('The bearer token is invalid.');
-  const { sub, role } = claims as { sub?: unknown; role?: unknown };
+  const claims = verifyHs256(token, secretKey(secret));
+  if (!claims) throw errors.unauthorized('The bearer token is invalid or expired.');
+  const { sub, role } = claims;
   if (typeof sub !== 'string' || !sub || sub.length > 200 || !storableText(sub) || !ROLES.includes(role as Role)) {
     throw errors.unauthorized('The bearer token lacks a valid sub or role.');
   }
   const principal: Principal = { id: sub, role: role as Role };
   // Only tokens with an expiry are remembered, and never past it.
-  const exp = (claims as { exp?: unknown }).exp;
+  const exp = claims.exp;
   if (typeof exp === 'number') {
     if (verified.size >= VERIFIED_MAX) verified.clear();
     verified.set(cacheKey, { principal, expiresAtMs: exp * 1000 });
