@@ -3,10 +3,11 @@
  * function and by package, and inclusive time by package (a sample counts once
  * for every package on its stack).
  *
- * `npx tsx apps/bench/src/cpu-profile.summary.ts FILE.cpuprofile [TOP] [SKIP_MS]`
+ * `npx tsx apps/bench/src/cpu-profile.summary.ts FILE.cpuprofile [TOP] [SKIP_MS] [UNTIL_MS]`
  *
  * SKIP_MS leaves out the first milliseconds of the profile (the process's
- * start-up: module loading and compilation), so the shares are of the load.
+ * start-up: module loading and compilation), so the shares are of the load;
+ * UNTIL_MS leaves out what comes after (one part of a run, e.g. the race lab's sale).
  */
 import { readFile } from 'node:fs/promises';
 
@@ -63,7 +64,7 @@ function areaOf(frame: CallFrame): string {
   return url.replace(/^file:\/\//, '');
 }
 
-function summariseProfile(profile: CpuProfile, top = 25, skipMs = 0): ProfileSummary {
+function summariseProfile(profile: CpuProfile, top = 25, skipMs = 0, untilMs = Infinity): ProfileSummary {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
@@ -72,7 +73,7 @@ function summariseProfile(profile: CpuProfile, top = 25, skipMs = 0): ProfileSum
   let at = 0;
   profile.samples.forEach((id, index) => {
     at += profile.timeDeltas[index] ?? 0;
-    if (at < skipMs * 1000) return;
+    if (at < skipMs * 1000 || at >= untilMs * 1000) return;
     const delta = profile.timeDeltas[index + 1] ?? 0;
     selfMicros.set(id, (selfMicros.get(id) ?? 0) + delta);
   });
@@ -173,10 +174,10 @@ function renderProfileSummary(summary: ProfileSummary): string {
 }
 
 async function main(): Promise<void> {
-  const [file, top, skipMs] = process.argv.slice(2);
-  if (!file) throw new Error('usage: cpu-profile.summary.ts FILE.cpuprofile [TOP] [SKIP_MS]');
+  const [file, top, skipMs, untilMs] = process.argv.slice(2);
+  if (!file) throw new Error('usage: cpu-profile.summary.ts FILE.cpuprofile [TOP] [SKIP_MS] [UNTIL_MS]');
   const profile = JSON.parse(await readFile(file, 'utf8')) as CpuProfile;
-  process.stdout.write(renderProfileSummary(summariseProfile(profile, Number(top ?? 25), Number(skipMs ?? 0))));
+  process.stdout.write(renderProfileSummary(summariseProfile(profile, Number(top ?? 25), Number(skipMs ?? 0), Number(untilMs ?? Infinity))));
 }
 
 if (require.main === module) {
