@@ -18,16 +18,15 @@ export function verifyHs256(token: string, key: KeyObject, nowSeconds = Math.flo
   if (!TOKEN.test(token)) return null;
   const firstDot = token.indexOf('.');
   const secondDot = token.indexOf('.', firstDot + 1);
-  const header = parseJson(Buffer.from(token.slice(0, firstDot), 'base64').toString('latin1'));
-  if (!header.ok || !header.value || (header.value as { alg?: unknown }).alg !== 'HS256') return null;
+  if (!isHs256Header(token.slice(0, firstDot))) return null;
 
   const expected = Buffer.from(createHmac('sha256', key).update(token.slice(0, secondDot)).digest('base64url'));
   const given = Buffer.from(token.slice(secondDot + 1));
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
 
   const payload = parseJson(Buffer.from(token.slice(firstDot + 1, secondDot), 'base64').toString('utf8'));
-  if (!payload.ok || payload.value === null || typeof payload.value !== 'object') return null;
-  const claims = payload.value as Record<string, unknown>;
+  if (payload === null || typeof payload !== 'object') return null;
+  const claims = payload as Record<string, unknown>;
   if (claims.nbf !== undefined && (typeof claims.nbf !== 'number' || claims.nbf > nowSeconds)) return null;
   if (claims.exp !== undefined && (typeof claims.exp !== 'number' || nowSeconds >= claims.exp)) return null;
   return claims;
@@ -36,10 +35,30 @@ export function verifyHs256(token: string, key: KeyObject, nowSeconds = Math.flo
 /** jws's own pattern, the signature required (jsonwebtoken refuses an empty one when given a key). */
 const TOKEN = /^[a-zA-Z0-9\-_]+\.[a-zA-Z0-9\-_]+\.[a-zA-Z0-9\-_]+$/;
 
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+/**
+ * The header part's verdict, by its text: every token one issuer signs has the
+ * same header, so it is decoded and parsed once, not per token. Bounded: a
+ * stream of made-up headers only empties the memo.
+ */
+const headerVerdicts = new Map<string, boolean>();
+const HEADER_VERDICTS_MAX = 64;
+
+function isHs256Header(part: string): boolean {
+  let verdict = headerVerdicts.get(part);
+  if (verdict === undefined) {
+    const header = parseJson(Buffer.from(part, 'base64').toString('latin1'));
+    verdict = Boolean(header) && (header as { alg?: unknown }).alg === 'HS256';
+    if (headerVerdicts.size >= HEADER_VERDICTS_MAX) headerVerdicts.clear();
+    headerVerdicts.set(part, verdict);
+  }
+  return verdict;
+}
+
+/** The parsed JSON, or undefined when the text is not JSON (JSON itself never yields undefined). */
+function parseJson(text: string): unknown {
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    return JSON.parse(text) as unknown;
   } catch {
-    return { ok: false };
+    return undefined;
   }
 }
