@@ -24,6 +24,16 @@ interface HoldfastStrategyDeps {
  * buyer reads before buying). Every purchase of the measured sale still does
  * all of its work: the hold script, the outbox, the fenced confirm.
  */
+/**
+ * Warm-up tickets per concurrent client (twice as many buyers: half buy, half
+ * are told sold out). At 2 (200 buyers at 50 clients) the API's hot paths had
+ * not reached V8's optimizing compiler when the clock started: the same commit
+ * read 0.44-0.48x SKIP LOCKED with it and 0.52-0.56x with 20 (2,000 buyers, about
+ * 3,000 requests, as many as the hold path's warm-up), alternated in the same
+ * minutes (docs/benchmarks.md, issue 12, fourth pass).
+ */
+const WARM_UP_TICKETS_PER_CLIENT = 20;
+
 export function holdfastHoldConfirmStrategy(deps: HoldfastStrategyDeps): SaleStrategy {
   let eventId = '';
   let ticketTypeId = '';
@@ -52,9 +62,9 @@ export function holdfastHoldConfirmStrategy(deps: HoldfastStrategyDeps): SaleStr
     if (confirm.status === 201 || confirm.status === 200) return { kind: 'bought' };
     throw new Error(`confirm answered ${confirm.status}: ${confirm.body.toString().slice(0, 200)}`);
   };
-  /** A small sale of the same shape on its own event, before the clock: V8 compiles the paths the sale takes. */
+  /** A sale of the same shape on its own event, before the clock: V8 compiles the paths the sale takes. */
   const warmUp = async (concurrency: number): Promise<void> => {
-    const tickets = concurrency * 2;
+    const tickets = concurrency * WARM_UP_TICKETS_PER_CLIENT;
     const buyers = tickets * 2;
     const event = await deps.fixture.createEvent({ name: 'bench race lab warm-up', seats: 0, ticketCapacity: tickets, maxTicketsPerCustomer: 1 });
     try {
