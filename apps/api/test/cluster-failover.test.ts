@@ -67,9 +67,12 @@ test('when each master in turn is shut down mid-sale and comes back, then its ev
         for (const e of events) if ((await cluster.masterOfSlot(e.slot)) === master) onShard.add(e.id);
         const t0 = Date.now();
         await cluster.shutdownNoSave(master);
+        // The old master served what reached it before SHUTDOWN did (redis-cli takes a moment to start on a
+        // loaded machine): recovery counts only holds asked for once its process had exited.
+        const down = Date.now();
         // A replica is promoted by the cluster; wait for the first hold answered 201 on the shard again.
         const recovered = await waitFor(`a hold answered 201 on master ${master}'s shard again`,
-          () => answers.find((a) => a.at > t0 && onShard.has(a.eventId) && a.status === 201)?.at, { timeoutMs: 20_000, intervalMs: 50 });
+          () => answers.find((a) => a.at > down && onShard.has(a.eventId) && a.status === 201)?.at, { timeoutMs: 20_000, intervalMs: 50 });
         const window = answers.filter((a) => a.at >= t0 && a.at <= recovered);
         rounds.push({
           master,
@@ -95,7 +98,8 @@ test('when each master in turn is shut down mid-sale and comes back, then its ev
     expect(Object.keys(byStatus).map(Number).filter((s) => ![201, 409, 503].includes(s))).toEqual([]);
     const slowest503 = Math.max(0, ...answers.filter((a) => a.status === 503).map((a) => a.ms));
     expect(slowest503).toBeLessThan(3000);
-    for (const r of rounds) expect({ master: r.master, othersSold: r.othersSold > 0, othersAnswered: r.othersAnswered }).toMatchObject({ othersSold: true });
+    // A failing round is printed whole (its window, its answers from the other shards).
+    expect(rounds.filter((r) => r.othersSold === 0)).toEqual([]);
 
     // Holds answered 201 that the promoted replica never had: gone from Redis before they reached PostgreSQL.
     await api.rt.ctx.persister.flush(events.map((e) => e.id));
