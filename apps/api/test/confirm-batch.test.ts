@@ -4,6 +4,7 @@
 // queue behind it, and the lock is let go once they all wait; the next batch holds them all.
 import pg from 'pg';
 import { loadConfig } from '@holdfast/config';
+import { insertHoldsIfMissing } from '@holdfast/db';
 import { applyStripePayment, confirmHold, type ConfirmBatchStats } from '@holdfast/domain';
 import { eventKeys } from '@holdfast/hold-store';
 import { expectInvariants, seatGrid, useTestApi, type TestApi, confirmVia, deliverEvent, holdSeats, holdTickets, paymentIntentEvent, paymentsOfHold, rid, waitFor, waitUntilExpired } from '@holdfast/test-kit';
@@ -207,6 +208,56 @@ test('when a hold\'s row stays locked past the lock timeout, then its confirm st
     await expectInvariants(api.rt.db, event.id);
   } finally {
     await lock.end();
+  }
+});
+
+test('when the outbox drain and a confirm batch insert the same new holds at once, then neither waits on the other in a cycle', async () => {
+  const api = suite.api;
+  const { event } = await newEvent({ seats: seatGrid(['D'], 1, 1) });
+  const connect = async () => {
+    const c = new pg.Client({ connectionString: api.config.databaseUrl });
+    await c.connect();
+    return c;
+  };
+  const [blocker, batch, watcher] = await Promise.all([connect(), connect(), connect()]);
+  const waiting = (pid: number) => waitFor(`connection ${pid} to wait for a lock`, async () =>
+    (await watcher.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", [pid])).rowCount === 1, BATCHER);
+  const batchPid = (await batch.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+  try {
+    // Each round: two new holds A < B that PostgreSQL does not have yet. A third transaction
+    // inserts A and holds it; the batch (B, then A in its order) and the drain (A, then B) both
+    // come to wait for A; the third lets go. Inserting in two orders, one of them held B while
+    // waiting for A and the other held A while waiting for B: a deadlock, about every other round.
+    for (let round = 0; round < 6; round++) {
+      const [a, b] = [rid('hld'), rid('hld')].sort() as [string, string];
+      const now = new Date();
+      const row = (id: string) => ({
+        id, eventId: event.id, customerId: `dl-${round}`, createdAt: now, expiresAt: new Date(now.getTime() + 600_000),
+        items: [{ seatId: null, ticketTypeId: null, label: 'x', priceCents: 100, quantity: 1 }], totalCents: 100, currency: 'USD',
+      });
+      const record = (id: string) => ({ ...row(id), createdAt: now.toISOString(), expiresAt: row(id).expiresAt.toISOString() });
+      const confirmOf = (id: string) => ({
+        holdId: id, year: 2026, held: false, provider: 'service', providerEventId: null, reference: `dl-${id}`,
+        amountCents: null, currency: null, auditActor: null, record: record(id),
+      });
+      await blocker.query('BEGIN');
+      await blocker.query(`INSERT INTO holds (id, event_id, customer_id, status, created_at, expires_at, items, total_cents, currency)
+        VALUES ($1, $2, 'blocker', 'ACTIVE', now(), now(), '[]', 0, 'USD')`, [a, event.id]);
+      const batchDone = batch.query('SELECT idx, kind FROM holdfast_confirm_batch($1::jsonb)', [JSON.stringify([confirmOf(b), confirmOf(a)])])
+        .then((r) => r.rows.map((x: { kind: string }) => x.kind), (err: Error) => err);
+      await waiting(batchPid);
+      const drainDone = insertHoldsIfMissing(api.rt.db, [row(a), row(b)]).catch((err: Error) => err);
+      await waitFor('the drain to wait for a lock', async () =>
+        (await watcher.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> $1 AND query LIKE '%INSERT INTO holds%unnest%'", [batchPid])).rowCount === 1, BATCHER);
+      await blocker.query('ROLLBACK');
+      const [kinds, drained] = await Promise.all([batchDone, drainDone]);
+      expect({ round, kinds, drained: drained instanceof Error ? drained.message : 'ok' })
+        .toEqual({ round, kinds: ['expired', 'expired'], drained: 'ok' });
+      const rows = await api.rt.db.$queryRaw<{ id: string; status: string }[]>`SELECT id, status::text AS status FROM holds WHERE id IN (${a}, ${b}) ORDER BY id`;
+      expect(rows).toEqual([{ id: a, status: 'EXPIRED' }, { id: b, status: 'EXPIRED' }]);
+    }
+  } finally {
+    await Promise.all([blocker.end(), batch.end(), watcher.end()]);
   }
 });
 

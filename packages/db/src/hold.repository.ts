@@ -29,12 +29,18 @@ const holdSelect = {
   items: true, totalCents: true, currency: true, orderId: true, releasedBy: true, extensions: true,
 } as const;
 
-/** Inserts hold records that are not there yet; never overwrites one (its status may have moved on). */
+/**
+ * Inserts hold records that are not there yet; never overwrites one (its status may have moved on).
+ * In id order, as the confirm batch inserts the holds it finds missing (holdfast_confirm_batch):
+ * two inserters of the same new holds each wait for the other's uncommitted row, and in two
+ * different orders that was a deadlock (a second's stall, then one of them refused).
+ */
 const INSERT_HOLDS = `
     INSERT INTO holds (id, event_id, customer_id, status, created_at, expires_at, items, total_cents, currency)
     SELECT u.id, u.event_id, u.customer_id, 'ACTIVE', u.created_at, u.expires_at, u.items, u.total_cents, u.currency
     FROM unnest($1::text[], $2::uuid[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::jsonb[], $7::bigint[], $8::text[])
          AS u(id, event_id, customer_id, created_at, expires_at, items, total_cents, currency)
+    ORDER BY u.id
     ON CONFLICT (id) DO NOTHING`;
 
 export async function insertHoldsIfMissing(db: DbClient, rows: NewHoldRow[]): Promise<number> {
