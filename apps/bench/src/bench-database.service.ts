@@ -40,6 +40,27 @@ export async function ensureDatabase(url: string): Promise<void> {
   }
 }
 
+/**
+ * VACUUM (ANALYZE) of the whole bench database, returning the seconds it took.
+ * Every part creates and drops events (hundreds of thousands of rows); where the
+ * server runs without autovacuum (this project's CI machines do), their dead rows
+ * stay and every later index scan steps over them, so each run measured slower
+ * than the one before (2.3 million dead rows in `holds` after a day of runs, and
+ * a 500 ms query timeout in a warm-up: docs/benchmarks.md, issue 12, fourth pass).
+ * The runner calls it before each part.
+ */
+export async function vacuumDatabase(url: string): Promise<number> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  const started = process.hrtime.bigint();
+  try {
+    await client.query('VACUUM (ANALYZE)');
+  } finally {
+    await client.end();
+  }
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
 interface SchemaPoolOptions {
   url: string;
   schema: string;

@@ -8,7 +8,7 @@ import { Client } from 'pg';
 import { launchChildServer, type ChildServer } from './baselines/child-server.launcher';
 import { runPgbench, type PgbenchResult } from './baselines/pgbench.runner';
 import { runRedisBenchmark } from './baselines/redis-benchmark.runner';
-import { benchDatabaseUrl, ensureDatabase, retryWhileTooManyClients } from './bench-database.service';
+import { benchDatabaseUrl, databaseName, ensureDatabase, retryWhileTooManyClients, vacuumDatabase } from './bench-database.service';
 import type { BenchPlan } from './bench-plan.config';
 import { benchRedisUrl, deleteKeys, redisVersion } from './bench-redis.service';
 import type {
@@ -127,19 +127,28 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
   };
   const holdfast = new HoldfastSession(log, options.apiNodeArgs);
   const report: BenchReport = { meta, plan, raceLab: null, holdPath: null, growth: null, confirmPath: null, best: null };
+  /** Before each part: the dead rows of what ran before are vacuumed away (vacuumDatabase says why). */
+  const part = async (name: Section): Promise<boolean> => {
+    if (!options.sections.includes(name)) return false;
+    for (const url of new Set([databaseUrl, holdfastDatabaseUrl()])) {
+      const seconds = await vacuumDatabase(url);
+      log(`${name}: vacuumed ${databaseName(url)} first (${seconds.toFixed(1)} s)`);
+    }
+    return true;
+  };
   try {
-    if (options.sections.includes('race')) report.raceLab = await raceSection(plan, databaseUrl, holdfast, log);
-    if (options.sections.includes('hold')) report.holdPath = await holdSection(plan, redisUrl, holdfast, log);
-    if (options.sections.includes('growth')) report.growth = await growthSection(plan, holdfast, log);
-    if (options.sections.includes('confirm')) report.confirmPath = await confirmSection(plan, databaseUrl, holdfast, log);
-    if (options.sections.includes('best')) {
+    if (await part('race')) report.raceLab = await raceSection(plan, databaseUrl, holdfast, log);
+    if (await part('hold')) report.holdPath = await holdSection(plan, redisUrl, holdfast, log);
+    if (await part('growth')) report.growth = await growthSection(plan, holdfast, log);
+    if (await part('confirm')) report.confirmPath = await confirmSection(plan, databaseUrl, holdfast, log);
+    if (await part('best')) {
       const { fixture, api } = await holdfast.get();
       report.best = await measureBest(api, fixture, plan.best, log);
     }
-    if (options.sections.includes('cluster')) {
+    if (await part('cluster')) {
       report.clusterScale = await clusterSection({ databaseUrl: holdfastDatabaseUrl(), redisUrl: holdfastRedisUrl(), ...plan.cluster }, log);
     }
-    if (options.sections.includes('persist')) {
+    if (await part('persist')) {
       const { fixture } = await holdfast.get();
       report.persist = await persistSection(fixture, plan.persist, log);
     }
