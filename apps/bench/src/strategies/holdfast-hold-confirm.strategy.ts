@@ -9,22 +9,6 @@ interface HoldfastStrategyDeps {
 }
 
 /**
- * holdfast's own path, through its real HTTP API: the buyer holds one
- * general-admission ticket (`POST /v1/events/{id}/holds`, a Redis script takes
- * it or answers SOLD_OUT), then the payment side confirms the hold
- * (`POST /v1/holds/{id}/confirm`, the fenced PostgreSQL transaction). Sold is
- * counted from the committed orders of the event.
- *
- * Measured like the SQL strategies: they run against a PostgreSQL server that
- * has long been up, over connections opened before the clock starts. So before
- * the clock, the API process (started a moment ago, its code not yet compiled
- * by V8) runs a small warm-up sale of its own on a throwaway event, through the
- * same requests (hold, confirm, sold out), and every client opens its
- * keep-alive connection with the event's page (`GET /v1/events/{id}`, what a
- * buyer reads before buying). Every purchase of the measured sale still does
- * all of its work: the hold script, the outbox, the fenced confirm.
- */
-/**
  * Warm-up tickets per concurrent client (twice as many buyers: half buy, half
  * are told sold out). At 2 (200 buyers at 50 clients) the API's hot paths had
  * not reached V8's optimizing compiler when the clock started: the same commit
@@ -34,6 +18,22 @@ interface HoldfastStrategyDeps {
  */
 const WARM_UP_TICKETS_PER_CLIENT = 20;
 
+/**
+ * holdfast's own path, through its real HTTP API: the buyer holds one
+ * general-admission ticket (`POST /v1/events/{id}/holds`, a Redis script takes
+ * it or answers SOLD_OUT), then the payment side confirms the hold
+ * (`POST /v1/holds/{id}/confirm`, the fenced PostgreSQL transaction). Sold is
+ * counted from the committed orders of the event.
+ *
+ * Measured like the SQL strategies: they run against a PostgreSQL server that
+ * has long been up, over connections opened before the clock starts. So before
+ * the clock, the API process (started a moment ago, its code not yet compiled
+ * by V8) runs a warm-up sale of its own on a throwaway event, through the
+ * same requests (hold, confirm, sold out), and every client opens its
+ * keep-alive connection with the event's page (`GET /v1/events/{id}`, what a
+ * buyer reads before buying). Every purchase of the measured sale still does
+ * all of its work: the hold script, the outbox, the fenced confirm.
+ */
 export function holdfastHoldConfirmStrategy(deps: HoldfastStrategyDeps): SaleStrategy {
   let eventId = '';
   let ticketTypeId = '';
