@@ -20,6 +20,7 @@ import pg from 'pg';
 import { runHttpLoad, type HttpLoadResult } from '../http-load.generator';
 import { LatencyHistogram, round3 } from '../latency.histogram';
 import { markdownTable, type Cell } from '../report/markdown-table.format';
+import { startNodeFlags } from './start-node-flags';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 const SECRET = 'holdfast-bench-cluster-secret-0123456789';
@@ -70,7 +71,7 @@ async function startApi(setup: Setup, databaseUrl: string): Promise<{ url: strin
     HOLD_RATE_LIMIT_PER_MINUTE: '100000', LOG_LEVEL: 'info', LOG_FORMAT: 'json',
   };
   if (setup.env.REDIS_CLUSTER_NODES) delete env.REDIS_URL;
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/server/src/main.ts'), '--only', 'api'], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ...startNodeFlags(), path.join(ROOT, 'apps/server/src/main.ts'), '--only', 'api'], {
     cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
   });
   let out = '';

@@ -9,6 +9,7 @@ import jwt from 'jsonwebtoken';
 
 import { launchChildServer, type ChildServer } from '../baselines/child-server.launcher';
 import { benchDatabaseUrl } from '../bench-database.service';
+import { startNodeFlags } from './start-node-flags';
 
 /**
  * holdfast as the bench runs it: its tables (the app's own migrations) in the
@@ -115,7 +116,8 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
     startApi: (options = {}) =>
       launchChildServer({
         entry: path.join(__dirname, 'holdfast-api.server.ts'),
-        nodeArgs: options.nodeArgs,
+        // As `npm start` runs it (its node flags), plus the bench's own (a CPU profile).
+        nodeArgs: [...startNodeFlags(), ...(options.nodeArgs ?? [])],
         stdoutFile: options.logFile,
         env: {
           NODE_ENV: 'production',
