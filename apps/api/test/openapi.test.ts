@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -22,7 +22,8 @@ const docRoutes = (doc: { paths: Record<string, Record<string, unknown>> }) =>
 
 /** Runs @seriousme/openapi-schema-validator (ESM-only, so in its own node process) on a document. */
 async function validate(doc: unknown): Promise<{ valid: boolean; errors?: unknown }> {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'openapi-')), 'doc.json');
+  const dir = mkdtempSync(path.join(tmpdir(), 'openapi-'));
+  const file = path.join(dir, 'doc.json');
   writeFileSync(file, JSON.stringify(doc));
   const cli = path.join(ROOT, 'node_modules/@seriousme/openapi-schema-validator/bin/validate-api-cli.js');
   try {
@@ -30,6 +31,9 @@ async function validate(doc: unknown): Promise<{ valid: boolean; errors?: unknow
     return JSON.parse(stdout);
   } catch (err) {
     return JSON.parse((err as { stdout: string }).stdout);
+  } finally {
+    // The test's own temporary folder goes with it: a run leaves nothing in the system's tmp.
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
