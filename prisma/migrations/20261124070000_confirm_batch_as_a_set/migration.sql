@@ -47,6 +47,9 @@ AS E'DECLARE
   c_confs jsonb[]\073
   expired_ids text[]\073
   survivor_confs jsonb[]\073
+  tt_ids uuid[]\073
+  tt_events uuid[]\073
+  tt_qtys bigint[]\073
 BEGIN
   -- No confirm waits long for a row another transaction holds: past this, that confirm alone
   -- steps aside (busy) and is tried again, and the rest of the batch goes on. The wait is
@@ -163,21 +166,20 @@ BEGIN
         IF n <> cnt THEN RAISE EXCEPTION ''fence'' USING ERRCODE = ''HF002''\073 END IF\073
       END IF\073
       -- The fence on ticket types: each confirm''s quantity of its type, summed per type.
-      SELECT count(*) INTO cnt FROM (
-        SELECT DISTINCT p.tt, p.event_id FROM (
-          SELECT s.event_id, max((e->>''ticketTypeId'')::uuid::text)::uuid AS tt
-          FROM unnest(survivor_events, survivor_items) WITH ORDINALITY AS s(event_id, items, ord), jsonb_array_elements(s.items) e
-          WHERE e ? ''ticketTypeId'' GROUP BY s.ord, s.event_id) p) q\073
-      IF cnt > 0 THEN
-        UPDATE ticket_types SET sold = sold + a.qty
-        FROM (SELECT p.tt, p.event_id, sum(p.qty) AS qty FROM (
+      SELECT COALESCE(array_agg(a.tt ORDER BY a.tt), ''{}''), COALESCE(array_agg(a.event_id ORDER BY a.tt), ''{}''),
+             COALESCE(array_agg(a.qty ORDER BY a.tt), ''{}'')
+        INTO tt_ids, tt_events, tt_qtys
+        FROM (SELECT p.tt, p.event_id, sum(p.qty)::bigint AS qty FROM (
                 SELECT s.event_id, max((e->>''ticketTypeId'')::uuid::text)::uuid AS tt, sum((e->>''quantity'')::int) AS qty
                 FROM unnest(survivor_events, survivor_items) WITH ORDINALITY AS s(event_id, items, ord), jsonb_array_elements(s.items) e
                 WHERE e ? ''ticketTypeId'' GROUP BY s.ord, s.event_id) p
-              GROUP BY p.tt, p.event_id ORDER BY p.tt) a
+              GROUP BY p.tt, p.event_id) a\073
+      IF cardinality(tt_ids) > 0 THEN
+        UPDATE ticket_types SET sold = sold + a.qty
+        FROM unnest(tt_ids, tt_events, tt_qtys) AS a(tt, event_id, qty)
         WHERE ticket_types.id = a.tt AND ticket_types.event_id = a.event_id AND ticket_types.sold + a.qty <= ticket_types.capacity\073
         GET DIAGNOSTICS n = ROW_COUNT\073
-        IF n <> cnt THEN RAISE EXCEPTION ''fence'' USING ERRCODE = ''HF002''\073 END IF\073
+        IF n <> cardinality(tt_ids) THEN RAISE EXCEPTION ''fence'' USING ERRCODE = ''HF002''\073 END IF\073
       END IF\073
       INSERT INTO payments (id, provider, provider_event_id, reference, hold_id, amount_cents, currency, status, order_id, event_id)
       SELECT gen_random_uuid(), s.c->>''provider'', s.c->>''providerEventId'', s.c->>''reference'', s.hold_id,
