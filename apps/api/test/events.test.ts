@@ -43,6 +43,34 @@ test('when an event is created, then it reads back with the contract\'s fields, 
   }
 });
 
+test('when an event is created, then Redis has it at once: ready, its tickets counted, the first hold without a load', async () => {
+  const loads: string[] = [];
+  const store = api.rt.ctx.store;
+  const prime = store.primeEvent.bind(store);
+  const res = await api.call('POST', '/v1/admin/events', {
+    token: api.token('admin'),
+    body: { name: 'Primed at creation', startsAt: '2027-03-04T19:30:00Z', ticketTypes: [{ name: 'GA', priceCents: 2500, capacity: 40 }] },
+  });
+  expect(res.status).toBe(201);
+  const id: string = res.body.event.id;
+  try {
+    expect(await store.isPrimed(id)).toBe(true);
+    expect(await store.readAvailability(id, [res.body.event.ticketTypes[0].id])).toEqual(new Map([[res.body.event.ticketTypes[0].id, 40]]));
+    // From here on, any load of the event from PostgreSQL is seen.
+    store.primeEvent = (input) => {
+      loads.push(input.eventId);
+      return prime(input);
+    };
+    const held = await holdPost(api, id, `primed-${process.pid}`, { ticketTypeId: res.body.event.ticketTypes[0].id, quantity: 2 });
+    expect(held.status).toBe(201);
+    expect(loads).toEqual([]);
+    expect((await api.call('GET', `/v1/events/${id}`)).body.event.ticketTypes[0].available).toBe(38);
+  } finally {
+    store.primeEvent = prime;
+    await dropTestEvent(api, id);
+  }
+});
+
 test('when events are listed a page at a time, then each appears once, in creation order, and the last page has nextCursor null', async () => {
   const mine: string[] = [];
   try {

@@ -46,3 +46,29 @@ test('when Redis dies and comes back empty, then holds answer 503 within 2 secon
     await dropTestEvent(api, event.id);
   }
 });
+
+test('when Redis is down as an event is created, then the event is created all the same and its first hold loads it into Redis', async () => {
+  await redis.kill();
+  let id = '';
+  try {
+    const res = await api.call('POST', '/v1/admin/events', {
+      token: api.token('admin'),
+      body: { name: 'Created in an outage', startsAt: '2027-01-01T19:00:00Z', ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 3 }] },
+    });
+    expect(res.status).toBe(201);
+    id = res.body.event.id;
+    expect(res.body.event.ticketTypes[0].available).toBe(3);
+    await redis.start();
+    const held = await waitFor('a hold answered other than 503', async () => {
+      const r = await holdPost(api, id, 'outage-new', { ticketTypeId: res.body.event.ticketTypes[0].id, quantity: 3 });
+      return r.status !== 503 && r;
+    }, { timeoutMs: 10_000, intervalMs: 100 });
+    expect(held.status).toBe(201);
+    expect(await api.rt.ctx.store.isPrimed(id)).toBe(true);
+    expect((await holdPost(api, id, 'outage-other', { ticketTypeId: res.body.event.ticketTypes[0].id, quantity: 1 })).body.error.code).toBe('SOLD_OUT');
+    await api.rt.ctx.persister.flush();
+  } finally {
+    await redis.start();
+    if (id) await dropTestEvent(api, id);
+  }
+});

@@ -1,5 +1,5 @@
 // Events: an admin puts an event on sale with its seats and ticket types in one
-// transaction; anyone reads events, availability and the seat map.
+// transaction, then loads it into Redis; anyone reads events, availability and the seat map.
 import type { eventObject, seatObject, z } from '@holdfast/contracts';
 import {
   findEvent, insertEvent, listEvents as listEventRows, lockEvent, recordAudit, runTransaction, updateEventSettings,
@@ -9,7 +9,7 @@ import type { DomainContext } from './context';
 import { errors } from './errors';
 import { isUuid } from './ids';
 import { decodeCursor, encodeCursor, type Page } from './paging';
-import { ensurePrimed } from './prime-event';
+import { ensurePrimed, primeEvent } from './prime-event';
 
 /** The contract's Event object. */
 export type EventView = z.output<typeof eventObject>;
@@ -54,7 +54,27 @@ export async function createEvent(ctx: DomainContext, given: CreateEventInput, a
     },
     { timeoutMs: 60000 },
   );
-  return getEvent(ctx, id);
+  await primeNewEvent(ctx, id);
+  // Nothing can be held yet: PostgreSQL's numbers are the answer, whether or not Redis took the event.
+  const row = await findEvent(ctx.db, id);
+  if (!row) throw errors.eventNotFound();
+  return view(row, postgresAvailability(row));
+}
+
+/**
+ * A new event is loaded into Redis at once (its counters, free-seat index and
+ * ready mark), so its first buyers do not wait on that load: in a flash sale
+ * they all arrive in the same instant, and each of them would queue behind it
+ * (docs/benchmarks.md, issue 12, seventh pass). PostgreSQL has the event
+ * whatever happens here: when Redis cannot take it now, the event is created
+ * all the same and its first hold loads it, as after Redis lost its data.
+ */
+async function primeNewEvent(ctx: DomainContext, eventId: string): Promise<void> {
+  try {
+    await primeEvent(ctx, eventId);
+  } catch (err) {
+    ctx.log.warn({ err: (err as Error).message, eventId }, 'new event not loaded into Redis; its first hold will load it');
+  }
 }
 
 /** Rules across fields, on the settings as they will be stored. */
@@ -125,6 +145,10 @@ async function availability(ctx: DomainContext, row: EventRow): Promise<(id: str
   const live = await ctx.store.readAvailability(row.id, ids);
   if (live) return (id) => live.get(id) ?? 0;
   // Not primed in Redis: no hold can exist there, so PostgreSQL's numbers are the answer.
+  return postgresAvailability(row);
+}
+
+function postgresAvailability(row: EventRow): (id: string) => number {
   const byId = new Map(row.ticketTypes.map((t) => [t.id, t.capacity - t.sold]));
   return (id) => byId.get(id) ?? 0;
 }
