@@ -1,6 +1,6 @@
 import { createSchemaPool, dropSchema, retryWhileTooManyClients } from './bench-database.service';
 import { elapsedMs, LatencyHistogram, round3, type LatencySummary } from './latency.histogram';
-import type { FlashSale, LabResources, SaleClient, SaleStrategy } from './race-lab.types';
+import type { FlashSale, LabResources, SaleClient, SaleStrategy, WarmUpReport } from './race-lab.types';
 
 interface RaceLabOptions {
   databaseUrl: string;
@@ -38,6 +38,8 @@ export interface StrategyResult {
   errors: number;
   /** Up to five distinct error messages. */
   errorSamples: string[];
+  /** The strategy's warm-up before the clock, when it reports one. */
+  warmUp?: WarmUpReport | null;
   wallMs: number;
   /** Purchase attempts completed per second (bought or refused). */
   attemptsPerSec: number;
@@ -127,6 +129,7 @@ async function runStrategy(strategy: SaleStrategy, resources: LabResources): Pro
       wronglyRefused: Math.min(refused, unsold),
       errors: counts.errors,
       errorSamples: [...errorSamples],
+      warmUp: strategy.warmUp?.() ?? null,
       wallMs: round3(wallMs),
       attemptsPerSec: round3((sale.buyers / wallMs) * 1000),
       purchasesPerSec: round3((counts.bought / wallMs) * 1000),

@@ -45,6 +45,14 @@ export interface SaleStrategy {
   prepare(resources: LabResources): Promise<void>;
   openClient(resources: LabResources): Promise<SaleClient>;
   tally(resources: LabResources): Promise<SaleTally>;
+  /** How the strategy warmed up before the clock, when it did (holdfast's API). */
+  warmUp?(): WarmUpReport | null;
   /** Drops whatever `prepare` created. */
   cleanup(resources: LabResources): Promise<void>;
+}
+
+/** Warm-up sales run before the clock, and the API's CPU per request in each. */
+export interface WarmUpReport {
+  sales: number;
+  apiCpuMsPerRequest: number[];
 }

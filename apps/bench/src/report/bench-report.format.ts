@@ -53,6 +53,12 @@ function raceLabSection(report: BenchReport): string[] {
     ),
     ...notRun(results.map((r) => [r.title, r.skipped])),
     ...failures(results.map((r) => [r.title, r.errorSamples])),
+    ...results.flatMap((r) =>
+      r.warmUp && r.warmUp.apiCpuMsPerRequest.length
+        ? ['', `${r.title}: ${r.warmUp.sales} warm-up sale(s) before the clock; the API's CPU per request in each: ` +
+            `${r.warmUp.apiCpuMsPerRequest.map((ms) => `${ms} ms`).join(', ')} (they stop once it no longer falls).`]
+        : [],
+    ),
   ];
 }
 

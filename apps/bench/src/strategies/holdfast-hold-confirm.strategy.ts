@@ -1,7 +1,9 @@
 import type { ChildServer } from '../baselines/child-server.launcher';
 import type { HoldfastFixture } from '../holdfast/holdfast.fixture';
 import { createHttpClient, type HttpClient } from '../http-load.generator';
-import type { PurchaseOutcome, SaleStrategy } from '../race-lab.types';
+import { round3 } from '../latency.histogram';
+import { processCpuMs } from '../process-cpu.probe';
+import type { PurchaseOutcome, SaleStrategy, WarmUpReport } from '../race-lab.types';
 
 interface HoldfastStrategyDeps {
   fixture: HoldfastFixture;
@@ -19,6 +21,32 @@ interface HoldfastStrategyDeps {
 const WARM_UP_TICKETS_PER_CLIENT = 20;
 
 /**
+ * Warm-up sales (each of the size above) at most before the clock. They go on
+ * until V8 has settled: until a sale's API CPU per request is no more than
+ * WARM_UP_SETTLED below the best of the sales before it. One sale was not
+ * enough: V8 was still compiling the paths (TurboFan, on a background thread
+ * of the API process) through the measured sale and several after it, the
+ * API's CPU per request falling from about 0.35 to 0.14 ms over ten quick-sized sales
+ * after it, and the purchase rate rising from about 800 to 1,300 a second
+ * (docs/benchmarks.md, issue 12, seventh pass). The SQL strategies run on a
+ * PostgreSQL server long up and a driver already used; this measures
+ * holdfast's API the same way, in its steady state.
+ */
+const MAX_WARM_UP_SALES = 6;
+const WARM_UP_SETTLED = 0.08;
+
+/**
+ * Whether V8 has settled after these warm-up sales (the API's CPU per request
+ * in each, in order): there were two or more, and the last is no more than
+ * `within` below the best of those before it.
+ */
+export function warmUpSettled(cpuMsPerRequest: readonly number[], within = WARM_UP_SETTLED): boolean {
+  if (cpuMsPerRequest.length < 2) return false;
+  const last = cpuMsPerRequest[cpuMsPerRequest.length - 1]!;
+  return last >= Math.min(...cpuMsPerRequest.slice(0, -1)) * (1 - within);
+}
+
+/**
  * holdfast's own path, through its real HTTP API: the buyer holds one
  * general-admission ticket (`POST /v1/events/{id}/holds`, a Redis script takes
  * it or answers SOLD_OUT), then the payment side confirms the hold
@@ -28,8 +56,10 @@ const WARM_UP_TICKETS_PER_CLIENT = 20;
  * Measured like the SQL strategies: they run against a PostgreSQL server that
  * has long been up, over connections opened before the clock starts. So before
  * the clock, the API process (started a moment ago, its code not yet compiled
- * by V8) runs a warm-up sale of its own on a throwaway event, through the
- * same requests (hold, confirm, sold out), and every client opens its
+ * by V8) runs warm-up sales of its own on throwaway events, through the
+ * same requests (hold, confirm, sold out), until V8 has settled
+ * (MAX_WARM_UP_SALES; the report gives the sales and their CPU per request),
+ * and every client opens its
  * keep-alive connection with the event's page (`GET /v1/events/{id}`, what a
  * buyer reads before buying). Every purchase of the measured sale still does
  * all of its work: the hold script, the outbox, the fenced confirm.
@@ -62,8 +92,8 @@ export function holdfastHoldConfirmStrategy(deps: HoldfastStrategyDeps): SaleStr
     if (confirm.status === 201 || confirm.status === 200) return { kind: 'bought' };
     throw new Error(`confirm answered ${confirm.status}: ${confirm.body.toString().slice(0, 200)}`);
   };
-  /** A sale of the same shape on its own event, before the clock: V8 compiles the paths the sale takes. */
-  const warmUp = async (concurrency: number): Promise<void> => {
+  /** A sale of the same shape on its own event, before the clock: V8 compiles the paths the sale takes. Returns the requests it sent. */
+  const warmUpSale = async (concurrency: number): Promise<number> => {
     const tickets = concurrency * WARM_UP_TICKETS_PER_CLIENT;
     const buyers = tickets * 2;
     const event = await deps.fixture.createEvent({ name: 'bench race lab warm-up', seats: 0, ticketCapacity: tickets, maxTicketsPerCustomer: 1 });
@@ -71,23 +101,41 @@ export function holdfastHoldConfirmStrategy(deps: HoldfastStrategyDeps): SaleStr
       const sale = { eventId: event.eventId, ticketTypeId: event.ticketTypeId ?? '' };
       const warmTokens = Array.from({ length: buyers }, (_, i) => deps.fixture.customerToken(`race-warm-${event.eventId.slice(0, 8)}-${i}`));
       let next = 0;
+      let bought = 0;
       await Promise.all(
         Array.from({ length: concurrency }, async () => {
           const http = createHttpClient(deps.api.baseUrl);
           try {
             while (next < buyers) {
               const buyer = next++;
-              await purchase(http, sale, warmTokens[buyer]!, buyer);
+              if ((await purchase(http, sale, warmTokens[buyer]!, buyer)).kind === 'bought') bought++;
             }
           } finally {
             http.close();
           }
         }),
       );
+      // Every buyer sent a hold; every one who bought, a confirm.
+      return buyers + bought;
     } finally {
       await deps.fixture.dropEvent(event.eventId);
     }
   };
+  /** Warm-up sales until the API's CPU per request stops falling (see MAX_WARM_UP_SALES). */
+  const warmUp = async (concurrency: number): Promise<WarmUpReport> => {
+    const cpuMsPerRequest: number[] = [];
+    for (let i = 0; i < MAX_WARM_UP_SALES; i++) {
+      const before = await processCpuMs(deps.api.pid);
+      const requests = await warmUpSale(concurrency);
+      const after = await processCpuMs(deps.api.pid);
+      // Without /proc there is nothing to tell settling by: one sale, as it was.
+      if (before === null || after === null) break;
+      cpuMsPerRequest.push(round3((after - before) / requests));
+      if (warmUpSettled(cpuMsPerRequest)) break;
+    }
+    return { sales: Math.max(1, cpuMsPerRequest.length), apiCpuMsPerRequest: cpuMsPerRequest };
+  };
+  let warmUpReport: WarmUpReport | null = null;
   return {
     id: 'holdfast',
     title: 'holdfast: Redis hold, then fenced confirm',
@@ -99,8 +147,9 @@ export function holdfastHoldConfirmStrategy(deps: HoldfastStrategyDeps): SaleStr
       ticketTypeId = event.ticketTypeId;
       // One customer per buyer, as in a real flash sale; tokens signed before the clock starts.
       tokens = Array.from({ length: sale.buyers + 1 }, (_, buyerId) => deps.fixture.customerToken(`race-buyer-${buyerId}`));
-      await warmUp(sale.concurrency);
+      warmUpReport = await warmUp(sale.concurrency);
     },
+    warmUp: () => warmUpReport,
     async openClient() {
       const http = createHttpClient(deps.api.baseUrl);
       // The connection is open (and the event's page read) before the clock starts, as the SQL strategies' are.
