@@ -1,5 +1,4 @@
-import http from 'node:http';
-
+import { HttpConnection } from './http-connection.client';
 import { elapsedMs, LatencyHistogram, round3, type LatencySummary } from './latency.histogram';
 
 export interface LoadRequest {
@@ -57,20 +56,20 @@ export interface HttpLoadResult {
 export async function runHttpLoad(options: HttpLoadOptions): Promise<HttpLoadResult> {
   const base = new URL(options.baseUrl);
   assertLoopback(base.hostname);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency, maxFreeSockets: options.concurrency });
+  // One keep-alive connection per loop (http-connection.client.ts says why not Node's http client).
+  const connections = Array.from({ length: options.concurrency }, () => connectionTo(base, options.requestTimeoutMs ?? 30_000));
   const isOk = options.isOk ?? ((status: number) => status >= 200 && status < 300);
-  const timeoutMs = options.requestTimeoutMs ?? 30_000;
   const warmup = options.warmupRequests ?? 0;
 
   try {
     let nextIndex = 0;
     if (warmup > 0) {
       await Promise.all(
-        Array.from({ length: options.concurrency }, async () => {
+        connections.map(async (connection) => {
           while (nextIndex < warmup) {
             const index = nextIndex;
             nextIndex += 1;
-            await send(agent, base, options.makeRequest(index), timeoutMs).catch(() => undefined);
+            await connection.send(options.makeRequest(index)).catch(() => undefined);
           }
         }),
       );
@@ -91,7 +90,7 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<HttpLoadRes
     const deadline = Date.now() + options.maxDurationMs;
 
     await Promise.all(
-      Array.from({ length: options.concurrency }, async () => {
+      connections.map(async (connection) => {
         for (;;) {
           if (sent >= options.maxRequests) return;
           if (Date.now() >= deadline) {
@@ -102,7 +101,7 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<HttpLoadRes
           sent += 1;
           const t0 = process.hrtime.bigint();
           try {
-            const response = await send(agent, base, options.makeRequest(index), timeoutMs);
+            const response = await connection.send(options.makeRequest(index));
             const ms = elapsedMs(t0);
             histogram.record(ms);
             statusCounts[String(response.status)] = (statusCounts[String(response.status)] ?? 0) + 1;
@@ -138,50 +137,25 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<HttpLoadRes
       okLatency: okHistogram.summary(),
     };
   } finally {
-    agent.destroy();
+    for (const connection of connections) connection.close();
   }
 }
 
-interface RawResponse {
-  status: number;
-  body: Buffer;
-}
-
 export interface HttpClient {
-  send(request: LoadRequest): Promise<RawResponse>;
+  send(request: LoadRequest): Promise<{ status: number; body: Buffer }>;
   close(): void;
 }
 
-/** One keep-alive connection pool to a loopback server, for request-by-request clients (the race lab). */
-export function createHttpClient(baseUrl: string, maxSockets = 1, timeoutMs = 30_000): HttpClient {
+/** One keep-alive connection to a loopback server, for request-by-request clients (the race lab). */
+export function createHttpClient(baseUrl: string, timeoutMs = 30_000): HttpClient {
   const base = new URL(baseUrl);
   assertLoopback(base.hostname);
-  const agent = new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
-  return { send: (request) => send(agent, base, request, timeoutMs), close: () => agent.destroy() };
+  const connection = connectionTo(base, timeoutMs);
+  return { send: (request) => connection.send(request), close: () => connection.close() };
 }
 
-function send(agent: http.Agent, base: URL, request: LoadRequest, timeoutMs: number): Promise<RawResponse> {
-  return new Promise<RawResponse>((resolve, reject) => {
-    const headers: Record<string, string | number> = { ...request.headers };
-    if (request.body !== undefined) {
-      headers['content-length'] = Buffer.byteLength(request.body);
-      if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) {
-        headers['content-type'] = 'application/json';
-      }
-    }
-    const req = http.request(
-      { agent, host: base.hostname, port: base.port, method: request.method, path: request.path, headers },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      },
-    );
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`request timed out after ${timeoutMs} ms`)));
-    req.on('error', reject);
-    req.end(request.body);
-  });
+function connectionTo(base: URL, timeoutMs: number): HttpConnection {
+  return new HttpConnection(base.hostname.replace(/^\[|\]$/g, ''), Number(base.port || 80), timeoutMs);
 }
 
 function assertLoopback(hostname: string): void {

@@ -204,7 +204,7 @@ async function interleavedLoad(
     only?: boolean;
   },
 ): Promise<{ byId: PathRun; best: PathRun }> {
-  const clients = Array.from({ length: concurrency }, () => createHttpClient(api.baseUrl, 1));
+  const clients = Array.from({ length: concurrency }, () => createHttpClient(api.baseUrl));
   const per = o.only ? 1 : 2;
   const total = per * (o.requests + o.warmupRequests);
   const warm = per * o.warmupRequests;

@@ -1,0 +1,190 @@
+import net from 'node:net';
+
+/** One HTTP/1.1 request as the load generator sends it. */
+export interface ConnectionRequest {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface ConnectionResponse {
+  status: number;
+  body: Buffer;
+}
+
+const CRLF_CRLF = Buffer.from('\r\n\r\n');
+
+/**
+ * One keep-alive HTTP/1.1 connection to a loopback server, one request at a
+ * time, for the load generator's loops. Node's `http` client costs the load
+ * generator about as much CPU per request as the server under test spends
+ * (an agent, a request and a response object, header objects, streams), and
+ * on a 2-core machine the load generator shares the cores with the server,
+ * Redis and PostgreSQL: every microsecond it spends is taken from them. This
+ * writes each request as one string in one write and reads the answer's
+ * status line, `Content-Length` or chunked body, nothing else
+ * (docs/benchmarks.md, issue 12, seventh pass). It reconnects after a
+ * `Connection: close` answer or a broken connection; a request that fails
+ * rejects and is not sent again.
+ */
+export class HttpConnection {
+  private socket: net.Socket | null = null;
+  private connecting: Promise<net.Socket> | null = null;
+  private pending: {
+    resolve(response: ConnectionResponse): void;
+    reject(error: Error): void;
+    timer: NodeJS.Timeout;
+  } | null = null;
+  private buffer: Buffer = Buffer.alloc(0);
+  private closed = false;
+  private readonly hostHeader: string;
+
+  constructor(
+    private readonly host: string,
+    private readonly port: number,
+    private readonly timeoutMs = 30_000,
+  ) {
+    this.hostHeader = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  }
+
+  async send(request: ConnectionRequest): Promise<ConnectionResponse> {
+    if (this.pending) throw new Error('HttpConnection sends one request at a time');
+    if (this.closed) throw new Error('HttpConnection is closed');
+    const socket = this.socket ?? (await this.connect());
+    let head = `${request.method} ${request.path} HTTP/1.1\r\nhost: ${this.hostHeader}\r\n`;
+    let hasType = false;
+    for (const [name, value] of Object.entries(request.headers ?? {})) {
+      if (name.toLowerCase() === 'content-type') hasType = true;
+      head += `${name}: ${value}\r\n`;
+    }
+    if (request.body !== undefined) {
+      if (!hasType) head += 'content-type: application/json\r\n';
+      head += `content-length: ${Buffer.byteLength(request.body)}\r\n`;
+    }
+    const text = `${head}\r\n${request.body ?? ''}`;
+    return new Promise<ConnectionResponse>((resolve, reject) => {
+      const timer = setTimeout(() => this.fail(new Error(`request timed out after ${this.timeoutMs} ms`)), this.timeoutMs);
+      this.pending = { resolve, reject, timer };
+      socket.write(text);
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    this.fail(new Error('connection closed by the client'));
+  }
+
+  private connect(): Promise<net.Socket> {
+    this.connecting ??= new Promise<net.Socket>((resolve, reject) => {
+      const socket = net.connect({ host: this.host, port: this.port, noDelay: true });
+      socket.once('connect', () => {
+        socket.off('error', reject);
+        socket.on('error', (error) => this.fail(error, socket));
+        socket.on('close', () => this.fail(new Error('the server closed the connection'), socket));
+        socket.on('data', (chunk: Buffer) => this.onData(chunk));
+        this.socket = socket;
+        this.connecting = null;
+        resolve(socket);
+      });
+      socket.once('error', (error) => {
+        this.connecting = null;
+        reject(error);
+      });
+    });
+    return this.connecting;
+  }
+
+  private onData(chunk: Buffer): void {
+    this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
+    if (!this.pending) return;
+    let parsed: { response: ConnectionResponse; used: number; close: boolean } | null;
+    try {
+      parsed = parseResponse(this.buffer);
+    } catch (error) {
+      this.fail(error as Error);
+      return;
+    }
+    if (!parsed) return;
+    this.buffer = this.buffer.subarray(parsed.used);
+    const { resolve, timer } = this.pending;
+    clearTimeout(timer);
+    this.pending = null;
+    if (parsed.close) this.drop();
+    resolve(parsed.response);
+  }
+
+  /** Rejects the request in flight (if any) and drops the connection; the next request opens a new one. */
+  private fail(error: Error, socket: net.Socket | null = this.socket): void {
+    if (socket !== this.socket) return;
+    this.drop();
+    const pending = this.pending;
+    this.pending = null;
+    if (pending) {
+      clearTimeout(pending.timer);
+      pending.reject(error);
+    }
+  }
+
+  private drop(): void {
+    const socket = this.socket;
+    this.socket = null;
+    this.buffer = Buffer.alloc(0);
+    socket?.destroy();
+  }
+}
+
+/**
+ * The first complete HTTP/1.1 response at the start of `data`, with the bytes
+ * it took, or null while it is not all there. Throws on a response it cannot read.
+ */
+export function parseResponse(data: Buffer): { response: ConnectionResponse; used: number; close: boolean } | null {
+  const end = data.indexOf(CRLF_CRLF);
+  if (end === -1) return null;
+  const lines = data.toString('latin1', 0, end).split('\r\n');
+  const statusLine = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0] ?? '');
+  if (!statusLine) throw new Error(`not an HTTP/1.1 status line: ${JSON.stringify((lines[0] ?? '').slice(0, 80))}`);
+  const status = Number(statusLine[1]);
+  let length: number | null = null;
+  let chunked = false;
+  let close = lines[0]!.startsWith('HTTP/1.0');
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    const colon = line.indexOf(':');
+    if (colon === -1) continue;
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    if (name === 'content-length') length = Number(value);
+    else if (name === 'transfer-encoding') chunked = value.toLowerCase().split(',').map((v) => v.trim()).includes('chunked');
+    else if (name === 'connection') close = value.toLowerCase() === 'close';
+  }
+  const start = end + 4;
+  if (status === 204 || status === 304 || (status >= 100 && status < 200)) {
+    return { response: { status, body: Buffer.alloc(0) }, used: start, close };
+  }
+  if (chunked) {
+    const parts: Buffer[] = [];
+    let at = start;
+    for (;;) {
+      const lineEnd = data.indexOf('\r\n', at);
+      if (lineEnd === -1) return null;
+      const size = parseInt(data.toString('latin1', at, lineEnd).split(';')[0]!.trim(), 16);
+      if (!Number.isFinite(size) || size < 0) throw new Error('a chunk size that is not a number');
+      if (size === 0) {
+        // Trailers, if any, end with an empty line.
+        const trailerEnd = data.indexOf(CRLF_CRLF, lineEnd);
+        const bare = data.subarray(lineEnd, lineEnd + 4).equals(CRLF_CRLF);
+        if (!bare && trailerEnd === -1) return null;
+        const used = bare ? lineEnd + 4 : trailerEnd + 4;
+        return { response: { status, body: Buffer.concat(parts) }, used, close };
+      }
+      if (data.length < lineEnd + 2 + size + 2) return null;
+      parts.push(data.subarray(lineEnd + 2, lineEnd + 2 + size));
+      at = lineEnd + 2 + size + 2;
+    }
+  }
+  if (length === null) throw new Error(`an answer (${status}) with neither Content-Length nor chunked encoding`);
+  if (!Number.isSafeInteger(length) || length < 0) throw new Error('a Content-Length that is not a number');
+  if (data.length < start + length) return null;
+  return { response: { status, body: data.subarray(start, start + length) }, used: start + length, close };
+}

@@ -1,0 +1,143 @@
+// The load generator's own HTTP/1.1 connection, against real servers on
+// loopback: Node's http server (what holdfast and Express answer with), and a
+// raw TCP server for answers split byte by byte, closed or never finished.
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
+
+import { HttpConnection, parseResponse } from '../src/http-connection.client';
+
+const servers: Array<http.Server | net.Server> = [];
+
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    if ('closeAllConnections' in server) server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+function listen<T extends http.Server | net.Server>(server: T): Promise<number> {
+  servers.push(server);
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+}
+
+test('when a JSON request goes to Node\'s http server, then the server reads its method, path, headers and body, and the answer comes back whole on one connection', async () => {
+  const seen: Array<{ method?: string; url?: string; auth?: string; type?: string; body: string; socket: unknown }> = [];
+  const port = await listen(http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      seen.push({ method: req.method, url: req.url, auth: req.headers.authorization, type: req.headers['content-type'], body, socket: req.socket });
+      res.statusCode = req.method === 'POST' ? 201 : 200;
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ echo: body, n: seen.length, text: 'héllo' }));
+    });
+  }));
+  const connection = new HttpConnection('127.0.0.1', port);
+  try {
+    const posted = await connection.send({ method: 'POST', path: '/v1/things?x=1', headers: { authorization: 'Bearer t' }, body: '{"a":"é"}' });
+    expect(posted.status).toBe(201);
+    expect(JSON.parse(posted.body.toString())).toEqual({ echo: '{"a":"é"}', n: 1, text: 'héllo' });
+    const got = await connection.send({ method: 'GET', path: '/v1/things/1' });
+    expect(got.status).toBe(200);
+    expect(JSON.parse(got.body.toString()).n).toBe(2);
+    expect(seen.map(({ socket: _s, ...rest }) => rest)).toEqual([
+      { method: 'POST', url: '/v1/things?x=1', auth: 'Bearer t', type: 'application/json', body: '{"a":"é"}' },
+      { method: 'GET', url: '/v1/things/1', auth: undefined, type: undefined, body: '' },
+    ]);
+    expect(seen[0]!.socket).toBe(seen[1]!.socket);
+  } finally {
+    connection.close();
+  }
+});
+
+test('when the answer is chunked, large, or has no body (204), then each is read whole and the next request still works', async () => {
+  const big = 'x'.repeat(300_000);
+  const port = await listen(http.createServer((req, res) => {
+    if (req.url === '/chunked') {
+      res.write('{"part":1,');
+      setTimeout(() => res.end('"part2":2}'), 5);
+    } else if (req.url === '/big') {
+      res.setHeader('content-length', big.length);
+      res.end(big);
+    } else {
+      res.statusCode = 204;
+      res.end();
+    }
+  }));
+  const connection = new HttpConnection('127.0.0.1', port);
+  try {
+    expect((await connection.send({ method: 'GET', path: '/chunked' })).body.toString()).toBe('{"part":1,"part2":2}');
+    expect((await connection.send({ method: 'GET', path: '/big' })).body.toString()).toBe(big);
+    expect(await connection.send({ method: 'DELETE', path: '/none' })).toEqual({ status: 204, body: Buffer.alloc(0) });
+    expect((await connection.send({ method: 'GET', path: '/big' })).body.length).toBe(big.length);
+  } finally {
+    connection.close();
+  }
+});
+
+test('when the answer arrives a byte at a time, then it is read whole', async () => {
+  const answer = 'HTTP/1.1 409 Conflict\r\nContent-Type: application/json\r\nContent-Length: 29\r\n\r\n{"error":{"code":"SOLD_OUT"}}';
+  const port = await listen(net.createServer((socket) => {
+    socket.once('data', async () => {
+      for (const byte of Buffer.from(answer)) {
+        socket.write(Buffer.from([byte]));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    });
+  }));
+  const connection = new HttpConnection('127.0.0.1', port);
+  try {
+    const res = await connection.send({ method: 'POST', path: '/', body: '{}' });
+    expect({ status: res.status, body: res.body.toString() }).toEqual({ status: 409, body: '{"error":{"code":"SOLD_OUT"}}' });
+  } finally {
+    connection.close();
+  }
+});
+
+test('when the server answers Connection: close, or closes between requests, then the next request opens a new connection', async () => {
+  let connections = 0;
+  const port = await listen(http.createServer((req, res) => {
+    if (req.url === '/close') res.setHeader('connection', 'close');
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ url: req.url }));
+  }).on('connection', () => connections++));
+  const connection = new HttpConnection('127.0.0.1', port);
+  try {
+    expect((await connection.send({ method: 'GET', path: '/close' })).status).toBe(200);
+    expect((await connection.send({ method: 'GET', path: '/a' })).body.toString()).toBe('{"url":"/a"}');
+    expect(connections).toBe(2);
+    (servers[0] as http.Server).closeIdleConnections();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await connection.send({ method: 'GET', path: '/b' })).body.toString()).toBe('{"url":"/b"}');
+    expect(connections).toBe(3);
+  } finally {
+    connection.close();
+  }
+});
+
+test('when the server closes mid-answer, never answers, or is not there, then the request rejects with the reason', async () => {
+  const port = await listen(net.createServer((socket) => {
+    socket.once('data', (data) => {
+      if (data.toString().startsWith('GET /cut')) socket.end('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly part');
+    });
+  }));
+  const connection = new HttpConnection('127.0.0.1', port, 200);
+  try {
+    await expect(connection.send({ method: 'GET', path: '/cut' })).rejects.toThrow('the server closed the connection');
+    await expect(connection.send({ method: 'GET', path: '/silent' })).rejects.toThrow('request timed out after 200 ms');
+  } finally {
+    connection.close();
+  }
+  const closedPort = await listen(net.createServer());
+  await new Promise((resolve) => servers.pop()!.close(resolve));
+  await expect(new HttpConnection('127.0.0.1', closedPort).send({ method: 'GET', path: '/' })).rejects.toThrow(/ECONNREFUSED/);
+});
+
+test('when an answer is not HTTP or has no length, then it is refused, not guessed at', () => {
+  expect(() => parseResponse(Buffer.from('SSH-2.0-OpenSSH\r\n\r\n'))).toThrow('not an HTTP/1.1 status line');
+  expect(() => parseResponse(Buffer.from('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nbody'))).toThrow('neither Content-Length nor chunked');
+  expect(parseResponse(Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort'))).toBeNull();
+  expect(parseResponse(Buffer.from('HTTP/1.1 200 OK\r\nContent-Len'))).toBeNull();
+  const two = parseResponse(Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\n'));
+  expect(two && { status: two.response.status, body: two.response.body.toString(), used: two.used }).toEqual({ status: 200, body: 'ok', used: 40 });
+});
