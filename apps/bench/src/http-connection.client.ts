@@ -78,18 +78,19 @@ export class HttpConnection {
   private connect(): Promise<net.Socket> {
     this.connecting ??= new Promise<net.Socket>((resolve, reject) => {
       const socket = net.connect({ host: this.host, port: this.port, noDelay: true });
+      const refused = (error: Error) => {
+        this.connecting = null;
+        reject(error);
+      };
+      socket.once('error', refused);
       socket.once('connect', () => {
-        socket.off('error', reject);
+        socket.off('error', refused);
         socket.on('error', (error) => this.fail(error, socket));
         socket.on('close', () => this.fail(new Error('the server closed the connection'), socket));
         socket.on('data', (chunk: Buffer) => this.onData(chunk));
         this.socket = socket;
         this.connecting = null;
         resolve(socket);
-      });
-      socket.once('error', (error) => {
-        this.connecting = null;
-        reject(error);
       });
     });
     return this.connecting;
