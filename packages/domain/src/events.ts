@@ -55,10 +55,12 @@ export async function createEvent(ctx: DomainContext, given: CreateEventInput, a
     { timeoutMs: 60000 },
   );
   await primeNewEvent(ctx, id);
+  // The priming loaded the event's catalog (its free-seat index is built from it), so its row is read once;
+  // when Redis could not take the event, this loads the catalog its first hold needs anyway.
+  const catalog = await ctx.catalog.get(id);
+  if (!catalog) throw errors.eventNotFound();
   // Nothing can be held yet: PostgreSQL's numbers are the answer, whether or not Redis took the event.
-  const row = await findEvent(ctx.db, id);
-  if (!row) throw errors.eventNotFound();
-  return view(row, postgresAvailability(row));
+  return view(catalog.event, postgresAvailability(catalog.event));
 }
 
 /**
