@@ -4,7 +4,7 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 
-import { HttpConnection, parseResponse } from '../src/http-connection.client';
+import { HttpConnection, parseResponse, responseBytesNeeded } from '../src/http-connection.client';
 
 const servers: Array<http.Server | net.Server> = [];
 
@@ -140,4 +140,50 @@ test('when an answer is not HTTP or has no length, then it is refused, not guess
   expect(parseResponse(Buffer.from('HTTP/1.1 200 OK\r\nContent-Len'))).toBeNull();
   const two = parseResponse(Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\n'));
   expect(two && { status: two.response.status, body: two.response.body.toString(), used: two.used }).toEqual({ status: 200, body: 'ok', used: 40 });
+});
+
+test('when a 16 MB answer, or a chunked one of many chunks, arrives in small pieces, then each is read whole and in order', async () => {
+  const body = Buffer.alloc(16 * 1024 * 1024, 0);
+  for (let i = 0; i < body.length; i++) body[i] = i % 251;
+  const pieces = (data: Buffer, size: number) => Array.from({ length: Math.ceil(data.length / size) }, (_, i) => data.subarray(i * size, (i + 1) * size));
+  const chunked = Buffer.concat([
+    Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n'),
+    ...pieces(body.subarray(0, 1024 * 1024), 8192).map((part) => Buffer.concat([Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from('\r\n')])),
+    Buffer.from('0\r\n\r\n'),
+  ]);
+  const plain = Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n`), body]);
+  const port = await listen(net.createServer((socket) => {
+    socket.on('data', async (request) => {
+      for (const piece of pieces(request.toString().startsWith('GET /chunked') ? chunked : plain, 16 * 1024)) {
+        if (!socket.write(piece)) await new Promise((resolve) => socket.once('drain', resolve));
+      }
+    });
+  }));
+  const connection = new HttpConnection('127.0.0.1', port);
+  try {
+    const whole = await connection.send({ method: 'GET', path: '/plain' });
+    expect(whole.status).toBe(200);
+    expect(whole.body.equals(body)).toBe(true);
+    const parts = await connection.send({ method: 'GET', path: '/chunked' });
+    expect(parts.body.equals(body.subarray(0, 1024 * 1024))).toBe(true);
+    // The connection is still usable after both.
+    expect((await connection.send({ method: 'GET', path: '/plain' })).body.length).toBe(body.length);
+  } finally {
+    connection.close();
+  }
+});
+
+test('when an answer is incomplete, then the bytes it needs before it can be complete are known', () => {
+  const head = 'HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n';
+  // The body's length is known: all of it.
+  expect(responseBytesNeeded(Buffer.from(`${head}short`))).toBe(head.length + 10);
+  // The head is not all there: one more byte.
+  const partHead = 'HTTP/1.1 200 OK\r\nContent-Len';
+  expect(responseBytesNeeded(Buffer.from(partHead))).toBe(partHead.length + 1);
+  // Chunked: the end of the chunk being read, or one more byte while its size line is incomplete.
+  const chunkedHead = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n';
+  expect(responseBytesNeeded(Buffer.from(`${chunkedHead}3\r\nabc\r\na\r\n01`))).toBe(chunkedHead.length + 8 + 3 + 10 + 2);
+  expect(responseBytesNeeded(Buffer.from(`${chunkedHead}3\r\nabc\r\n1`))).toBe(chunkedHead.length + 8 + 2);
+  // A chunked answer whose body is all there but the last chunk's line: one more byte.
+  expect(responseBytesNeeded(Buffer.from(`${chunkedHead}0\r\n`))).toBe(chunkedHead.length + 4);
 });
