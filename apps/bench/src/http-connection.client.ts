@@ -112,15 +112,15 @@ export class HttpConnection {
     if (!this.pending || this.receivedBytes < this.neededBytes) return;
     const data = this.received.length === 1 ? this.received[0]! : Buffer.concat(this.received, this.receivedBytes);
     this.received = [data];
-    let parsed: { response: ConnectionResponse; used: number; close: boolean } | null;
+    let parsed: ReadResponse;
     try {
-      parsed = parseResponse(data);
+      parsed = readResponse(data);
     } catch (error) {
       this.fail(error as Error);
       return;
     }
-    if (!parsed) {
-      this.neededBytes = responseBytesNeeded(data);
+    if ('need' in parsed) {
+      this.neededBytes = parsed.need;
       return;
     }
     const rest = data.subarray(parsed.used);
@@ -156,6 +156,19 @@ export class HttpConnection {
   }
 }
 
+type CompleteResponse = { response: ConnectionResponse; used: number; close: boolean };
+/** A complete answer, or how many bytes (from the start) must be there before it can be. */
+type ReadResponse = CompleteResponse | { need: number };
+
+/**
+ * The first complete HTTP/1.1 response at the start of `data`, with the bytes
+ * it took, or null while it is not all there. Throws on a response it cannot read.
+ */
+export function parseResponse(data: Buffer): CompleteResponse | null {
+  const read = readResponse(data);
+  return 'need' in read ? null : read;
+}
+
 /**
  * How many bytes, counted from the start of `data`, must be there before the
  * answer that starts it can be complete: the whole body where its length is
@@ -163,32 +176,14 @@ export class HttpConnection {
  * one more byte than there is. For an answer `parseResponse` found incomplete.
  */
 export function responseBytesNeeded(data: Buffer): number {
-  const end = data.indexOf(CRLF_CRLF);
-  if (end === -1) return data.length + 1;
-  const start = end + 4;
-  const head = data.toString('latin1', 0, end);
-  const length = /\r\ncontent-length:[ \t]*(\d+)/i.exec(head);
-  if (length && !/\r\ntransfer-encoding:[^\r]*chunked/i.test(head)) return Math.max(start + Number(length[1]), data.length + 1);
-  if (!/\r\ntransfer-encoding:[^\r]*chunked/i.test(head)) return data.length + 1;
-  let at = start;
-  for (;;) {
-    const lineEnd = data.indexOf('\r\n', at);
-    if (lineEnd === -1) return data.length + 1;
-    const size = parseInt(data.toString('latin1', at, lineEnd).split(';')[0]!.trim(), 16);
-    if (!Number.isFinite(size) || size <= 0) return data.length + 1;
-    const next = lineEnd + 2 + size + 2;
-    if (next > data.length) return next;
-    at = next;
-  }
+  const read = readResponse(data);
+  return 'need' in read ? read.need : read.used;
 }
 
-/**
- * The first complete HTTP/1.1 response at the start of `data`, with the bytes
- * it took, or null while it is not all there. Throws on a response it cannot read.
- */
-export function parseResponse(data: Buffer): { response: ConnectionResponse; used: number; close: boolean } | null {
+function readResponse(data: Buffer): ReadResponse {
+  const more = { need: data.length + 1 };
   const end = data.indexOf(CRLF_CRLF);
-  if (end === -1) return null;
+  if (end === -1) return more;
   const lines = data.toString('latin1', 0, end).split('\r\n');
   const statusLine = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0] ?? '');
   if (!statusLine) throw new Error(`not an HTTP/1.1 status line: ${JSON.stringify((lines[0] ?? '').slice(0, 80))}`);
@@ -215,24 +210,25 @@ export function parseResponse(data: Buffer): { response: ConnectionResponse; use
     let at = start;
     for (;;) {
       const lineEnd = data.indexOf('\r\n', at);
-      if (lineEnd === -1) return null;
+      if (lineEnd === -1) return more;
       const size = parseInt(data.toString('latin1', at, lineEnd).split(';')[0]!.trim(), 16);
       if (!Number.isFinite(size) || size < 0) throw new Error('a chunk size that is not a number');
       if (size === 0) {
         // Trailers, if any, end with an empty line.
         const trailerEnd = data.indexOf(CRLF_CRLF, lineEnd);
         const bare = data.subarray(lineEnd, lineEnd + 4).equals(CRLF_CRLF);
-        if (!bare && trailerEnd === -1) return null;
+        if (!bare && trailerEnd === -1) return more;
         const used = bare ? lineEnd + 4 : trailerEnd + 4;
         return { response: { status, body: Buffer.concat(parts) }, used, close };
       }
-      if (data.length < lineEnd + 2 + size + 2) return null;
+      const next = lineEnd + 2 + size + 2;
+      if (data.length < next) return { need: next };
       parts.push(data.subarray(lineEnd + 2, lineEnd + 2 + size));
-      at = lineEnd + 2 + size + 2;
+      at = next;
     }
   }
   if (length === null) throw new Error(`an answer (${status}) with neither Content-Length nor chunked encoding`);
   if (!Number.isSafeInteger(length) || length < 0) throw new Error('a Content-Length that is not a number');
-  if (data.length < start + length) return null;
+  if (data.length < start + length) return { need: start + length };
   return { response: { status, body: data.subarray(start, start + length) }, used: start + length, close };
 }
