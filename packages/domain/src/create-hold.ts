@@ -165,8 +165,9 @@ function seatItems(catalog: Catalog, seatIds: string[]): HoldItem[] {
 
 /**
  * Best available: one script (hold-best-10.lua) picks the best free selection
- * in the tier at that instant and holds it, or answers SOLD_OUT. No retry loop:
- * the only second call is after Redis had to be primed or its seat index built.
+ * in the tier at that instant and holds it, or answers SOLD_OUT. No retry loop
+ * on contention: a second call comes only after Redis had to be primed or its
+ * seat index built, or when more leases had lapsed than one call gives back.
  */
 async function holdBest(
   ctx: DomainContext,
@@ -189,6 +190,9 @@ async function holdBest(
       await syncSeatIndex(ctx, base.eventId);
       best = await ctx.store.holdBest(req);
     }
+    // More leases had lapsed than one call gives back (thousands at once in a flash sale):
+    // each call gives back 2,048 more, and the request was counted once already.
+    while (best.kind === 'again') best = await ctx.store.holdBest({ ...req, rateLimit: 0 });
     // Still no index (Redis lost its data again meanwhile): answered as Redis not ready.
     return best.kind === 'not_indexed' ? { kind: 'not_ready' } : best;
   };

@@ -226,4 +226,29 @@ describe('hold-best (one script decides)', () => {
       }
     }
   });
+
+  test('when more leases of another tier lapsed than one call gives back, then AGAIN (nothing held, nothing counted), and the next call holds the tier\'s seat', async () => {
+    // 3,000 tier-A seats and one tier-B seat, every one held for 30 ms (the tier-B one last).
+    const seats = [...Array.from({ length: 3000 }, (_, i) => seat('A', String(1 + Math.floor(i / 50)), 1 + (i % 50), 100, 'a')), seat('B', '1', 1, 900, 'b')];
+    const ev = await sale(seats);
+    const base = { eventId: ev, customerId: 'c-lapse', ttlMs: 30, maxPerCustomer: 100, rateLimit: 0, rateWindowMs: 60_000, outboxMaxPending: 100_000 };
+    for (let i = 0; i < 3001; i += 100) {
+      const ids = seats.slice(i, i + 100).map((s) => s.id);
+      expect((await store.holdSeats({ ...base, customerId: `c-lapse-${i}`, holdId: `${ev}:h${i}`, candidates: [{ seatIds: ids, recordJson: '{}' }] })).kind).toBe('ok');
+    }
+    const k = eventKeys(ev);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(await redis.zcard(k.held)).toBe(3001);
+    const rateKey = k.rateLimit('c-b');
+    const first = await best(ev, 1, { tier: 'b', customerId: 'c-b', rateLimit: 100 });
+    expect(first).toEqual({ kind: 'again' });
+    // 64 + 2,048 given back, nothing held, the request counted once.
+    expect(await redis.zcard(k.held)).toBe(3001 - 64 - 2048);
+    expect(await redis.get(k.seat('B-1-1'))).toBeNull();
+    expect(Number(await redis.get(rateKey))).toBe(1);
+    // Called again without counting (as createHold does): the tier-B seat.
+    expect(idsOf(await best(ev, 1, { tier: 'b', customerId: 'c-b', rateLimit: 0 }))).toEqual(['B-1-1']);
+    expect(Number(await redis.get(rateKey))).toBe(1);
+    expect(await best(ev, 1, { tier: 'b' })).toEqual({ kind: 'sold_out', available: 0 });
+  });
 });

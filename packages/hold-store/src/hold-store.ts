@@ -144,7 +144,9 @@ export interface BestRequest {
 export type BestAttempt =
   | { kind: 'ok'; candidate: number; nowMs: number; sideBySide: boolean; seatIds: string[] }
   | Exclude<HoldAttempt, { kind: 'ok' }>
-  | { kind: 'not_indexed' };
+  | { kind: 'not_indexed' }
+  /** More leases had lapsed than one call gives back: nothing held, nothing counted twice if called again with rateLimit 0. */
+  | { kind: 'again' };
 
 /**
  * How many usable free seats hold-best looks at to find q seats side by side
@@ -299,6 +301,7 @@ export class HoldStore {
     ];
     const parseBest = (reply: (string | number)[]): BestAttempt => {
       if (reply[0] === 'NOT_INDEXED') return { kind: 'not_indexed' };
+      if (reply[0] === 'AGAIN') return { kind: 'again' };
       if (reply[0] !== 'OK') return parse(reply) as Exclude<HoldAttempt, { kind: 'ok' }>;
       return { kind: 'ok', candidate: 1, nowMs: Number(reply[1]), sideBySide: Number(reply[2]) === 1, seatIds: reply.slice(3).map(String) };
     };

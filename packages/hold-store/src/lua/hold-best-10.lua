@@ -18,9 +18,19 @@
   are trusted during the walk and the selection's seats are checked (sold set,
   seat key) before anything is written; when one is taken (drift), the walk is
   made again checking each member, dropping the taken ones from the free set:
-  they are never handed out. Up to 64 leases whose time has passed
-  (the held zset) give their seats back first, so a lease that lapsed by TTL
-  is free for this call without waiting for the expiry job.
+  they are never handed out.
+
+  Leases whose time has passed (the held zset, earliest first) give their
+  seats back, so a lease that lapsed by TTL is free for this call without
+  waiting for the expiry job: 64 first; when the tier then has fewer than q
+  free seats and more leases have lapsed, up to 2,048 more (other tiers' may
+  come first), the walk being made again after each batch of 256. If leases
+  that lapsed are still left then, the answer is AGAIN, not SOLD_OUT: the
+  caller calls again (not counting the rate limit twice), and each call gives
+  back at least 2,048 of them, so SOLD_OUT always means fewer than q free
+  seats in the tier once every lapsed lease has been given back. Each lapsed
+  lease is given back once, so the cost is bounded per call and spread over
+  the calls that meet it.
 
   Keys: the chosen seats' keys cannot be known before the call; they are built
   from ARGV[10], a prefix carrying the same {ev:<id>} hash tag as every key
@@ -46,6 +56,7 @@
     {"OUTBOX_FULL", entries pending}  PostgreSQL is that far behind: nothing written
     {"RATE_LIMITED", retry after ms}   {"LIMIT_EXCEEDED", tickets in use}
     {"SOLD_OUT", free seats in the tier}   fewer than quantity seats are free
+    {"AGAIN"}   more lapsed leases than one call gives back: nothing held, call again
 ]]
 --- @include "now-ms"
 --- @include "rate-limited"
@@ -72,19 +83,24 @@ if not index[2] then return {'SOLD_OUT', 0} end
 local lo, hi = string.match(index[2], '^(%d+):(%d+)$')
 
 local prefix = ARGV[10]
--- Leases whose time has passed give their seats back (bounded); a lease moved on keeps its entry, re-dated.
-local lapsed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 64)
-for _, seatId in ipairs(lapsed) do
-  local ttl = redis.call('PTTL', prefix .. seatId)
-  if ttl >= 0 then
-    redis.call('ZADD', KEYS[3], now + ttl, seatId)
-  elseif ttl == -1 then
-    redis.call('ZADD', KEYS[3], now + tonumber(ARGV[3]), seatId) -- no TTL: reconciliation gives it one
-  else
-    redis.call('ZREM', KEYS[3], seatId)
-    freeSeatBack(KEYS[9], KEYS[10], KEYS[2], seatId)
+-- Up to `count` leases whose time has passed give their seats back, earliest first; a lease
+-- moved on keeps its entry, re-dated. Answers whether `count` were found (more may be left).
+local function giveBackLapsed(count)
+  local lapsed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, count)
+  for _, seatId in ipairs(lapsed) do
+    local ttl = redis.call('PTTL', prefix .. seatId)
+    if ttl >= 0 then
+      redis.call('ZADD', KEYS[3], now + ttl, seatId)
+    elseif ttl == -1 then
+      redis.call('ZADD', KEYS[3], now + tonumber(ARGV[3]), seatId) -- no TTL: reconciliation gives it one
+    else
+      redis.call('ZREM', KEYS[3], seatId)
+      freeSeatBack(KEYS[9], KEYS[10], KEYS[2], seatId)
+    end
   end
+  return #lapsed == count
 end
+local moreLapsed = giveBackLapsed(64)
 
 local window = math.max(q, tonumber(ARGV[13]))
 local budget = 4 * window + 64 -- members looked at before giving up on side by side
@@ -172,14 +188,29 @@ local function select(checkEach)
   return cheapest, 0, seats
 end
 
-local chosen, side, seats = select(false)
-local stale = false
-for _, s in ipairs(chosen or seats) do
-  if taken(s[1]) then stale = true; redis.call('ZREM', KEYS[9], s[1]) end
+local function pick()
+  local chosen, side, seats = select(false)
+  local stale = false
+  for _, s in ipairs(chosen or seats) do
+    if taken(s[1]) then stale = true; redis.call('ZREM', KEYS[9], s[1]) end
+  end
+  -- A selection with a taken seat (drift), or too few seats trusted: walk again, checking each member.
+  if stale or not chosen then chosen, side, seats = select(true) end
+  return chosen, side, seats
 end
--- A selection with a taken seat (drift), or too few seats trusted: walk again, checking each member.
-if stale or not chosen then chosen, side, seats = select(true) end
-if not chosen then return {'SOLD_OUT', #seats} end
+
+local chosen, side, seats = pick()
+-- Too few free seats in the tier while more leases have lapsed (of any tier): give those back too.
+local givenBack = 0
+while not chosen and moreLapsed and givenBack < 2048 do
+  moreLapsed = giveBackLapsed(256)
+  givenBack = givenBack + 256
+  chosen, side, seats = pick()
+end
+if not chosen then
+  if moreLapsed then return {'AGAIN'} end
+  return {'SOLD_OUT', #seats}
+end
 
 local ttl = tonumber(ARGV[3])
 local expiresAt = now + ttl
