@@ -6,6 +6,7 @@ import { errors } from './errors';
 import { eventOfHoldId } from './ids';
 import { holdContents, holdFromRow, type Hold, type HoldItem } from './hold-view';
 import { lockHoldRow, type Principal } from './holds';
+import { primeEvent } from './prime-event';
 
 /**
  * Extends a hold (its owner, or an admin). The hold's row stays locked while the
@@ -29,10 +30,16 @@ export async function extendHold(ctx: DomainContext, principal: Principal, holdI
     if (row.extensions >= event.maxHoldExtensions) throw errors.extensionLimitReached(event.maxHoldExtensions);
     const { seatIds, ticketTypeId, quantity } = holdContents(row.items as HoldItem[]);
     const latest = row.createdAt.getTime() + event.maxHoldSeconds * 1000;
-    const r = await ctx.store.extendHold({
+    const input = {
       eventId, holdId, customerId: row.customerId, ttlMs: event.holdTtlSeconds * 1000, latestExpiresAtMs: latest,
       seatIds, ticketTypeId, quantity,
-    });
+    };
+    let r = await ctx.store.extendHold(input);
+    // Redis lost the event's data: priming restores the hold's leases and record, then it is extended.
+    if (r.kind === 'missing' && !(await ctx.store.isPrimed(eventId))) {
+      await primeEvent(ctx, eventId);
+      r = await ctx.store.extendHold(input);
+    }
     switch (r.kind) {
       case 'ok':
         return recordHoldExtension(tx, holdId, new Date(r.expiresAtMs));

@@ -1,6 +1,7 @@
-import { findLiveHolds, readSaleState } from '@holdfast/db';
+import { findLiveHolds, readSaleState, type HoldRow } from '@holdfast/db';
 import type { DomainContext } from './context';
-import { holdContents, type HoldItem } from './hold-view';
+import type { PrimeHold } from '@holdfast/hold-store';
+import { holdContents, type HoldItem, type HoldRecordJson } from './hold-view';
 import { syncSeatIndex } from './seat-index';
 
 const inflight = new WeakMap<DomainContext, Map<string, Promise<void>>>();
@@ -8,8 +9,9 @@ const inflight = new WeakMap<DomainContext, Map<string, Promise<void>>>();
 /**
  * Loads an event's sale state from PostgreSQL into Redis when Redis does not
  * have it (first use, or after Redis lost its data), with the leases of the
- * holds PostgreSQL still has ACTIVE, so their seats, tickets and customer
- * limits stay theirs from the first request on; then the free-seat index best
+ * holds PostgreSQL still has ACTIVE and their records, so their seats, tickets
+ * and customer limits stay theirs from the first request on (and they can be
+ * extended or released as before); then the free-seat index best
  * available is decided on is built (seat-index.ts). Concurrent callers in one
  * process share one load; across processes the script keeps the first.
  */
@@ -20,8 +22,9 @@ export function primeEvent(ctx: DomainContext, eventId: string): Promise<void> {
   if (!p) {
     p = (async () => {
       const [state, live] = await Promise.all([readSaleState(ctx.db, eventId), findLiveHolds(ctx.db, eventId, new Date())]);
-      const liveHolds = live.map((h) => ({
-        holdId: h.id, customerId: h.customerId, expiresAtMs: h.expiresAt.getTime(), ...holdContents(h.items as HoldItem[]),
+      const liveHolds = live.map((h): PrimeHold => ({
+        holdId: h.id, customerId: h.customerId, createdAtMs: h.createdAt.getTime(), expiresAtMs: h.expiresAt.getTime(),
+        extensions: h.extensions, recordJson: holdRecordJson(h), ...holdContents(h.items as HoldItem[]),
       }));
       const primed = await ctx.store.primeEvent({ eventId, ...state, liveHolds });
       if (primed) ctx.log.info({ eventId, soldSeats: state.soldSeatIds.length }, 'primed event in Redis from PostgreSQL');
@@ -35,4 +38,12 @@ export function primeEvent(ctx: DomainContext, eventId: string): Promise<void> {
 
 export async function ensurePrimed(ctx: DomainContext, eventId: string): Promise<void> {
   if (!(await ctx.store.isPrimed(eventId))) await primeEvent(ctx, eventId);
+}
+
+/** A hold's record as the hold scripts write it, made from its row. */
+function holdRecordJson(h: HoldRow): string {
+  const record: HoldRecordJson = {
+    eventId: h.eventId, customerId: h.customerId, items: h.items as HoldItem[], currency: h.currency, totalCents: h.totalCents,
+  };
+  return JSON.stringify(record);
 }

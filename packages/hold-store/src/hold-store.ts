@@ -100,8 +100,22 @@ export interface PrimeInput {
   ticketTypes: { id: string; capacity: number; sold: number }[];
   bought: { customerId: string; quantity: number }[];
   soldSeatIds: string[];
-  /** Holds PostgreSQL has ACTIVE and not due: their leases are restored for their remaining time. */
-  liveHolds?: { holdId: string; customerId: string; expiresAtMs: number; seatIds: string[]; ticketTypeId: string | null; quantity: number }[];
+  /** Holds PostgreSQL has ACTIVE and not due: their leases and records are restored for their remaining time. */
+  liveHolds?: PrimeHold[];
+}
+
+/** A hold PostgreSQL has ACTIVE, as priming restores it in Redis. */
+export interface PrimeHold {
+  holdId: string;
+  customerId: string;
+  createdAtMs: number;
+  expiresAtMs: number;
+  extensions: number;
+  /** The hold record's JSON (event, customer, items, currency, total), as the hold scripts write it. */
+  recordJson: string;
+  seatIds: string[];
+  ticketTypeId: string | null;
+  quantity: number;
 }
 
 export interface ExtendHoldInput {
@@ -459,15 +473,16 @@ export class HoldStore {
       ...input.ticketTypes.map((t) => k.ticketTypeExpiry(t.id)),
       ...live.flatMap((h) => (h.ticketTypeId ? [] : h.seatIds.map(k.seat))),
       ...live.map((h) => k.customer(h.customerId)),
+      ...live.map((h) => k.hold(h.holdId)),
     ];
     const args = [
-      input.ticketTypes.length, input.bought.length, live.length, input.soldSeatIds.length,
+      input.ticketTypes.length, input.bought.length, live.length, input.soldSeatIds.length, HOLD_RECORD_TTL_MS,
       ...input.ticketTypes.flatMap((t) => [t.capacity, t.sold]),
       ...input.bought.flatMap((b) => [b.customerId, b.quantity]),
       ...input.soldSeatIds,
-      ...live.flatMap((h) => (h.ticketTypeId
-        ? [h.holdId, h.expiresAtMs, ttIndex.get(h.ticketTypeId)!, h.quantity]
-        : [h.holdId, h.expiresAtMs, 0, h.seatIds.length, ...h.seatIds])),
+      ...live.flatMap((h) => [h.holdId, h.expiresAtMs, h.createdAtMs, h.extensions, h.recordJson, ...(h.ticketTypeId
+        ? [ttIndex.get(h.ticketTypeId)!, h.quantity]
+        : [0, h.seatIds.length, ...h.seatIds])]),
     ];
     const reply = await this.run.primeEvent(keys, args);
     return Number(reply) === 1;

@@ -2,7 +2,8 @@
   Load an event's sale state from PostgreSQL into Redis, once: sold seats,
   ticket types' capacity and sales, tickets bought per customer, and the
   leases of the holds PostgreSQL still has ACTIVE (for their remaining time on
-  Redis's clock, counted against their customers' limits), all before the
+  Redis's clock, counted against their customers' limits) with their records
+  (so they can be extended, released and read as before), all before the
   ready marker lets the event sell again. A no-op when another process primed
   the event first.
 
@@ -11,11 +12,14 @@
     KEYS[4] held seats (zset)
     KEYS[5..] ticket type hashes, then their quantity hashes (hold id -> quantity),
               then their expiry zsets (hold id -> expiresAt ms), one of each per type
-    then the live holds' seat keys (in ARGV order), then one customer-holds hash per live hold
+    then the live holds' seat keys (in ARGV order), then one customer-holds hash per live hold,
+    then one hold record (hash) per live hold
     ARGV[1] number of ticket types   ARGV[2] number of customers with purchases
     ARGV[3] number of live holds     ARGV[4] number of sold seats
-    ARGV[5..] per ticket type: capacity, sold; then per customer: id, quantity;
+    ARGV[5] record ttl ms (how long a hold record outlives its hold)
+    ARGV[6..] per ticket type: capacity, sold; then per customer: id, quantity;
               then the sold seat ids; then per live hold: hold id, expiresAt ms,
+              createdAt ms, extensions, record JSON (items, totals),
               ticket type index (0 for seats), count (tickets, or seats followed by their ids)
 
   Output: 1 when primed now, 0 when it was primed already
@@ -29,7 +33,7 @@ local ntt = tonumber(ARGV[1])
 local ncust = tonumber(ARGV[2])
 local nholds = tonumber(ARGV[3])
 local nsold = tonumber(ARGV[4])
-local a = 5
+local a = 6
 for i = 1, ntt do
   -- Tickets still in holds that survived (if any) stay counted as held.
   local held = 0
@@ -53,10 +57,12 @@ if #batch > 0 then redis.call('SADD', KEYS[2], unpack(batch)) end
 a = a + nsold
 
 local seatKey = 5 + 3 * ntt
-local custKey = #KEYS - nholds + 1
+local custKey = #KEYS - 2 * nholds + 1
+local recordKey = #KEYS - nholds + 1
 for h = 1, nholds do
-  local holdId, expiresAt, tti, count = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
-  a = a + 4
+  local holdId, expiresAt, createdAt, extensions, json = ARGV[a], tonumber(ARGV[a + 1]), ARGV[a + 2], ARGV[a + 3], ARGV[a + 4]
+  local tti, count = tonumber(ARGV[a + 5]), tonumber(ARGV[a + 6])
+  a = a + 7
   local ttl = expiresAt - now
   if tti == 0 then
     for s = 1, count do
@@ -76,7 +82,14 @@ for h = 1, nholds do
   if ttl > 0 and redis.call('HEXISTS', KEYS[custKey], holdId) == 0 then
     setCustomerHold(KEYS[custKey], holdId, count .. ':' .. expiresAt)
   end
+  -- The record too (a record that survived is kept: it may say more, e.g. a status).
+  if ttl > 0 and redis.call('EXISTS', KEYS[recordKey]) == 0 then
+    redis.call('HSET', KEYS[recordKey], 'json', json, 'createdAt', createdAt, 'expiresAt', expiresAt,
+      'status', 'active', 'extensions', extensions)
+    redis.call('PEXPIRE', KEYS[recordKey], ttl + tonumber(ARGV[5]))
+  end
   custKey = custKey + 1
+  recordKey = recordKey + 1
 end
 redis.call('SET', KEYS[1], '1')
 return 1
