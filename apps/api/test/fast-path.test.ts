@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
-import { checkResponse } from '@holdfast/api';
+import { checkResponse } from '../src';
 import { HOLD_ID_PATTERN } from '@holdfast/contracts';
 import { expectInvariants, seatGrid, useTestApi, waitFor, type TestApi } from '@holdfast/test-kit';
 

@@ -2,7 +2,7 @@
 // the parser must agree on every kind of key, checked on the real Redis's MATCH.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { CHANGE_CHANNEL_PATTERN, eventKeyPattern, eventKeys, parseEventKey, type EventKeyKind } from '@holdfast/hold-store';
+import { CHANGE_CHANNEL_PATTERN, eventKeyPattern, eventKeys, parseEventKey, type EventKeyKind } from '../src';
 
 const eventId = randomUUID();
 const k = eventKeys(eventId);

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { Redis } from 'ioredis';
-import { eventKeys, HoldStore } from '@holdfast/hold-store';
+import { eventKeys, HoldStore } from '../src';
 
 let redis: Redis;
 let store: HoldStore;

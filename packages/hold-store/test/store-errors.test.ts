@@ -4,7 +4,7 @@
 // outages run on a redis-server of the test's own; the shared one is never touched.
 import { randomUUID } from 'node:crypto';
 import { Redis, ReplyError } from 'ioredis';
-import { HoldStore, IdempotencyStore, ReconcileStore, StoreUnavailableError, translateRedisError } from '@holdfast/hold-store';
+import { HoldStore, IdempotencyStore, ReconcileStore, StoreUnavailableError, translateRedisError } from '../src';
 import { freePort, RedisProcess, waitFor } from '@holdfast/test-kit';
 
 /** The API's fail-fast options (apps/api runtime.ts): no offline queue, one retry, a command timeout. */
