@@ -97,7 +97,7 @@ export function createApp(deps: AppDeps): Express {
     demoAuth: config.demoMode ? { jwtSecret: config.jwtSecret } : null,
     admin: ctx,
     reconcile: deps.reconcile ?? null,
-    queues: deps.queues ? { queues: deps.queues, jwtSecret: config.jwtSecret } : null,
+    queues: deps.queues ? { queues: deps.queues, jwtSecret: config.jwtSecret, demoMode: config.demoMode } : null,
     demoPayment: config.demoMode ? webhook : null,
     stream: streamDeps(ctx, deps.feed, config.stream, metrics.stream),
     web: { distDir: webDistDir },

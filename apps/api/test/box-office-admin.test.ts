@@ -1,7 +1,7 @@
 // The admin console's new endpoints through HTTP: the sales numbers of an event,
 // orders searched by number, customer or seat, a refund marked once with who,
 // when and a note (audited), and the queue dashboard behind the admin role.
-import { seatGrid, useTestApi, confirmVia, deliverEvent, holdSeats, holdTickets, paymentIntentEvent, paymentsOfHold, rid } from '@holdfast/test-kit';
+import { seatGrid, startApi, useTestApi, confirmVia, deliverEvent, holdSeats, holdTickets, paymentIntentEvent, paymentsOfHold, rid } from '@holdfast/test-kit';
 
 const suite = useTestApi();
 const { newEvent } = suite;
@@ -127,4 +127,20 @@ test('when /admin/queues is opened, then only the admin role gets the dashboard:
   const names = ((await withCookie.json()) as { queues: { name: string }[] }).queues.map((q) => q.name).sort();
   expect(names).toEqual(['holdfast-expiry', 'holdfast-maintenance']);
   expect((await suite.api.call('POST', '/v1/admin/queues/session', { token: suite.api.token('customer') })).status).toBe(403);
+});
+
+test('when the queue dashboard cookie is handed out, then it is Secure outside demo mode and not in demo mode (plain http on loopback)', async () => {
+  const demo = await suite.api.call('POST', '/v1/admin/queues/session', { token: admin() });
+  expect(suite.api.config.demoMode).toBe(true);
+  expect(demo.headers.get('set-cookie')).not.toMatch(/;\s*Secure/i);
+
+  const production = await startApi({ DEMO_MODE: 'false', JWT_SECRET: 'a-secret-of-the-non-demo-api-0123', STRIPE_WEBHOOK_SECRET: 'whsec_non_demo_api_secret' });
+  try {
+    expect(production.config.demoMode).toBe(false);
+    const session = await production.call('POST', '/v1/admin/queues/session', { token: production.token('admin') });
+    expect(session.status).toBe(200);
+    expect(session.headers.get('set-cookie')).toMatch(/^hf_queues=[^;]+; Path=\/admin\/queues; Max-Age=\d+; HttpOnly; SameSite=Strict; Secure$/);
+  } finally {
+    await production.close();
+  }
 });

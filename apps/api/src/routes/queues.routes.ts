@@ -47,6 +47,12 @@ function cookieToken(req: Request): string | undefined {
 export interface QueueDeps {
   queues: Queue[];
   jwtSecret: string;
+  /**
+   * Demo mode serves plain http on loopback, where a `Secure` cookie would not
+   * come back; anywhere else the cookie is `Secure` (a TLS-terminating proxy in
+   * front makes the API's own `req.secure` false, so that cannot decide it).
+   */
+  demoMode: boolean;
 }
 
 /** The dashboard: a bearer header or the cookie, its role checked on every request; its pages and API under its path. */
@@ -93,8 +99,8 @@ const endpoint = endpointOf<QueueDeps>();
 /**
  * The BullMQ queues on @bull-board/express at /admin/queues, for admins only. A
  * browser cannot send a bearer header when it opens a page, so the admin page
- * trades its token for an HttpOnly, SameSite=Strict cookie scoped to the
- * dashboard's path (POST /v1/admin/queues/session); the dashboard accepts that
+ * trades its token for an HttpOnly, SameSite=Strict cookie (and `Secure`
+ * outside demo mode) scoped to the dashboard's path (POST /v1/admin/queues/session); the dashboard accepts that
  * cookie or a bearer header, and verifies the token and its admin role on every
  * request, its API calls included.
  */
@@ -106,12 +112,12 @@ export const QUEUE_ENDPOINTS = [
     responses: {
       200: { description: '`{url, expiresInSeconds}` and a Set-Cookie header', schema: responses.queuesSession },
     },
-    handler: ({ req, res }) => {
+    handler: ({ req, res, deps }) => {
       const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')![1]!;
       const exp = (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { exp?: number }).exp;
       const maxAge = Math.max(0, Math.min(COOKIE_MAX_AGE_SECONDS, exp ? exp - Math.floor(Date.now() / 1000) : COOKIE_MAX_AGE_SECONDS));
       res.setHeader('Set-Cookie', [
-        `${COOKIE}=${encodeURIComponent(token)}; Path=${QUEUES_PATH}; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${req.secure ? '; Secure' : ''}`,
+        `${COOKIE}=${encodeURIComponent(token)}; Path=${QUEUES_PATH}; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${!deps.demoMode || req.secure ? '; Secure' : ''}`,
       ]);
       res.json({ url: `${QUEUES_PATH}/`, expiresInSeconds: maxAge });
     },
