@@ -3,7 +3,14 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 
 const ROOT = path.resolve(__dirname, '../../..');
-const WORKER_MAIN = path.join(ROOT, 'apps/worker/src/main.ts');
+/**
+ * The worker's entry as this process runs: compiled (`node apps/server/dist/main.js`
+ * runs `node apps/worker/dist/main.js`, built beside it) or TypeScript through tsx.
+ */
+const COMPILED = __filename.endsWith('.js');
+const WORKER_ARGS = COMPILED
+  ? [path.join(ROOT, 'apps/worker/dist/main.js')]
+  : ['--import', 'tsx', path.join(ROOT, 'apps/worker/src/main.ts')];
 
 /**
  * Runs the worker as its own process beside the API, restarting it (with a
@@ -16,7 +23,7 @@ export function superviseWorker(log: Logger, env: NodeJS.ProcessEnv): { stop(): 
   let restartTimer: NodeJS.Timeout | null = null;
 
   const start = () => {
-    const c = spawn(process.execPath, ['--import', 'tsx', WORKER_MAIN], { cwd: ROOT, env, stdio: 'inherit' });
+    const c = spawn(process.execPath, WORKER_ARGS, { cwd: ROOT, env, stdio: 'inherit' });
     child = c;
     const startedAt = Date.now();
     c.on('exit', (code, signal) => {
