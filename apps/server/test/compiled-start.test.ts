@@ -82,7 +82,7 @@ test('when the staged release runs with node alone, then it migrates a new datab
   const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
   try {
     const port = Number(await Promise.race([
-      waitFor('the checkout page line', () => /checkout page at http:\/\/localhost:(\d+)\//.exec(out.stdout)?.[1], { timeoutMs: 90_000, intervalMs: 200 }),
+      waitFor('the checkout page line', () => /checkout page at http:\/\/localhost:(\d+)\//.exec(out.stdout)?.[1], { timeoutMs: 150_000, intervalMs: 200 }),
       exited.then((code) => Promise.reject(new Error(`the compiled server exited ${code}: ${out.stdout}${out.stderr}`))),
     ]));
     expect(out.stderr).toBe('');
@@ -123,4 +123,4 @@ test('when the staged release runs with node alone, then it migrates a new datab
   } finally {
     server.kill('SIGKILL');
   }
-}, 180_000);
+}, 300_000);
