@@ -12,6 +12,7 @@ import { requestTelemetry } from './middleware/request-telemetry';
 import { staticHeaders } from './middleware/static-headers';
 import { errorHandler, notFound } from './middleware/errors';
 import { idempotent } from './middleware/idempotency';
+import { TokenVerifier } from './middleware/token-verifier';
 import type { Endpoint } from './endpoint';
 import type { Metrics } from './metrics';
 import { createFastPath } from './fast-path';
@@ -34,7 +35,7 @@ declare module 'express-serve-static-core' {
 
 export interface AppDeps {
   ctx: DomainContext;
-  config: Pick<Config, 'jwtSecret' | 'demoMode' | 'stripeWebhookSecret' | 'corsOrigins' | 'stream' | 'httpFastPath'>;
+  config: Pick<Config, 'jwtSecret' | 'auth' | 'demoMode' | 'stripeWebhookSecret' | 'corsOrigins' | 'stream' | 'httpFastPath'>;
   log: Logger;
   checks: ReadinessChecks;
   metrics: Metrics;
@@ -84,6 +85,12 @@ export function createApp(deps: AppDeps): Express {
   // Each group of endpoints is one router, mounted in ROUTE_GROUPS' order (route-table.ts: the hot
   // paths first; every router entered costs a request a router dispatch, docs/benchmarks.md, issue 12),
   // given its dependencies here; null leaves a group out of this app (and out of its document).
+  // Bearer tokens: HS256 against JWT_SECRET and/or an OIDC issuer's JWKS (middleware/token-verifier.ts).
+  // The issuer's discovery is read now, in the background: a failure is logged and retried by the
+  // tokens that need it (they answer 503 meanwhile); it never stops the API.
+  const verifier = new TokenVerifier({ jwtSecret: config.jwtSecret, auth: config.auth, log });
+  void verifier.issuer?.warmUp();
+  app.locals.tokenVerifier = verifier;
   const docs: RenderedDocs = { json: '', html: '' };
   const webhook = { ctx, webhookSecret: config.stripeWebhookSecret };
   const groups: { [G in RouteGroup]: RouteGroupDeps[G] | null } = {
@@ -94,15 +101,15 @@ export function createApp(deps: AppDeps): Express {
     webhooks: webhook,
     health: { checks: deps.checks, metrics },
     docs,
-    demoAuth: config.demoMode ? { jwtSecret: config.jwtSecret } : null,
+    demoAuth: config.demoMode && config.jwtSecret ? { jwtSecret: config.jwtSecret } : null,
     admin: ctx,
     reconcile: deps.reconcile ?? null,
-    queues: deps.queues ? { queues: deps.queues, jwtSecret: config.jwtSecret, demoMode: config.demoMode } : null,
+    queues: deps.queues ? { queues: deps.queues, verifier, demoMode: config.demoMode } : null,
     demoPayment: config.demoMode ? webhook : null,
     stream: streamDeps(ctx, deps.feed, config.stream, metrics.stream),
     web: { distDir: webDistDir },
   };
-  const mount = { jwtSecret: config.jwtSecret, idempotency: idempotent(ctx.idempotency, log) };
+  const mount = { verifier, idempotency: idempotent(ctx.idempotency, log) };
   const mounted: { endpoint: Endpoint; deps: unknown }[] = [];
   for (const group of Object.keys(ROUTE_GROUPS) as RouteGroup[]) {
     const groupDeps = groups[group];
@@ -121,7 +128,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(errorHandler(log));
 
   // Plain requests to the hot endpoints are answered before Express's own handling (fast-path.ts).
-  const fast = createFastPath(mounted, { jwtSecret: config.jwtSecret, log, begin, setStaticHeaders, corsHeaders });
+  const fast = createFastPath(mounted, { verifier, log, begin, setStaticHeaders, corsHeaders });
   app.locals.fastPath = fast.stats;
   if (config.httpFastPath) {
     type Handle = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;

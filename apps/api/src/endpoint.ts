@@ -2,7 +2,7 @@ import type { Request, Response, Router } from 'express';
 import type { z } from '@holdfast/contracts';
 import type { Principal } from '@holdfast/domain';
 import type { Role } from './middleware/auth';
-import { forbidden, invalid, tooLarge, unauthorized } from './response-docs';
+import { forbidden, invalid, issuerUnavailable, tooLarge, unauthorized } from './response-docs';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
 
@@ -143,7 +143,8 @@ export function endpointOf<D>() {
 /**
  * Every answer an endpoint can give: the ones it declares, and the ones its
  * declaration implies (the steps of mount-endpoints.ts): 401/403 with roles; 400
- * when it parses a query or reads a body; 413 when it reads a body.
+ * when it parses a query or reads a body; 413 when it reads a body; 503 with roles
+ * (the token issuer of AUTH_ISSUER could not be reached), unless it declares its own 503.
  */
 export function responsesOf(e: Endpoint): Record<number, ResponseDoc> {
   if (e.mount) return e.responses;
@@ -153,6 +154,7 @@ export function responsesOf(e: Endpoint): Record<number, ResponseDoc> {
   if (e.roles) {
     all[401] ??= unauthorized;
     all[403] ??= forbidden;
+    all[503] ??= issuerUnavailable;
   }
   if (readsBody) all[413] ??= tooLarge;
   return all;

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Principal } from '@holdfast/domain';
 import type { Endpoint, RefusedCall } from './endpoint';
 import { authorize } from './middleware/auth';
+import type { TokenVerifier } from './middleware/token-verifier';
 import { isPlainJson, readPlainJson } from './middleware/body';
 import { errorAnswer } from './middleware/errors';
 import type { BeginRequest } from './middleware/request-telemetry';
@@ -34,7 +35,7 @@ export interface FastPathStats {
 }
 
 export interface FastPathDeps {
-  jwtSecret: string;
+  verifier: TokenVerifier;
   log: Logger;
   begin: BeginRequest;
   setStaticHeaders: (res: ServerResponse) => void;
@@ -125,7 +126,7 @@ export function createFastPath(mounted: ReadonlyArray<{ endpoint: Endpoint; deps
     const e = r.endpoint;
     let principal: Principal | undefined;
     try {
-      if (e.roles) principal = authorize(req as never, d.jwtSecret, e.roles);
+      if (e.roles) principal = await authorize(req as never, d.verifier, e.roles);
       const raw = r.readsBody ? await readPlainJson(req) : undefined;
       const answer = await e.answer!({
         deps: r.deps,

@@ -1,6 +1,7 @@
 export { createApp, type AppDeps } from './app';
 export { createMetrics, type Metrics } from './metrics';
-export { signToken, verifyToken } from './middleware/auth';
+export { signToken } from './middleware/auth';
+export { TokenVerifier, TOKEN_REFUSALS, type TokenRefusal } from './middleware/token-verifier';
 export type { ReadinessChecks } from './routes/health.routes';
 export { createApiRuntime, createApiRedis, createLogger, type ApiRuntime } from './runtime';
 export { safeEqual } from './middleware/safe-equal';

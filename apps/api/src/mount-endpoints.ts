@@ -1,12 +1,13 @@
 import express, { Router, type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Endpoint } from './endpoint';
 import { authorize, type Role } from './middleware/auth';
+import type { TokenVerifier } from './middleware/token-verifier';
 import { JSON_BODY_LIMIT_BYTES, jsonBody } from './middleware/body';
 import { parse } from './middleware/validate';
 
 export interface MountOptions {
   /** Needed by endpoints with roles. */
-  jwtSecret?: string;
+  verifier?: TokenVerifier;
   /** The Idempotency-Key step (middleware/idempotency.ts) for endpoints marked `idempotent`. */
   idempotency?: RequestHandler;
 }
@@ -21,10 +22,12 @@ const rawBody = express.raw({ type: () => true, limit: JSON_BODY_LIMIT_BYTES });
  * Authorization and then the JSON body, as one middleware: two steps, one router
  * layer for the hot paths (hold, confirm) to walk.
  */
-function authorizeThenReadJson(secret: string, roles: readonly Role[]): RequestHandler {
+function authorizeThenReadJson(verifier: TokenVerifier, roles: readonly Role[]): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    req.principal = authorize(req, secret, roles);
-    jsonBody(req, res, next);
+    authorize(req, verifier, roles).then((principal) => {
+      req.principal = principal;
+      jsonBody(req, res, next);
+    }, next);
   };
 }
 
@@ -35,8 +38,8 @@ function stepsOf<D>(e: Endpoint<D>, deps: D, opts: MountOptions): RequestHandler
   const steps: RequestHandler[] = [];
   // 1. Who may call it (401/403), then 2. the body: a caller without the right token never gets its body read.
   if (e.roles) {
-    if (!opts.jwtSecret) throw new Error(`${e.operationId}: an endpoint with roles needs the JWT secret`);
-    steps.push(authorizeThenReadJson(opts.jwtSecret, e.roles));
+    if (!opts.verifier) throw new Error(`${e.operationId}: an endpoint with roles needs the token verifier`);
+    steps.push(authorizeThenReadJson(opts.verifier, e.roles));
   } else if (e.body) {
     steps.push(jsonBody);
   } else if (e.signedBody) {

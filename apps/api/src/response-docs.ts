@@ -3,7 +3,8 @@ import type { ResponseDoc } from './endpoint';
 
 /** An error answer: the contract's error body, with the codes it may carry. */
 export const err = (description: string) => ({ description, schema: errorBody }) satisfies ResponseDoc;
-export const unauthorized = err('UNAUTHORIZED: no token, a bad signature or an expired token');
+export const unauthorized = err('UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which');
+export const issuerUnavailable = err('SERVICE_UNAVAILABLE (`details.reason: "issuer_unavailable"`): the token issuer (AUTH_ISSUER) could not be reached to check the token; retry after Retry-After seconds');
 export const forbidden = err('FORBIDDEN: the role may not call this endpoint');
 export const invalid = err('VALIDATION_FAILED: `details.fields` names each field and why');
 export const unavailable = err('SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable');

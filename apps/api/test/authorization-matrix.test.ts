@@ -63,7 +63,7 @@ test('when every endpoint is called as each kind of caller, then each answers th
   });
   const created: string[] = [];
   const owner = `owner-${Date.now()}`;
-  const secret = api.config.jwtSecret;
+  const secret = api.config.jwtSecret!;
   const tokens: Record<Who, string | undefined> = {
     none: undefined,
     forged: jwt.sign({ sub: 'admin-1', role: 'admin' }, `${secret}-forged`, { algorithm: 'HS256' }),

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { errors } from '@holdfast/domain';
 import { IdempotencyStore } from '@holdfast/hold-store';
 import { requireRole } from '../src/middleware/auth';
+import { TokenVerifier } from '../src/middleware/token-verifier';
 import { errorHandler } from '../src/middleware/errors';
 import { idempotent } from '../src/middleware/idempotency';
 import { expectInvariants, createTestEvent, dropTestEvent, seatGrid, useTestApi, sleep, waitFor } from '@holdfast/test-kit';
@@ -143,7 +144,7 @@ test('when the first request with a key fails with a 5xx, then the key is releas
   const store = new IdempotencyStore(api.rt.redis);
   const app = express();
   let calls = 0;
-  app.post('/thing', requireRole(api.config.jwtSecret, 'customer'), idempotent(store, api.rt.log), (_req, res) => {
+  app.post('/thing', requireRole(new TokenVerifier({ jwtSecret: api.config.jwtSecret, auth: api.config.auth }), 'customer'), idempotent(store, api.rt.log), (_req, res) => {
     calls++;
     if (calls === 1) throw new Error('boom');
     if (calls === 2) throw errors.unavailable('PostgreSQL');

@@ -11,14 +11,14 @@ const { api, redis } = useTestApi({
 test('when requests carry tokens and signatures and some fail, then every request line has its request id and no secret is logged', async () => {
   const config = api.config;
   const base = api.url;
-  const secrets: string[] = [config.jwtSecret, config.stripeWebhookSecret];
+  const secrets: string[] = [config.jwtSecret!, config.stripeWebhookSecret];
   try {
     const demo = await fetch(`${base}/v1/auth/demo-token`, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ customerId: 'log-c1', role: 'customer' }),
     });
     const { token: demoToken } = (await demo.json()) as { token: string };
     secrets.push(demoToken);
-    const admin = signToken(config.jwtSecret, 'log-admin', 'admin');
+    const admin = signToken(config.jwtSecret!, 'log-admin', 'admin');
     secrets.push(admin);
     const signature = 't=1700000000,v1=' + 'ab'.repeat(32);
     secrets.push(signature);

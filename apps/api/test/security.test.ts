@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import jwt from 'jsonwebtoken';
 import { requireRole } from '../src/middleware/auth';
+import { TokenVerifier } from '../src/middleware/token-verifier';
 import { errorHandler } from '../src/middleware/errors';
 import { safeEqual } from '../src/middleware/safe-equal';
 import { createTestEvent, dropTestEvent, seatGrid, startApi, useTestApi } from '@holdfast/test-kit';
@@ -13,7 +14,7 @@ const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url')
 const claims = () => ({ sub: 'admin-x', role: 'admin', exp: Math.floor(Date.now() / 1000) + 600 });
 
 test('when a token is not HS256 with the secret (alg none, HS384, RS256, wrong secret, expired, bad claims), then it is 401', async () => {
-  const secret = api.config.jwtSecret;
+  const secret = api.config.jwtSecret!;
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const tokens: Record<string, string> = {
     none: `${b64({ alg: 'none', typ: 'JWT' })}.${b64(claims())}.`,
@@ -110,7 +111,7 @@ test('when a handler fails unexpectedly, then the answer is a structured 500 wit
     res.setHeader('X-Request-Id', req.requestId);
     next();
   });
-  app.get('/boom', requireRole(api.config.jwtSecret, 'admin'), () => {
+  app.get('/boom', requireRole(new TokenVerifier({ jwtSecret: api.config.jwtSecret, auth: api.config.auth }), 'admin'), () => {
     throw new Error('relation "secret_table" does not exist at /srv/app/db.ts:42');
   });
   app.use(errorHandler(api.rt.log));
@@ -157,7 +158,7 @@ test('when text with a NUL character or a lone surrogate reaches a field Postgre
       const res = await api.call(method, path, { token, body });
       expect([path, res.status, res.body.error.code]).toEqual([path, 400, 'VALIDATION_FAILED']);
     }
-    const nulSub = jwt.sign({ sub: 'c\u0000x', role: 'customer' }, api.config.jwtSecret, { algorithm: 'HS256' });
+    const nulSub = jwt.sign({ sub: 'c\u0000x', role: 'customer' }, api.config.jwtSecret!, { algorithm: 'HS256' });
     const res = await api.call('POST', `/v1/events/${event.id}/holds`, { token: nulSub, body: { ticketTypeId: event.ticketTypes[0].id, quantity: 1 } });
     expect(res.status).toBe(401);
     const get = await api.call('GET', `/v1/holds/${held.body.hold.id}`, { token: api.token('admin') });

@@ -50,14 +50,63 @@ const envSchema = z.object({
   CONFIRM_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(100).default(0),
   CONFIRM_MAX_WAITING: z.coerce.number().int().min(1).max(1_000_000).default(2000),
   HTTP_FAST_PATH: boolish.optional(),
+  // --- Bearer tokens from an OIDC issuer (issue 32); HS256 with JWT_SECRET above ---
+  // Empty counts as unset (docker-compose passes `${AUTH_ISSUER:-}` through).
+  AUTH_ISSUER: z.preprocess((v) => (v === '' ? undefined : v), z.string().url('must be an https:// URL (the issuer, or its discovery document)').optional()),
+  AUTH_AUDIENCE: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^\s*[^\s,]+\s*(,\s*[^\s,]+\s*)*$/, 'must be one audience or a comma-separated list').optional()),
+  AUTH_ROLE_CLAIM: z.string().min(1).max(200).default('role'),
+  AUTH_ROLE_MAP: z
+    .string()
+    .regex(/^\s*[^\s,=]+=(customer|service|admin)\s*(,\s*[^\s,=]+=(customer|service|admin)\s*)*$/, 'must be comma-separated providerRole=customer|service|admin pairs')
+    .optional(),
+  AUTH_ALGORITHMS: z
+    .string()
+    .regex(/^\s*(RS|PS|ES)(256|384|512)\s*(,\s*(RS|PS|ES)(256|384|512)\s*)*$/, 'must be comma-separated asymmetric algorithms (RS256, PS256, ES256, … 384, 512)')
+    .default('RS256,ES256'),
+  AUTH_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
+  AUTH_JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  // --- end of the issuer block ---
 });
+
+/** Our roles; a token's role claim names one of these (or a name AUTH_ROLE_MAP renames to one). */
+export type AuthRole = 'customer' | 'service' | 'admin';
+
+/** An OIDC issuer whose tokens are accepted (AUTH_ISSUER and the AUTH_* settings). */
+export interface IssuerConfig {
+  /** The issuer identifier tokens must carry in `iss` (AUTH_ISSUER without the discovery suffix). */
+  issuer: string;
+  /** Where its discovery document is read (`<issuer>/.well-known/openid-configuration`). */
+  discoveryUrl: string;
+  /** Accepted `aud` values: a token must name at least one. */
+  audience: string[];
+  /** The signing algorithms accepted from this issuer (never `none`, never HS*). */
+  algorithms: string[];
+  /** Leeway for `exp` and `nbf`, in seconds. */
+  clockSkewSeconds: number;
+  /** After fetching the JWKS, no new fetch (even for an unknown `kid`) for this long. */
+  jwksCooldownMs: number;
+  /** Plain http for the discovery document and the JWKS on any host (demo mode, tests); otherwise https, or http on loopback only. */
+  allowPlainHttp: boolean;
+}
+
+export interface AuthConfig {
+  /** null: bearer tokens come only from the HS256 secret (JWT_SECRET). */
+  issuer: IssuerConfig | null;
+  /** The claim of an issuer's token that carries its role(s) (a string or an array; a dotted path reaches into objects). */
+  roleClaim: string;
+  /** The provider's own role names renamed to ours. */
+  roleMap: Record<string, AuthRole>;
+}
 
 export interface Config {
   nodeEnv: 'development' | 'production' | 'test';
   port: number;
   databaseUrl: string;
   redisUrl: string;
-  jwtSecret: string;
+  /** The HS256 secret; null when demo mode is off and only AUTH_ISSUER is set (HS256 tokens are then refused). */
+  jwtSecret: string | null;
+  /** Tokens from an OIDC issuer, and how their roles are read. */
+  auth: AuthConfig;
   stripeWebhookSecret: string;
   demoMode: boolean;
   /**
@@ -170,12 +219,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     warnings.push(`${name} is not set: using a development value (demo mode only)`);
     return fallback;
   };
+  const auth = authConfig(e, demoMode);
   return {
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
-    jwtSecret: secret('JWT_SECRET', DEV_JWT_SECRET),
+    // With an issuer configured, JWT_SECRET becomes optional outside demo mode.
+    jwtSecret: auth.issuer && !demoMode && !e.JWT_SECRET ? null : secret('JWT_SECRET', DEV_JWT_SECRET),
+    auth,
     stripeWebhookSecret: secret('STRIPE_WEBHOOK_SECRET', DEV_STRIPE_WEBHOOK_SECRET),
     demoMode,
     listenHost,
@@ -210,6 +262,55 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     warnings,
   };
 }
+
+// --- Bearer tokens from an OIDC issuer (issue 32) ---
+
+const DISCOVERY_SUFFIX = '/.well-known/openid-configuration';
+
+/** Loopback hosts, where a test's issuer may serve plain http. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+function authConfig(e: z.infer<typeof envSchema>, demoMode: boolean): AuthConfig {
+  const roleMap: Record<string, AuthRole> = {};
+  for (const pair of (e.AUTH_ROLE_MAP ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [from, to] = pair.split('=') as [string, AuthRole];
+    roleMap[from] = to;
+  }
+  const list = (value: string | undefined) => (value ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+  if (!e.AUTH_ISSUER) {
+    if (e.AUTH_AUDIENCE) throw new ConfigError('Invalid configuration: AUTH_AUDIENCE needs AUTH_ISSUER');
+    return { issuer: null, roleClaim: e.AUTH_ROLE_CLAIM, roleMap };
+  }
+  const url = new URL(e.AUTH_ISSUER);
+  const allowPlainHttp = demoMode || e.NODE_ENV === 'test';
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && (allowPlainHttp || isLoopbackHost(url.hostname)))) {
+    throw new ConfigError('Invalid configuration: AUTH_ISSUER must be an https:// URL (plain http only on loopback, in demo mode or in tests)');
+  }
+  if (url.search || url.hash) throw new ConfigError('Invalid configuration: AUTH_ISSUER must not carry a query or a fragment');
+  if (!e.AUTH_AUDIENCE) {
+    throw new ConfigError('Invalid configuration: AUTH_AUDIENCE must be set with AUTH_ISSUER (the audience your identity provider puts in tokens for holdfast)');
+  }
+  const given = e.AUTH_ISSUER.trim();
+  const issuer = given.endsWith(DISCOVERY_SUFFIX) ? given.slice(0, -DISCOVERY_SUFFIX.length) : given;
+  return {
+    issuer: {
+      issuer,
+      discoveryUrl: `${issuer.replace(/\/$/, '')}${DISCOVERY_SUFFIX}`,
+      audience: list(e.AUTH_AUDIENCE),
+      algorithms: list(e.AUTH_ALGORITHMS),
+      clockSkewSeconds: e.AUTH_CLOCK_SKEW_SECONDS,
+      jwksCooldownMs: e.AUTH_JWKS_COOLDOWN_MS,
+      allowPlainHttp,
+    },
+    roleClaim: e.AUTH_ROLE_CLAIM,
+    roleMap,
+  };
+}
+
+// --- end of the issuer block ---
 
 /**
  * Whether logs are written as human-readable lines (pino's pretty transport)

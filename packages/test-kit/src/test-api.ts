@@ -33,7 +33,10 @@ export async function startApi(env: Record<string, string> = {}, options: StartA
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url, rt, config,
-    token: (role, sub = `${role}-${Math.random().toString(36).slice(2)}`) => signToken(config.jwtSecret, sub, role),
+    token: (role, sub = `${role}-${Math.random().toString(36).slice(2)}`) => {
+      if (!config.jwtSecret) throw new Error('startApi: this API has no JWT_SECRET to sign test tokens with');
+      return signToken(config.jwtSecret, sub, role);
+    },
     async call(method, path, opts = {}) {
       const headers: Record<string, string> = { ...(opts.headers ?? {}) };
       if (opts.token) headers.authorization = `Bearer ${opts.token}`;

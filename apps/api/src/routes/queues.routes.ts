@@ -6,7 +6,7 @@ import type { NextFunction, Request, RequestHandler, Response, Router } from 'ex
 import { emptyBody, emptyQuery, responses } from '@holdfast/contracts';
 import { AppError, errors } from '@holdfast/domain';
 import { endpointOf, type Endpoint } from '../endpoint';
-import { verifyToken } from '../middleware/auth';
+import type { TokenVerifier } from '../middleware/token-verifier';
 import { forbidden, unauthorized } from '../response-docs';
 
 export const QUEUES_PATH = '/admin/queues' as const;
@@ -46,7 +46,7 @@ function cookieToken(req: Request): string | undefined {
 
 export interface QueueDeps {
   queues: Queue[];
-  jwtSecret: string;
+  verifier: TokenVerifier;
   /**
    * Demo mode serves plain http on loopback, where a `Secure` cookie would not
    * come back; anywhere else the cookie is `Secure` (a TLS-terminating proxy in
@@ -56,16 +56,16 @@ export interface QueueDeps {
 }
 
 /** The dashboard: a bearer header or the cookie, its role checked on every request; its pages and API under its path. */
-function mountDashboard(r: Router, endpoint: Endpoint<QueueDeps>, { queues, jwtSecret }: QueueDeps): void {
+function mountDashboard(r: Router, endpoint: Endpoint<QueueDeps>, { queues, verifier }: QueueDeps): void {
   const roles = endpoint.roles!;
   const adapter = new ExpressAdapter();
   adapter.setBasePath(QUEUES_PATH);
   createBullBoard({ queues: queues.map((q) => new BullMQAdapter(q)), serverAdapter: adapter, options: { uiConfig: { boardTitle: 'holdfast queues' } } });
   const board = adapter.getRouter() as RequestHandler;
-  const authorize = (req: Request) => {
+  const authorize = async (req: Request) => {
     const header = req.headers.authorization ?? (cookieToken(req) ? `Bearer ${cookieToken(req)}` : undefined);
     try {
-      const principal = verifyToken(header, jwtSecret);
+      const principal = await verifier.verify(header);
       if (!roles.includes(principal.role)) throw errors.forbidden();
     } catch (err) {
       // A person who opened the address gets a page saying where to start; API calls get the error body.
@@ -74,18 +74,20 @@ function mountDashboard(r: Router, endpoint: Endpoint<QueueDeps>, { queues, jwtS
     }
   };
   const guard = (req: Request, res: Response, next: NextFunction) => {
-    authorize(req);
-    // The board's page runs its own bundled scripts and styles from this path.
-    res.setHeader('Content-Security-Policy', "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:");
-    res.setHeader('Cache-Control', 'no-store');
-    // A plain function, not the board's router: the route table lists the dashboard once, as GET /admin/queues.
-    board(req, res, next);
+    authorize(req).then(() => {
+      // The board's page runs its own bundled scripts and styles from this path.
+      res.setHeader('Content-Security-Policy', "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:");
+      res.setHeader('Cache-Control', 'no-store');
+      // A plain function, not the board's router: the route table lists the dashboard once, as GET /admin/queues.
+      board(req, res, next);
+    }, next);
   };
   // The dashboard's entry; its pages, assets and API calls live under it.
   r.get(endpoint.path, (req, res, next) => {
-    authorize(req);
-    if (req.path.endsWith('/')) return next();
-    res.redirect(302, `${QUEUES_PATH}/`);
+    authorize(req).then(() => {
+      if (req.path.endsWith('/')) return next();
+      res.redirect(302, `${QUEUES_PATH}/`);
+    }, next);
   });
   r.use(QUEUES_PATH, guard);
   r.use(QUEUES_PATH, (err: unknown, _req: Request, res: Response, next: NextFunction) => {
