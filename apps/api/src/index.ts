@@ -7,3 +7,4 @@ export { createApiRuntime, createApiRedis, createLogger, type ApiRuntime } from 
 export { safeEqual } from './middleware/safe-equal';
 export { joinClusterMetrics, serveClusterMetrics } from './metrics-cluster';
 export { checkResponse, endpointFor, responseSchemaFor, ROUTE_TABLE } from './route-table';
+export { fullOpenApiDocument } from './openapi-document';

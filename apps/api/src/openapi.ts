@@ -1,5 +1,5 @@
 import {
-  auditEntryObject, emptyBody, errorBody, eventObject, holdItem, holdObject, orderObject, paymentObject, reconcileReportObject, responses,
+  auditEntryObject, emptyBody, errorBody, errorCode, eventObject, holdItem, holdObject, orderObject, paymentObject, reconcileReportObject, responses,
   salesObject, seatObject, z,
 } from '@holdfast/contracts';
 import { responsesOf, type Endpoint } from './endpoint';
@@ -11,7 +11,7 @@ const TAGS = ['Operations', 'Auth', 'Events', 'Holds', 'Confirming', 'Orders', '
 
 /** Shared objects, named in components.schemas and referenced from the operations. */
 const NAMED: Record<string, Schema> = {
-  Error: errorBody, Hold: holdObject, HoldItem: holdItem, Order: orderObject, Event: eventObject, Seat: seatObject,
+  Error: errorBody, ErrorCode: errorCode, Hold: holdObject, HoldItem: holdItem, Order: orderObject, Event: eventObject, Seat: seatObject,
   Payment: paymentObject, AuditEntry: auditEntryObject, Sales: salesObject, ReconcileReport: reconcileReportObject, EmptyBody: emptyBody,
 };
 

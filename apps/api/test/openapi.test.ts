@@ -3,8 +3,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { errorCodes } from '@holdfast/contracts';
 import { errors, type AppError } from '@holdfast/domain';
 import { startApi, type TestApi } from '@holdfast/test-kit';
+import { fullOpenApiDocument } from '../src/openapi-document';
 import { checkResponse, ROUTE_TABLE } from '../src/route-table';
 import { routesOf } from './routes-of';
 
@@ -154,6 +156,22 @@ test('when the reference names error codes, then every code the API can answer w
     expect(codes).toContain(`${e.code} ${e.status}`);
   }
   for (const extra of ['NOT_FOUND 404', 'INTERNAL 500', 'PAYLOAD_TOO_LARGE 413']) expect(codes).toContain(extra);
+});
+
+test('when the domain\'s errors and the middleware\'s are listed, then the document\'s ErrorCode enum names exactly their codes', async () => {
+  const made = new Set(Object.values(errors).map((make) => (make as (...a: unknown[]) => AppError)([], 1, 1).code));
+  for (const extra of ['NOT_FOUND', 'INTERNAL', 'PAYLOAD_TOO_LARGE']) made.add(extra);
+  expect([...errorCodes].sort()).toEqual([...made].sort());
+  const doc = (await api.call('GET', '/openapi.json')).body;
+  expect(doc.components.schemas.ErrorCode.enum).toEqual([...errorCodes]);
+  expect(doc.components.schemas.Error.properties.error.properties.code).toEqual({ $ref: '#/components/schemas/ErrorCode' });
+  // An answer with a code outside the list is not what the document says.
+  expect(() => checkResponse('GET', '/v1/holds/h_1', { status: 404, body: { error: { code: 'TEAPOT', message: '' } }, contentType: 'application/json' }))
+    .toThrow(/does not match/);
+});
+
+test('when the document is rendered without a server, then it is the one a demo-mode API serves', async () => {
+  expect(fullOpenApiDocument()).toEqual((await api.call('GET', '/openapi.json')).body);
 });
 
 test('when /docs is opened, then it is a self-contained HTML page naming every documented path', async () => {

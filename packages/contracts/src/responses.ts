@@ -4,10 +4,26 @@ import { z } from 'zod';
 
 const time = z.string().meta({ format: 'date-time' });
 
+/**
+ * Every `error.code` the API answers with (docs/http-api.md, "Errors", says when).
+ * A new code is added here and to the reference; clients generated from the
+ * document see the list as a union (apps/api/test/openapi.test.ts keeps it equal
+ * to the codes the domain and the middleware can make).
+ */
+export const errorCodes = [
+  'VALIDATION_FAILED', 'INVALID_SIGNATURE', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'EVENT_NOT_FOUND', 'SEAT_NOT_FOUND',
+  'TICKET_TYPE_NOT_FOUND', 'HOLD_NOT_FOUND', 'ORDER_NOT_FOUND', 'SEATS_UNAVAILABLE', 'SOLD_OUT', 'HOLD_ALREADY_CONFIRMED',
+  'HOLD_EXPIRED', 'HOLD_NOT_ACTIVE', 'HOLD_EXTENSION_LIMIT', 'HOLD_TIME_CAP', 'SALES_CLOSED', 'PAYMENT_NOT_FOUND',
+  'PAYMENT_NOT_REFUNDABLE', 'PAYMENT_REJECTED', 'IDEMPOTENCY_IN_PROGRESS', 'PAYLOAD_TOO_LARGE', 'LIMIT_EXCEEDED',
+  'IDEMPOTENCY_KEY_REUSED', 'RATE_LIMITED', 'INTERNAL', 'SERVICE_UNAVAILABLE', 'OVERLOADED', 'STREAM_LIMIT_REACHED',
+] as const;
+export const errorCode = z.enum(errorCodes);
+export type ErrorCode = z.infer<typeof errorCode>;
+
 export const errorBody = z
   .object({
     error: z.object({
-      code: z.string().regex(/^[A-Z][A-Z0-9_]*$/),
+      code: errorCode,
       message: z.string(),
       details: z.unknown().optional(),
     }),
