@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createEvent, demoToken, type CreatedEvent } from './api';
 import { launchBrowser } from './browser';
-import { startRelay } from './proxy';
+import { startRelay } from '@holdfast/test-kit';
 import { startServer, type RunningServer } from './server';
 
 const ARTIFACTS = path.resolve(__dirname, '../../../test-artifacts/e2e');

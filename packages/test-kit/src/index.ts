@@ -16,3 +16,4 @@ export * from './isolated-database';
 export * from './api-process';
 export * from './log-lines';
 export * from './expiry-jobs';
+export * from './tcp-relay';

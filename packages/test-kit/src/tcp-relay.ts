@@ -1,6 +1,7 @@
 /**
- * A TCP relay between the browser and the API, so a test can cut the
- * browser's connections (as a flaky network would) and later let it back in.
+ * A TCP relay between a client (a browser, the typed client) and the API, so a
+ * test can cut the client's connections (as a flaky network would) and later
+ * let it back in.
  */
 import { createConnection, createServer, type Socket } from 'node:net';
 
