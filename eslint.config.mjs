@@ -23,8 +23,8 @@ export default tseslint.config(
       'import-x/no-extraneous-dependencies': ['error', {
         includeInternal: true,
         includeTypes: true,
-        // Tests, browser tests and the bench's own tests may use devDependencies.
-        devDependencies: ['**/test/**', '**/e2e/**', '**/*.test.ts', '**/*.config.{js,mjs,ts}'],
+        // Tests, browser tests, the bench's own tests and developer scripts (the client's generator) may use devDependencies.
+        devDependencies: ['**/test/**', '**/e2e/**', '**/*.test.ts', '**/*.config.{js,mjs,ts}', '**/scripts/**'],
       }],
     },
   },
