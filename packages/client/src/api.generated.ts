@@ -1188,7 +1188,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, a bad signature or an expired token */
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1259,7 +1259,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, a bad signature or an expired token */
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1530,7 +1530,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, a bad signature or an expired token */
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1633,7 +1633,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, a bad signature or an expired token */
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1709,7 +1709,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, a bad signature or an expired token */
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1798,7 +1798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, a bad signature or an expired token */
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1899,7 +1899,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, a bad signature or an expired token */
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2060,7 +2060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, a bad signature or an expired token */
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2145,7 +2145,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, a bad signature or an expired token */
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2217,7 +2217,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description UNAUTHORIZED: no token, a bad signature or an expired token */
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2327,7 +2327,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, a bad signature or an expired token */
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2398,7 +2398,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, a bad signature or an expired token */
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2486,7 +2486,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, a bad signature or an expired token */
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2555,7 +2555,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, a bad signature or an expired token */
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2626,7 +2626,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, a bad signature or an expired token */
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2711,7 +2711,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, a bad signature or an expired token */
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2789,7 +2789,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, a bad signature or an expired token */
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2858,7 +2858,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, a bad signature or an expired token */
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2923,7 +2923,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, a bad signature or an expired token */
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2992,7 +2992,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, a bad signature or an expired token */
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3012,6 +3012,15 @@ export interface operations {
             };
             /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE (`details.reason: "issuer_unavailable"`): the token issuer (AUTH_ISSUER) could not be reached to check the token; retry after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
