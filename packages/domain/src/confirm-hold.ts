@@ -99,9 +99,12 @@ export async function confirmHold(ctx: DomainContext, input: ConfirmInput, optio
 
 async function confirm(ctx: DomainContext, input: ConfirmInput, options: ConfirmOptions): Promise<ConfirmResult> {
   const ticket = ctx.confirms.admit();
+  let claim: HoldClaim | undefined;
+  /** Set once the confirm's outcome is known: from then on finishConfirm ends the claim. */
+  let settled = false;
   try {
     const year = options.orderYear ?? new Date().getUTCFullYear();
-    const claim = await claimHoldLease(ctx, input.holdId);
+    claim = await claimHoldLease(ctx, input.holdId);
     const { payment } = input;
     const item: ConfirmBatchItem = {
       holdId: input.holdId, year, held: claim.held,
@@ -132,8 +135,14 @@ async function confirm(ctx: DomainContext, input: ConfirmInput, options: Confirm
         if (result.kind === 'busy') throw new TransactionConflict(`hold ${input.holdId} stayed locked`);
         throw new UniqueViolation(`confirm of hold ${input.holdId}`);
       }
-      return finishConfirm(ctx, claim, outcomeOf(result, claim));
+      const outcome = outcomeOf(result, claim);
+      settled = true;
+      return finishConfirm(ctx, claim, outcome);
     }
+  } catch (err) {
+    // Nothing committed as far as this confirm knows (a 503, a refusal by retries): its claim goes back now.
+    if (claim && !settled) await giveBackClaim(ctx, claim);
+    throw err;
   } finally {
     ctx.confirms.leave(ticket);
   }
@@ -202,6 +211,32 @@ export async function finishConfirm(ctx: DomainContext, claim: HoldClaim, outcom
     ctx.log.warn({ err, holdId: outcome.row.id }, 'order committed but Redis was not updated; reconciliation will repair it'),
   );
   return { order: outcome.order, created: outcome.kind === 'created' };
+}
+
+/**
+ * A confirm that did not commit (as far as it knows) gives its claim back, with
+ * its own token: a release or expiry that met the claim was answered CLAIMED
+ * and left to this confirm, so once the claim is gone, whatever PostgreSQL says
+ * the hold has become (released, expired, or confirmed after all) is applied in
+ * Redis; end-hold is idempotent and still holds off while another confirm
+ * claims the hold (that one ends it). The claim goes first, then PostgreSQL is
+ * read: an end committed after the read finds no claim of this confirm left.
+ * A hold still ACTIVE keeps its leases for its expiry job. If Redis or
+ * PostgreSQL cannot be reached now, the claim lapses by itself and
+ * reconciliation removes the leases of an ended hold.
+ */
+export async function giveBackClaim(ctx: DomainContext, claim: HoldClaim): Promise<void> {
+  if (!claim.held) return;
+  const { hold } = claim;
+  try {
+    await ctx.store.releaseClaim(hold.eventId, hold.id, claim.token);
+    const row = await findHold(ctx.db, hold.id);
+    if (!row || row.status === 'ACTIVE') return;
+    const mode = row.status === 'CONFIRMED' ? 'confirmed' : row.status === 'RELEASED' ? 'released' : 'expired';
+    await endHoldInRedis(ctx, row, mode);
+  } catch (err) {
+    ctx.log.warn({ err, holdId: hold.id }, 'a confirm that did not commit could not give its claim back; it lapses by itself');
+  }
 }
 
 /** Bounded exponential backoff with full jitter: 0..10 ms, 0..20 ms, ... capped at 160 ms. */

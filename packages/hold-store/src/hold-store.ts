@@ -423,6 +423,14 @@ export class HoldStore {
     }
   }
 
+  /**
+   * A confirm that will not commit gives its claim back (its own token only): a
+   * release or expiry that comes next is no longer held off by it.
+   */
+  async releaseClaim(eventId: string, holdId: string, token: string): Promise<void> {
+    await this.redis.hdel(eventKeys(eventId).claim(holdId), token);
+  }
+
   /** Takes an expired hold's items again for a late payment, all or nothing. */
   async retakeHold(input: {
     eventId: string; holdId: string; customerId: string; leaseMs: number;
