@@ -35,7 +35,7 @@ test('when a general-admission hold whose entry is still live is taken again, th
 
   // What reconciliation's restore does when a confirm re-took the hold between its read and its retake.
   const r = await api.rt.ctx.store.retakeHold({
-    eventId, holdId: hold.id, customerId: 'retaker', leaseMs: 120_000, seatIds: [], ticketTypeId: tt, quantity: 3,
+    eventId, holdId: hold.id, customerId: 'retaker', leaseMs: 120_000, seatIds: [], ticketTypeId: tt, quantity: 3, maxPerCustomer: 10,
   });
   expect(r.kind).toBe('ok');
   expect(await counters(eventId, tt)).toEqual({ cap: 10, sold: 0, held: 3, byHolds: 3 });

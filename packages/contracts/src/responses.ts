@@ -129,6 +129,7 @@ export const repairKind = z.enum([
   'seat_index_rebuilt', // an event with seats primed in Redis without its free-seat index (Redis lost it): built again
   'free_set_missing', // a free seat (not sold, no lease) missing from the free set best available walks: added
   'free_set_extra', // a sold or leased seat in the free set: removed
+  'bought_count', // a customer's tickets bought (counted by the per-customer limit) differing from PostgreSQL's orders: rewritten
 ]);
 
 /** What one reconciliation run found and repaired (repairs by kind; the first entries for a human to read). */

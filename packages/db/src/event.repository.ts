@@ -189,6 +189,35 @@ export async function readSaleState(db: DbClient, eventId: string): Promise<Sale
   });
 }
 
+/** A customer's purchases for one event: total tickets, and the orders made since `recentSince`. */
+export interface CustomerPurchases {
+  customerId: string;
+  quantity: number;
+  recent: { holdId: string; quantity: number }[];
+}
+
+/**
+ * Tickets bought per customer of an event (seats count one each), read in one
+ * statement, with each customer's orders made since `recentSince` (those whose
+ * end in Redis may still be on its way).
+ */
+export async function customerPurchases(db: DbClient, eventId: string, recentSince: Date): Promise<CustomerPurchases[]> {
+  const rows = await translated(() => db.$queryRaw<{ customer_id: string; quantity: bigint; recent_holds: string[]; recent_quantities: bigint[] }[]>`
+    WITH per_order AS (
+      SELECT o.customer_id, o.hold_id, o.created_at, SUM(i.quantity)::bigint AS q
+      FROM orders o JOIN order_items i ON i.order_id = o.id
+      WHERE o.event_id = ${eventId}::uuid GROUP BY o.id)
+    SELECT customer_id, SUM(q)::bigint AS quantity,
+           COALESCE(array_agg(hold_id) FILTER (WHERE created_at > ${recentSince}), '{}') AS recent_holds,
+           COALESCE(array_agg(q) FILTER (WHERE created_at > ${recentSince}), '{}') AS recent_quantities
+    FROM per_order GROUP BY customer_id`);
+  return rows.map((r) => ({
+    customerId: r.customer_id,
+    quantity: Number(r.quantity),
+    recent: r.recent_holds.map((holdId, i) => ({ holdId, quantity: Number(r.recent_quantities[i]) })),
+  }));
+}
+
 export function seatStatuses(db: DbClient, eventId: string): Promise<{ id: string; status: 'AVAILABLE' | 'SOLD' }[]> {
   return translated(() => db.seat.findMany({ where: { eventId }, select: { id: true, status: true } }));
 }

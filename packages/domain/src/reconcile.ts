@@ -1,7 +1,7 @@
 // Reconciliation compares Redis (the leases) with PostgreSQL (the truth) per event
 // and repairs the drift with compare-and-set writes; every repair is logged and reported.
 import {
-  eventsWithLiveHolds, existingEventIds, findHold, findLiveHolds, holdStatuses, lockHold, lockTicketType, readSaleState, recordAudit,
+  customerPurchases, eventsWithLiveHolds, existingEventIds, findEvent, findHold, findLiveHolds, holdStatuses, lockHold, lockTicketType, readSaleState, recordAudit,
   runTransaction, updateHold, type HoldRow,
 } from '@holdfast/db';
 import { repairKind, type reconcileReportObject, type z } from '@holdfast/contracts';
@@ -84,6 +84,7 @@ async function reconcileEvent(
   if (await ctx.store.isPrimed(eventId)) {
     await reconcileSold(ctx, rs, eventId, repair);
     await reconcileTickets(ctx, rs, eventId, repair);
+    await reconcileBought(ctx, rs, eventId, repair);
     await reconcileSeatIndex(ctx, eventId, repair);
   }
   if (keys) {
@@ -115,11 +116,15 @@ async function reconcileStaleLeases(
 
 /**
  * A hold ACTIVE in PostgreSQL whose leases are gone from Redis (Redis lost data).
- * Decision: restore it for its remaining time when every item is still free,
- * so a buyer mid-payment keeps the seats they were promised; when someone else
- * has taken an item meanwhile, end the hold now (EXPIRED, audited), because
- * two buyers must not believe they hold one seat. Either way the database
- * fence at confirm keeps every sale single.
+ * Decision: restore it for its remaining time when every item is still free
+ * and its customer's limit has room for it (it counts against them again), so
+ * a buyer mid-payment keeps the seats they were promised; when someone else
+ * has taken an item meanwhile, or the customer holds or bought up to the limit
+ * since, end the hold now (EXPIRED, audited), because two buyers must not
+ * believe they hold one seat. Either way the database fence at confirm keeps
+ * every sale single. The retake runs while the hold's row is locked: a release
+ * or expiry commits before it (the row reads ended: nothing is taken) or after
+ * it (its end-hold frees what was taken), never in between.
  */
 async function restoreLostHolds(ctx: DomainContext, rs: ReconcileStore, eventId: string, holds: HoldRow[], repair: Repair) {
   const ticketHolds: { row: HoldRow; ticketTypeId: string }[] = [];
@@ -132,37 +137,48 @@ async function restoreLostHolds(ctx: DomainContext, rs: ReconcileStore, eventId:
   const leases = await rs.seatLeases(eventId, seatIds);
   const ticketOk = await rs.ticketHoldEntries(eventId, ticketHolds.map((t) => ({ holdId: t.row.id, ticketTypeId: t.ticketTypeId })));
   const ticketOkById = new Map(ticketHolds.map((t, i) => [t.row.id, ticketOk[i]!]));
+  let maxPerCustomer: number | undefined;
   for (const row of holds) {
     const c = holdContents(row.items as HoldItem[]);
     const seatsLost = c.seatIds.some((id) => leases.get(id)?.owner !== row.id);
     const ticketsLost = c.ticketTypeId !== null && !ticketOkById.get(row.id);
     if (!seatsLost && !ticketsLost) continue;
-    // Re-read: a confirm or release that just ended the hold explains the missing keys.
-    const fresh = await findHold(ctx.db, row.id);
-    const remainingMs = fresh ? fresh.expiresAt.getTime() - Date.now() : 0;
-    if (!fresh || fresh.status !== 'ACTIVE' || remainingMs <= 0) continue;
-    const r = await ctx.store.retakeHold({
-      eventId, holdId: row.id, customerId: row.customerId, leaseMs: remainingMs,
-      seatIds: c.seatIds, ticketTypeId: c.ticketTypeId, quantity: c.ticketTypeId ? c.quantity : 0,
+    maxPerCustomer ??= (await findEvent(ctx.db, eventId))?.maxTicketsPerCustomer ?? 0;
+    const limit = maxPerCustomer;
+    // Re-read under the row's lock: a confirm or release that just ended the hold explains the missing keys.
+    const taken = await runTransaction(ctx.db, async (tx) => {
+      const fresh = await lockHold(tx, row.id);
+      const remainingMs = fresh ? fresh.expiresAt.getTime() - Date.now() : 0;
+      if (!fresh || fresh.status !== 'ACTIVE' || remainingMs <= 0) return null;
+      const r = await ctx.store.retakeHold({
+        eventId, holdId: row.id, customerId: row.customerId, leaseMs: remainingMs, maxPerCustomer: limit,
+        seatIds: c.seatIds, ticketTypeId: c.ticketTypeId, quantity: c.ticketTypeId ? c.quantity : 0,
+      });
+      return { r, remainingMs };
     });
+    if (!taken) continue;
+    const { r, remainingMs } = taken;
     if (r.kind === 'ok') {
       repair('hold_restored', eventId, `hold ${row.id} taken again for ${Math.round(remainingMs / 1000)} s`);
       continue;
     }
     if (r.kind === 'not_ready') continue; // Redis lost the event again mid-run: the next run retries.
+    const why = r.kind === 'limit_exceeded'
+      ? `its customer has held or bought up to the event's limit since (${r.kind})`
+      : `its items were taken by others (${r.kind})`;
     const ended = await runTransaction(ctx.db, async (tx) => {
       const locked = await lockHold(tx, row.id);
       if (!locked || locked.status !== 'ACTIVE') return null;
       const updated = await updateHold(tx, row.id, { status: 'EXPIRED', endedAt: new Date() });
       await recordAudit(tx, {
         actor: 'system:reconcile', action: 'hold.ended_lost', eventId, holdId: row.id,
-        reason: `Redis lost this hold's leases and its items were taken by others (${r.kind})`,
+        reason: `Redis lost this hold's leases and ${why}`,
       });
       return updated;
     });
     if (ended) {
       await endHoldInRedis(ctx, ended, 'expired');
-      repair('hold_ended', eventId, `hold ${row.id} ended: its items were lost and taken (${r.kind})`);
+      repair('hold_ended', eventId, `hold ${row.id} ended: its leases were lost and ${why}`);
     }
   }
 }
@@ -239,6 +255,36 @@ async function reconcileTickets(ctx: DomainContext, rs: ReconcileStore, eventId:
       repair('ga_counter', eventId,
         `ticket type ${t.id}: cap ${r.before.cap || '-'}→${r.after.cap}, sold ${r.before.sold || '-'}→${r.after.sold}, held ${r.before.held || '-'}→${r.after.held}`);
     }
+  }
+}
+
+/**
+ * Orders this recent may still be on their way to Redis (a confirm's end-hold
+ * runs right after its COMMIT; its claim lasts 60 s): reconciliation leaves
+ * them to it while their hold record says so.
+ */
+const RECENT_ORDER_MS = 2 * 60_000;
+
+/**
+ * Tickets bought per customer, as the hold scripts count them against the
+ * limit, against PostgreSQL's orders. Redis's counts are read first, then
+ * PostgreSQL's; each customer's count is written only if it still reads the
+ * same (a confirm's end-hold in between leaves that customer to the next run),
+ * and a recent order whose end-hold has not reached Redis is left to it.
+ */
+async function reconcileBought(ctx: DomainContext, rs: ReconcileStore, eventId: string, repair: Repair) {
+  const seen = await rs.boughtCounts(eventId);
+  const pg = await customerPurchases(ctx.db, eventId, new Date(Date.now() - RECENT_ORDER_MS));
+  const customers = pg.map((p) => ({ ...p, seen: seen.get(p.customerId) ?? null }));
+  const inPg = new Set(pg.map((p) => p.customerId));
+  for (const [customerId, count] of seen) {
+    if (!inPg.has(customerId)) customers.push({ customerId, quantity: 0, recent: [], seen: count });
+  }
+  // Only customers whose count differs, or who have recent orders, need the script.
+  const suspect = customers.filter((c) => c.recent.length > 0 || Number(c.seen ?? 0) !== c.quantity);
+  if (!suspect.length) return;
+  for (const w of await rs.repairBought(eventId, suspect)) {
+    repair('bought_count', eventId, `customer ${w.customerId}: tickets bought ${w.before}→${w.after}`);
   }
 }
 

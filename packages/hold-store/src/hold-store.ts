@@ -86,6 +86,8 @@ export interface ClaimHoldInput {
   seatIds: string[];
   ticketTypeId: string | null;
   quantity: number;
+  /** The event's limit of tickets per customer: lapsed items are taken again only within it. */
+  maxPerCustomer: number;
 }
 
 export type ClaimResult =
@@ -93,7 +95,8 @@ export type ClaimResult =
   | { kind: 'ended'; status: 'released' | 'confirmed' }
   | { kind: 'not_ready' }
   | { kind: 'unavailable'; seatIds: string[] }
-  | { kind: 'sold_out'; available: number };
+  | { kind: 'sold_out'; available: number }
+  | { kind: 'limit_exceeded'; inUse: number };
 
 export interface PrimeInput {
   eventId: string;
@@ -395,7 +398,8 @@ export class HoldStore {
   /**
    * A confirm takes the hold's lease first, on Redis's clock: extended (or taken
    * again where it lapsed and the item is free) to at least now + leaseMs, all
-   * or nothing, under the confirm's token. See claim-hold-9.lua.
+   * or nothing, under the confirm's token; items taken again count against the
+   * customer's limit as a new hold would. See claim-hold-11.lua.
    */
   async claimHold(input: ClaimHoldInput): Promise<ClaimResult> {
     const k = eventKeys(input.eventId);
@@ -403,9 +407,13 @@ export class HoldStore {
     const keys = [
       k.ready, k.sold, k.held,
       tt ? k.ticketType(tt) : k.ready, tt ? k.ticketTypeExpiry(tt) : k.ready, tt ? k.ticketTypeHolds(tt) : k.ready,
-      k.hold(input.holdId), k.customer(input.customerId), k.claim(input.holdId), k.free, ...input.seatIds.map(k.seat),
+      k.hold(input.holdId), k.customer(input.customerId), k.claim(input.holdId), k.free, k.bought,
+      ...input.seatIds.map(k.seat),
     ];
-    const args = [input.holdId, input.token, input.leaseMs, tt, input.quantity, k.channel, ...input.seatIds];
+    const args = [
+      input.holdId, input.token, input.leaseMs, tt, input.quantity, k.channel, input.customerId, input.maxPerCustomer,
+      ...input.seatIds,
+    ];
     const reply = await this.run.claimHold(keys, args);
     switch (reply[0]) {
       case 'OK':
@@ -418,6 +426,8 @@ export class HoldStore {
         return { kind: 'unavailable', seatIds: reply.slice(1).map(String) };
       case 'SOLD_OUT':
         return { kind: 'sold_out', available: Number(reply[1]) };
+      case 'LIMIT_EXCEEDED':
+        return { kind: 'limit_exceeded', inUse: Number(reply[1]) };
       default:
         throw new Error(`unexpected claim script reply ${String(reply[0])}`);
     }
@@ -431,19 +441,24 @@ export class HoldStore {
     await this.redis.hdel(eventKeys(eventId).claim(holdId), token);
   }
 
-  /** Takes an expired hold's items again for a late payment, all or nothing. */
+  /**
+   * Takes a lost hold's items again (reconciliation), all or nothing, within the
+   * customer's limit; the hold counts against its customer again.
+   */
   async retakeHold(input: {
     eventId: string; holdId: string; customerId: string; leaseMs: number;
-    seatIds: string[]; ticketTypeId: string | null; quantity: number;
+    seatIds: string[]; ticketTypeId: string | null; quantity: number; maxPerCustomer: number;
   }): Promise<HoldAttempt> {
     const k = eventKeys(input.eventId);
     const tt = input.ticketTypeId ?? '';
     const keys = [
       k.ready, k.sold, k.held,
       tt ? k.ticketType(tt) : k.ready, tt ? k.ticketTypeExpiry(tt) : k.ready, tt ? k.ticketTypeHolds(tt) : k.ready,
-      k.hold(input.holdId), k.customer(input.customerId), k.free, ...input.seatIds.map(k.seat),
+      k.hold(input.holdId), k.customer(input.customerId), k.free, k.bought, ...input.seatIds.map(k.seat),
     ];
-    const args = [input.holdId, input.leaseMs, tt, input.quantity, k.channel, ...input.seatIds];
+    const args = [
+      input.holdId, input.leaseMs, tt, input.quantity, k.channel, input.customerId, input.maxPerCustomer, ...input.seatIds,
+    ];
     const reply = await this.run.retakeHold(keys, args);
     return reply[0] === 'OK' ? { kind: 'ok', candidate: 1, nowMs: 0 } : parse(reply);
   }

@@ -212,6 +212,33 @@ export class ReconcileStore {
     };
   }
 
+  /** Tickets bought per customer as Redis counts them (the limit's share of past orders). */
+  async boughtCounts(eventId: string): Promise<Map<string, string>> {
+    return new Map(Object.entries(await this.redis.hgetall(eventKeys(eventId).bought)));
+  }
+
+  /**
+   * Writes each customer's bought count from PostgreSQL's (less recent orders
+   * whose end-hold has not reached Redis yet), compare-and-set against the
+   * count read before PostgreSQL (see repair-bought-2.lua). Answers the counts written.
+   */
+  async repairBought(
+    eventId: string,
+    customers: { customerId: string; seen: string | null; quantity: number; recent: { holdId: string; quantity: number }[] }[],
+  ): Promise<{ customerId: string; before: number; after: number }[]> {
+    const k = eventKeys(eventId);
+    const out: { customerId: string; before: number; after: number }[] = [];
+    for (let i = 0; i < customers.length; i += 500) {
+      const chunk = customers.slice(i, i + 500);
+      const keys = [k.ready, k.bought, ...chunk.flatMap((c) => c.recent.map((o) => k.hold(o.holdId)))];
+      const args: (string | number)[] = [chunk.length];
+      for (const c of chunk) args.push(c.customerId, c.seen ?? '', c.quantity, c.recent.length, ...c.recent.map((o) => o.quantity));
+      const r = await this.run.repairBought(keys, args);
+      for (let j = 0; j < r.length; j += 3) out.push({ customerId: String(r[j]), before: Number(r[j + 1]), after: Number(r[j + 2]) });
+    }
+    return out;
+  }
+
   /**
    * The event's hold records and rate-limit windows (as a scan found them) that
    * have no TTL get the one they are written with (HOLD_RECORD_TTL_MS,

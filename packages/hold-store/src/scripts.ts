@@ -10,8 +10,8 @@ const SCRIPT_FILES = {
   syncFreeSeats: 'sync-free-seats-4.lua',
   holdTickets: 'hold-tickets-9.lua',
   endHold: 'end-hold-12.lua',
-  claimHold: 'claim-hold-10.lua',
-  retakeHold: 'retake-hold-9.lua',
+  claimHold: 'claim-hold-11.lua',
+  retakeHold: 'retake-hold-10.lua',
   extendHold: 'extend-hold-6.lua',
   primeEvent: 'prime-event-4.lua',
   readAvailability: 'read-availability-1.lua',
@@ -19,6 +19,7 @@ const SCRIPT_FILES = {
   idempotencyEnd: 'idempotency-end-1.lua',
   fixSeatKey: 'fix-seat-key-6.lua',
   repairTicketCounters: 'repair-ticket-counters-3.lua',
+  repairBought: 'repair-bought-2.lua',
   countHoldRequest: 'count-hold-request-1.lua',
 } as const;
 

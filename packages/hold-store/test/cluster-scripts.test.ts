@@ -93,7 +93,7 @@ test('when every script runs on a cluster with an event\'s keys, then each runs 
       seatIds: seats.slice(0, 2), ticketTypeId: null, quantity: 2,
     })).kind).toBe('ok');
     expect((await store.claimHold({
-      eventId, holdId: 'h1', customerId: 'c1', token: 't1', leaseMs: 30_000, seatIds: seats.slice(0, 2), ticketTypeId: null, quantity: 2,
+      eventId, holdId: 'h1', customerId: 'c1', token: 't1', leaseMs: 30_000, seatIds: seats.slice(0, 2), ticketTypeId: null, quantity: 2, maxPerCustomer: 10,
     })).kind).toBe('live');
     expect((await store.endHold({
       eventId, holdId: 'h1', customerId: 'c1', mode: 'confirmed', seatIds: seats.slice(0, 2), ticketTypeId: null, quantity: 2, claimToken: 't1',
@@ -102,8 +102,12 @@ test('when every script runs on a cluster with an event\'s keys, then each runs 
       eventId, holdId: 'h2', customerId: 'c1', mode: 'expired', seatIds: [], ticketTypeId: tt, quantity: 2,
     })).applied).toBe(true);
     expect((await store.retakeHold({
-      eventId, holdId: 'h2', customerId: 'c1', leaseMs: 30_000, seatIds: [], ticketTypeId: tt, quantity: 2,
+      eventId, holdId: 'h2', customerId: 'c1', leaseMs: 30_000, seatIds: [], ticketTypeId: tt, quantity: 2, maxPerCustomer: 10,
     })).kind).toBe('ok');
+    // c1 bought 2 (h1 confirmed): a count that drifted is written back from PostgreSQL's.
+    await redis.hdel(k.bought, 'c1');
+    expect(await rs.repairBought(eventId, [{ customerId: 'c1', seen: null, quantity: 2, recent: [{ holdId: 'h1', quantity: 2 }] }]))
+      .toEqual([{ customerId: 'c1', before: 0, after: 2 }]);
     await redis.set(k.seat('s3'), 'h3');
     expect(await rs.fixSeatKey(eventId, 's3', 'h3', 5000)).toBe(true);
     expect((await rs.repairTicketCounters(eventId, tt, { capacity: 10, sold: 0, confirmedHoldIds: [] }))?.after).toEqual({ cap: 10, sold: 0, held: 2 });

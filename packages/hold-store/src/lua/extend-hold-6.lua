@@ -52,7 +52,10 @@ for i = 5, #KEYS do
   redis.call('ZADD', KEYS[1], 'GT', expiresAt, ARGV[i + 2])
 end
 if ttId ~= '' then redis.call('ZADD', KEYS[3], 'GT', expiresAt, holdId) end
-setCustomerHold(KEYS[2], holdId, ARGV[5] .. ':' .. expiresAt)
+-- The customer's entry only grows too: a live claim may count this hold until later than the new expiry.
+local mine = redis.call('HGET', KEYS[2], holdId)
+local mineUntil = mine and tonumber(string.match(mine, ':(%d+)$')) or 0
+if mineUntil < expiresAt then setCustomerHold(KEYS[2], holdId, ARGV[5] .. ':' .. expiresAt) end
 redis.call('HSET', KEYS[4], 'expiresAt', expiresAt)
 redis.call('HINCRBY', KEYS[4], 'extensions', 1)
 redis.call('PEXPIRE', KEYS[4], expiresAt - now + tonumber(ARGV[6]))

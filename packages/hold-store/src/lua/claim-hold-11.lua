@@ -2,8 +2,9 @@
   A confirm takes its hold's lease first, on Redis's clock, before it waits for
   PostgreSQL: every seat key and ticket entry of the hold is extended to at
   least now + lease ms (taken again where the lease lapsed and nobody else
-  holds or bought the item), all or nothing, and the confirm's token is
-  recorded in the hold's claim hash. While a claim is live, no end of the hold
+  holds or bought the item, and only within the customer's limit, as a new
+  hold would be), all or nothing, and the confirm's token is recorded in the
+  hold's claim hash. While a claim is live, no end of the hold
   other than "confirmed" frees its leases (end-hold, fix-seat-key), so a seat
   is never handed to another buyer while this confirm can still commit, and one
   confirm's give-up never frees the leases another confirm of the hold took.
@@ -15,15 +16,19 @@
     KEYS[7] hold record (hash)   KEYS[8] the customer's holds (hash)
     KEYS[9] the hold's claims (hash token -> until ms)
     KEYS[10] free seats (zset, see includes/free-seats): seats taken again leave it
-    KEYS[11..] seat keys
+    KEYS[11] tickets bought per customer (hash customer id -> quantity)
+    KEYS[12..] seat keys
     ARGV[1] hold id   ARGV[2] the confirm's token   ARGV[3] lease ms
     ARGV[4] ticket type id ("" for seats)   ARGV[5] quantity   ARGV[6] change channel
-    ARGV[7..] seat ids in KEYS order
+    ARGV[7] customer id   ARGV[8] max tickets per customer
+    ARGV[9..] seat ids in KEYS order
 
   Output:
     {"OK", "live" | "retaken"}   the lease is this confirm's until now + lease ms
     {"NOT_READY"}   {"ENDED", "released" | "confirmed"}
     {"UNAVAILABLE", seat id, ...}   {"SOLD_OUT", available}
+    {"LIMIT_EXCEEDED", tickets in use}   taking the lapsed items again would pass the
+                                         customer's limit (bought + other live holds)
 ]]
 --- @include "now-ms"
 --- @include "customer-holds"
@@ -39,8 +44,8 @@ local untilMs = now + lease
 -- Check every seat before writing any.
 local taken = {}
 local lapsed = {}
-for i = 11, #KEYS do
-  local seatId = ARGV[i - 4]
+for i = 12, #KEYS do
+  local seatId = ARGV[i - 3]
   local owner = redis.call('GET', KEYS[i])
   if redis.call('SISMEMBER', KEYS[2], seatId) == 1 or (owner and owner ~= holdId) then
     taken[#taken + 1] = seatId
@@ -55,11 +60,31 @@ end
 
 local ttId = ARGV[4]
 local quantity = tonumber(ARGV[5])
-local ticketsRetaken = false
+local ticketsLapsed = false
 if ttId ~= '' then
   if redis.call('EXISTS', KEYS[4]) == 0 then return {'NOT_READY'} end
   local score = redis.call('ZSCORE', KEYS[5], holdId)
-  if score and tonumber(score) > now then
+  ticketsLapsed = not score or tonumber(score) <= now
+end
+
+-- The customer's tickets in use count this hold while it is claimed.
+local count = #KEYS - 11
+if ttId ~= '' then count = quantity end
+
+-- Taking lapsed items again is a new hold of them: the customer's limit applies
+-- (what they bought and their other live holds; this hold's own entry, while
+-- still live, is already counted).
+if #lapsed > 0 or ticketsLapsed then
+  local inUse = ticketsInUse(KEYS[8], KEYS[11], ARGV[7], now)
+  local own = redis.call('HGET', KEYS[8], holdId)
+  local ownCount = own and tonumber(string.match(own, '^(%d+):')) or 0
+  if inUse - ownCount + count > tonumber(ARGV[8]) then return {'LIMIT_EXCEEDED', inUse} end
+end
+
+local ticketsRetaken = false
+if ttId ~= '' then
+  local score = redis.call('ZSCORE', KEYS[5], holdId)
+  if not ticketsLapsed then
     if tonumber(score) < untilMs then redis.call('ZADD', KEYS[5], untilMs, holdId) end
   else
     -- Lapsed: drop this hold's own stale entry first, so its tickets are never counted twice.
@@ -78,8 +103,8 @@ if ttId ~= '' then
   end
 end
 
-for i = 11, #KEYS do
-  local seatId = ARGV[i - 4]
+for i = 12, #KEYS do
+  local seatId = ARGV[i - 3]
   local ttl = redis.call('PTTL', KEYS[i])
   if ttl < lease then
     redis.call('SET', KEYS[i], holdId, 'PX', lease)
@@ -88,9 +113,6 @@ for i = 11, #KEYS do
   redis.call('ZREM', KEYS[10], seatId)
 end
 
--- The customer's tickets in use keep counting this hold while it is claimed.
-local count = #KEYS - 10
-if ttId ~= '' then count = quantity end
 local mine = redis.call('HGET', KEYS[8], holdId)
 local mineUntil = mine and tonumber(string.match(mine, ':(%d+)$')) or 0
 if mineUntil < untilMs then setCustomerHold(KEYS[8], holdId, count .. ':' .. untilMs) end
