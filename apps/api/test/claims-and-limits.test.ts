@@ -3,7 +3,7 @@
 // or priming and a purchase whose count drifted all count against the per-customer limit; an
 // extend never shortens a claimed hold's count; reconciliation never re-takes a released hold.
 import pg from 'pg';
-import { reconcile } from '@holdfast/domain';
+import { expireHold, reconcile } from '@holdfast/domain';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
 import {
   confirmVia, expectInvariants, forgetEventInRedis, holdSeats, holdTickets, isolatedDatabaseUrl, seatGrid, sleep, sleepUntil,
@@ -82,6 +82,39 @@ test('when a confirm answers 503 while a release of its hold waits, then the cla
   expect(best.status).toBe(201);
   expect(await api.rt.redis.exists(k.claim(held.id))).toBe(0);
   expect((await confirmVia(api, best.body.hold.id, 'pay-b')).status).toBe(201);
+  await expectInvariants(api.rt.db, event.id);
+});
+
+test('when a late payment answers 503 while the expiry job of its hold waits, then the expiry is applied in Redis once the claim is given back and the tickets are sellable at once', async () => {
+  const { event } = await newEvent({ holdTtlSeconds: 1, seats: [], ticketTypes: [{ name: 'GA', priceCents: 500, capacity: 2 }] });
+  const api = suite.api;
+  const tt = event.ticketTypes[0].id as string;
+  const k = eventKeys(event.id);
+  const held = await holdTickets(api, event.id, 'buyer-a', tt, 2);
+  await api.rt.ctx.persister.flush([event.id]);
+  await waitUntilExpired(held);
+
+  const unlock = await lockOrderNumbers();
+  let confirm: Awaited<ReturnType<typeof confirmVia>>;
+  let expired: Awaited<ReturnType<typeof expireHold>>;
+  try {
+    // The late payment claims the lapsed tickets again, then its batch waits on the order-number row.
+    const confirming = confirmVia(api, held.id, 'pay-late');
+    await waitFor('the confirm to claim the hold', async () => (await api.rt.redis.exists(k.claim(held.id))) === 1);
+    await waitFor('the confirm to wait on the order numbers', async () => (await lockWaiters(api)) >= 1);
+    // What the worker's expiry job runs for the hold.
+    const expiring = expireHold(api.rt.ctx, held.id);
+    [confirm, expired] = await Promise.all([confirming, expiring]);
+  } finally {
+    await unlock();
+  }
+  expect(confirm.status).toBeGreaterThanOrEqual(400);
+  expect(confirm.status).not.toBe(201);
+  expect(expired.kind).toBe('expired');
+
+  const next = await hold(api, event.id, 'buyer-b', { ticketTypeId: tt, quantity: 2 });
+  expect(next.status).toBe(201);
+  expect((await confirmVia(api, next.body.hold.id, 'pay-b')).status).toBe(201);
   await expectInvariants(api.rt.db, event.id);
 });
 

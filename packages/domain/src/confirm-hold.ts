@@ -180,11 +180,11 @@ export async function claimHoldLease(ctx: DomainContext, holdId: string): Promis
   if (!hold || hold.eventId !== eventId) throw errors.holdNotFound();
   const { seatIds, ticketTypeId, quantity } = holdContents(hold.items as HoldItem[]);
   // Lapsed items taken again count against the customer's limit, as a new hold's would.
-  const catalog = await ctx.catalog.get(eventId);
-  if (!catalog) throw errors.holdNotFound();
+  const event = await ctx.catalog.settings(eventId);
+  if (!event) throw errors.holdNotFound();
   const input = {
     eventId, holdId, customerId: hold.customerId, token: randomUUID(), leaseMs: CLAIM_LEASE_MS,
-    seatIds, ticketTypeId, quantity, maxPerCustomer: catalog.event.maxTicketsPerCustomer,
+    seatIds, ticketTypeId, quantity, maxPerCustomer: event.maxTicketsPerCustomer,
   };
   let result = await ctx.store.claimHold(input);
   if (result.kind === 'not_ready') {

@@ -38,6 +38,16 @@ export class EventCatalog {
     return catalog;
   }
 
+  /**
+   * The event's settings (limits, hold time, sale window): from the catalog when
+   * this process has it, else one read of the event's row (the seat map is not
+   * loaded for them). Null for an unknown event.
+   */
+  async settings(eventId: string): Promise<EventRow | null> {
+    if (this.cache.has(eventId)) return (await this.get(eventId))?.event ?? null;
+    return findEvent(this.db, eventId);
+  }
+
   private refresh(eventId: string, catalog: Catalog): Promise<void> {
     let running = this.refreshing.get(eventId);
     if (!running) {
