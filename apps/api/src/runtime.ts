@@ -92,6 +92,7 @@ export async function createApiRuntime(config: Config, log = createLogger(config
       holdRateLimitPerMinute: config.holdRateLimitPerMinute,
       holdOutboxMaxPending: config.holdOutboxMaxPending,
       confirmBatch: { maxBatch: config.confirmBatchMax, maxWaitMs: config.confirmBatchWaitMs, maxWaiting: config.confirmMaxWaiting },
+      confirmClaim: config.confirmClaim,
     },
     log,
     metrics: metrics.domain,

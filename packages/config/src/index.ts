@@ -49,6 +49,7 @@ const envSchema = z.object({
   CONFIRM_BATCH_MAX: z.coerce.number().int().min(1).max(500).default(32),
   CONFIRM_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(100).default(0),
   CONFIRM_MAX_WAITING: z.coerce.number().int().min(1).max(1_000_000).default(2000),
+  CONFIRM_CLAIM_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
   HTTP_FAST_PATH: boolish.optional(),
   // --- Bearer tokens from an OIDC issuer (issue 32); HS256 with JWT_SECRET above ---
   // Empty counts as unset (docker-compose passes `${AUTH_ISSUER:-}` through).
@@ -166,11 +167,19 @@ export interface Config {
   confirmBatchWaitMs: number;
   /** Confirms waiting for a batch past which the API answers 503 OVERLOADED with Retry-After. */
   confirmMaxWaiting: number;
+  /**
+   * A confirm's claim on its hold's lease (Redis's clock) and, from DATABASE_QUERY_TIMEOUT_MS,
+   * how long before its end a batch may no longer commit on it.
+   */
+  confirmClaim: { leaseMs: number; marginMs: number };
   /** Plain requests to the hot endpoints (hold, confirm) skip Express's per-request machinery (apps/api/src/fast-path.ts). */
   httpFastPath: boolean;
   /** Settings that fell back to development values; the caller logs them as warnings. */
   warnings: string[];
 }
+
+/** A confirm's batch stops committing on its claim this long plus the query timeout before the claim ends (COMMIT, clocks). */
+const CLAIM_MARGIN_EXTRA_MS = 1000;
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -193,6 +202,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (e.HOLD_REPLICA_ACKS > 0 && !e.REDIS_CLUSTER_NODES) {
     throw new ConfigError('Invalid configuration: HOLD_REPLICA_ACKS needs REDIS_CLUSTER_NODES (replicas to acknowledge)');
+  }
+  if (e.CONFIRM_CLAIM_LEASE_MS < e.DATABASE_QUERY_TIMEOUT_MS + CLAIM_MARGIN_EXTRA_MS + 1000) {
+    throw new ConfigError(`Invalid configuration: CONFIRM_CLAIM_LEASE_MS must be at least DATABASE_QUERY_TIMEOUT_MS + ${CLAIM_MARGIN_EXTRA_MS + 1000}`);
   }
   const redisClusterNodes = e.REDIS_CLUSTER_NODES
     ? e.REDIS_CLUSTER_NODES.split(',').map((seed) => {
@@ -258,6 +270,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     confirmBatchMax: e.CONFIRM_BATCH_MAX,
     confirmBatchWaitMs: e.CONFIRM_BATCH_WAIT_MS,
     confirmMaxWaiting: e.CONFIRM_MAX_WAITING,
+    confirmClaim: { leaseMs: e.CONFIRM_CLAIM_LEASE_MS, marginMs: e.DATABASE_QUERY_TIMEOUT_MS + CLAIM_MARGIN_EXTRA_MS },
     httpFastPath: e.HTTP_FAST_PATH ?? true,
     warnings,
   };

@@ -1,16 +1,25 @@
-import type pg from 'pg';
+import pg from 'pg';
 import type { Db } from './client';
 import { poolOf } from './client';
-import { translated } from './errors';
+import { DatabaseUnavailable, translated, translateDbError } from './errors';
 import type { OrderItemRow, OrderRow } from './order.repository';
 
 /** One confirm of a batch (see holdfast_confirm_batch in the migration 20261123210000_confirm_batch). */
 export interface ConfirmBatchItem {
   holdId: string;
-  /** The year of the order number. */
-  year: number;
+  /**
+   * Test seam: the year of the order number. Null (always, from the API): the year of
+   * PostgreSQL's clock when the batch takes its numbers, which is also the order's createdAt.
+   */
+  year: number | null;
   /** Whether the confirm holds the hold's lease in Redis; only then may it sell the hold's items. */
   held: boolean;
+  /**
+   * When (performance.now() ms) the confirm's claim on that lease stops being safe to commit
+   * on; null: no deadline. Sent as the milliseconds left when the statement is sent: past
+   * them the function writes nothing for this confirm and answers `lapsed`.
+   */
+  claimUntil: number | null;
   provider: string;
   providerEventId: string | null;
   reference: string;
@@ -26,13 +35,39 @@ export interface ConfirmBatchItem {
   } | null;
 }
 
-/** busy: a row it needed stayed locked past the lock timeout (5 s); it is tried again. */
-export type ConfirmBatchKind = 'created' | 'existing' | 'released' | 'expired' | 'fence' | 'not_found' | 'unique' | 'busy' | 'invalid';
+/**
+ * busy: a row it needed stayed locked past the batch's lock budget (or the order numbers past
+ * theirs); it is tried again. lapsed: its claim would have ended before COMMIT; nothing written.
+ * limit: the customer would own more than the event's maxTicketsPerCustomer; nothing sold.
+ */
+export type ConfirmBatchKind =
+  | 'created' | 'existing' | 'released' | 'expired' | 'fence' | 'not_found' | 'unique' | 'busy' | 'invalid' | 'lapsed' | 'limit';
+
+/** Why a confirm was refused by the customer's limit: the limit, what they own, what this hold adds. */
+export interface LimitDetail {
+  limit: number;
+  owned: number;
+  requested: number;
+}
 
 export interface ConfirmBatchResult {
   kind: ConfirmBatchKind;
   /** The order (created, or the hold's existing one); null for the other kinds. */
   order: OrderRow | null;
+  /** For limit: the numbers behind the refusal. */
+  detail: LimitDetail | null;
+}
+
+/**
+ * The batch's statement was sent and no answer came (the client's query timeout, the
+ * connection lost): it may have committed, wholly. `pid` is the server process that ran it
+ * (settleConfirmBatch makes sure it is gone before anyone reads what it did).
+ */
+export class ConfirmOutcomeUnknown extends DatabaseUnavailable {
+  override name = 'ConfirmOutcomeUnknown';
+  constructor(message: string, readonly pid: number) {
+    super(message);
+  }
 }
 
 interface OrderJson extends Omit<OrderRow, 'createdAt' | 'items'> {
@@ -40,25 +75,82 @@ interface OrderJson extends Omit<OrderRow, 'createdAt' | 'items'> {
   items: OrderItemRow[];
 }
 
-const SQL = 'SELECT idx, kind, order_json FROM holdfast_confirm_batch($1::jsonb)';
+const SQL = 'SELECT idx, kind, order_json, detail FROM holdfast_confirm_batch($1::jsonb)';
+
+type Row = { idx: number; kind: ConfirmBatchKind; order_json: OrderJson | null; detail: LimitDetail | null };
+
+/** The items as the function reads them: the claim's deadline as the milliseconds left now. */
+function batchJson(items: ConfirmBatchItem[]): string {
+  const now = performance.now();
+  return JSON.stringify(items.map(({ claimUntil, ...item }) => ({
+    ...item, claimMs: claimUntil === null ? null : Math.floor(claimUntil - now),
+  })));
+}
 
 /**
  * Confirms a batch of holds in ONE statement, so one transaction, one COMMIT
  * and one round trip: each confirm under its own savepoint, then the order
- * numbers of those that made an order, in batch order, gap-free. Runs on the
- * pool directly (no interactive transaction: the statement is atomic on its
- * own), so a crash at any point leaves the whole batch committed or none of it.
+ * numbers of those that made an order, in batch order, gap-free. Runs on a
+ * pooled connection directly (no interactive transaction: the statement is
+ * atomic on its own), so a crash at any point leaves the whole batch committed
+ * or none of it. A statement sent that got no answer throws ConfirmOutcomeUnknown
+ * (PostgreSQL's own refusals, and failures before sending, are known: nothing
+ * committed).
  */
 export async function confirmBatch(db: Db, items: ConfirmBatchItem[]): Promise<ConfirmBatchResult[]> {
-  const json = JSON.stringify(items);
   const pool: pg.Pool | undefined = poolOf(db);
-  const rows = await translated(async () => {
-    if (pool) return (await pool.query<{ idx: number; kind: ConfirmBatchKind; order_json: OrderJson | null }>(SQL, [json])).rows;
-    return db.$queryRawUnsafe<{ idx: number; kind: ConfirmBatchKind; order_json: OrderJson | null }[]>(SQL, json);
-  });
+  let rows: Row[];
+  if (pool) {
+    const client = await translated(() => pool.connect());
+    // The claims' deadlines are counted from here, once the connection is ours.
+    const json = batchJson(items);
+    try {
+      rows = (await client.query<Row>(SQL, [json])).rows;
+      client.release();
+    } catch (err) {
+      // PostgreSQL's own refusal: the statement failed, nothing of it committed.
+      if (err instanceof pg.DatabaseError) {
+        client.release();
+        throw translateDbError(err);
+      }
+      client.release(err as Error);
+      throw new ConfirmOutcomeUnknown((err as Error)?.message ?? String(err), (client as unknown as { processID: number }).processID);
+    }
+  } else {
+    const json = batchJson(items);
+    rows = await translated(() => db.$queryRawUnsafe<Row[]>(SQL, json));
+  }
   if (rows.length !== items.length) throw new Error(`confirm batch answered ${rows.length} rows for ${items.length} confirms`);
   return rows.map((row) => ({
     kind: row.kind,
     order: row.order_json ? { ...row.order_json, createdAt: new Date(row.order_json.createdAt) } : null,
+    detail: row.detail,
   }));
+}
+
+/**
+ * After ConfirmOutcomeUnknown: makes sure the server process that ran the batch is gone (ended
+ * if it still runs, waiting up to waitMs for it), so its transaction has committed or rolled
+ * back for good and nothing of it can commit later. True when it is gone; false when that could
+ * not be known in time (PostgreSQL did not answer). Needs the right to end the API's own
+ * sessions (the same role, or pg_signal_backend).
+ */
+export async function settleConfirmBatch(db: Db, pid: number, waitMs: number): Promise<boolean> {
+  const pool = poolOf(db);
+  if (!pool || !pid) return false;
+  try {
+    const res = await pool.query<{ gone: boolean }>({
+      text: `SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $1) THEN true
+                         ELSE pg_terminate_backend($1, $2) END AS gone`,
+      values: [pid, waitMs],
+      query_timeout: waitMs + 500,
+    } as pg.QueryConfig);
+    if (res.rows[0]?.gone) return true;
+    const again = await pool.query<{ gone: boolean }>({
+      text: 'SELECT NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $1) AS gone', values: [pid], query_timeout: 500,
+    } as pg.QueryConfig);
+    return again.rows[0]?.gone === true;
+  } catch {
+    return false;
+  }
 }
