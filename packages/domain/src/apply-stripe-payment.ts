@@ -35,6 +35,7 @@ const NOT_CONFIRMABLE: Record<string, string> = {
   HOLD_NOT_FOUND: 'unknown hold',
   HOLD_EXPIRED: 'hold expired and its seats or tickets are no longer available',
   HOLD_NOT_ACTIVE: 'hold was released',
+  LIMIT_EXCEEDED: "the customer would own more than the event's maxTicketsPerCustomer",
 };
 
 /**

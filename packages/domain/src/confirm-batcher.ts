@@ -2,8 +2,11 @@
 // for it and then go together, in ONE statement (one transaction, one COMMIT,
 // one WAL flush); a confirm that finds nothing running goes at once, so a lone
 // confirm never waits for company. The backlog is bounded: past maxWaiting
-// waiting confirms, a confirm is refused at once with 503 OVERLOADED.
-import { confirmBatch, DatabaseUnavailable, type ConfirmBatchItem, type ConfirmBatchResult, type Db } from '@holdfast/db';
+// waiting confirms, a confirm is refused at once with 503 OVERLOADED. A batch whose answer
+// never came is not a failure until PostgreSQL says what committed (recover()).
+import {
+  confirmBatch, ConfirmOutcomeUnknown, DatabaseUnavailable, settleConfirmBatch, type ConfirmBatchItem, type ConfirmBatchResult, type Db,
+} from '@holdfast/db';
 import { errors } from './errors';
 
 export interface ConfirmBatchSettings {
@@ -34,6 +37,14 @@ export function confirmBatchSettings(given: Partial<ConfirmBatchSettings> = {}):
   return out;
 }
 
+/** How long a batch whose answer never came waits for its server process to be gone. */
+const SETTLE_WAIT_MS = 1000;
+/** Times a batch whose answer never came is settled and sent again before its confirms answer 503. */
+const MAX_RECOVERIES = 2;
+
+/** A confirm whose claim's deadline is this close when its batch goes renews its claim first. */
+const RENEW_AHEAD_MS = 1000;
+
 /** Seconds a refused confirm is told to wait (Retry-After). */
 const RETRY_AFTER_SECONDS = 1;
 
@@ -45,6 +56,8 @@ export interface ConfirmTicket {
 interface Pending {
   item: ConfirmBatchItem;
   ticket: ConfirmTicket;
+  /** Takes the confirm's claim again (updating item.held and item.claimUntil); see execute(). */
+  renew?: () => Promise<void>;
   resolve(result: ConfirmBatchResult): void;
   reject(err: unknown): void;
 }
@@ -57,6 +70,8 @@ export interface ConfirmBatchStats {
   largest: number;
   /** Milliseconds spent in batch statements (from send to answer), summed. */
   statementMs: number;
+  /** Batches whose statement got no answer and whose outcome was then looked for. */
+  recovered: number;
 }
 
 export class ConfirmBatcher {
@@ -64,7 +79,7 @@ export class ConfirmBatcher {
   private running = 0;
   private waitingCount = 0;
   private timer: NodeJS.Timeout | null = null;
-  readonly stats: ConfirmBatchStats = { batches: 0, confirms: 0, grouped: 0, largest: 0, statementMs: 0 };
+  readonly stats: ConfirmBatchStats = { batches: 0, confirms: 0, grouped: 0, largest: 0, statementMs: 0, recovered: 0 };
 
   constructor(
     private readonly db: Db,
@@ -106,10 +121,13 @@ export class ConfirmBatcher {
     }
   }
 
-  /** Runs one confirm in the next batch; resolves only after that batch's COMMIT. */
-  run(item: ConfirmBatchItem, ticket: ConfirmTicket): Promise<ConfirmBatchResult> {
+  /**
+   * Runs one confirm in the next batch; resolves only after that batch's COMMIT. `renew` takes
+   * the confirm's claim again when its batch is about to go after the claim's deadline.
+   */
+  run(item: ConfirmBatchItem, ticket: ConfirmTicket, renew?: () => Promise<void>): Promise<ConfirmBatchResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ item, ticket, resolve, reject });
+      this.queue.push({ item, ticket, resolve, reject, renew });
       this.next(false);
     });
   }
@@ -145,8 +163,13 @@ export class ConfirmBatcher {
     if (batch.length > 1) this.stats.grouped++;
     this.stats.largest = Math.max(this.stats.largest, batch.length);
     const started = performance.now();
+    // A confirm that waited in the backlog until (nearly) its claim's deadline takes its claim
+    // again first (Redis: renewed while still its own, else taken again or found gone), so no
+    // batch commits on a lapsed claim; the function refuses one past its deadline anyway (lapsed).
+    const stale = batch.filter((p) => p.renew && p.item.claimUntil !== null && p.item.claimUntil - started < RENEW_AHEAD_MS);
+    if (stale.length) await Promise.all(stale.map((p) => p.renew!().catch(() => undefined)));
     try {
-      const results = await confirmBatch(this.db, batch.map((p) => p.item));
+      const results = await this.recovering(batch.map((p) => p.item));
       const ms = performance.now() - started;
       this.stats.statementMs += ms;
       this.onBatch(batch.length, ms / 1000);
@@ -160,10 +183,35 @@ export class ConfirmBatcher {
       // one confirm's trouble must not fail the others, so each goes again alone.
       for (const p of batch) {
         try {
-          p.resolve((await confirmBatch(this.db, [p.item]))[0]!);
+          p.resolve((await this.recovering([p.item]))[0]!);
         } catch (alone) {
           p.reject(alone);
         }
+      }
+    }
+  }
+
+  /**
+   * Runs a batch; when its statement got no answer (ConfirmOutcomeUnknown: it may have
+   * committed), finds out what happened before anyone is answered: the server process that
+   * ran it is ended and awaited (settleConfirmBatch), so its transaction is over for good, and
+   * the same batch is sent again. The function is idempotent per hold: a confirm whose order
+   * committed the first time finds it now (answered as created when that order carries its
+   * payment reference, since this request made it), the others are confirmed now. When
+   * PostgreSQL cannot say in time, the confirms fail with ConfirmOutcomeUnknown (503): their
+   * claims are kept, since their orders may exist.
+   */
+  private async recovering(items: ConfirmBatchItem[]): Promise<ConfirmBatchResult[]> {
+    for (let recovery = 0; ; recovery++) {
+      try {
+        const results = await confirmBatch(this.db, items);
+        if (recovery === 0) return results;
+        return results.map((r, i) =>
+          r.kind === 'existing' && r.order?.paymentReference === items[i]!.reference ? { ...r, kind: 'created' } : r);
+      } catch (err) {
+        if (!(err instanceof ConfirmOutcomeUnknown) || recovery >= MAX_RECOVERIES) throw err;
+        this.stats.recovered++;
+        if (!(await settleConfirmBatch(this.db, err.pid, SETTLE_WAIT_MS))) throw err;
       }
     }
   }

@@ -3,8 +3,9 @@
 // whose conditional writes are the fence, the order numbers taken last for the whole batch.
 import { randomUUID } from 'node:crypto';
 import {
-  findHold, TransactionConflict, UniqueViolation, type ConfirmBatchItem, type ConfirmBatchResult, type HoldRow,
+  ConfirmOutcomeUnknown, findHold, TransactionConflict, UniqueViolation, type ConfirmBatchItem, type ConfirmBatchResult, type HoldRow,
 } from '@holdfast/db';
+import type { ClaimHoldInput } from '@holdfast/hold-store';
 import type { DomainContext } from './context';
 import { AppError, errors } from './errors';
 import { endHoldInRedis } from './holds';
@@ -33,7 +34,10 @@ export interface ConfirmInput {
 }
 
 export interface ConfirmOptions {
-  /** The year of the order number (default: the current UTC year). A seam for the first order of a year. */
+  /**
+   * Test seam: the year of the order number. Without it (always, from the API) the year is
+   * PostgreSQL's, read when the batch takes its numbers (the order's createdAt year).
+   */
   orderYear?: number;
 }
 
@@ -45,12 +49,14 @@ export interface ConfirmResult {
 
 /** Attempts per confirm when PostgreSQL reports a serialization failure, deadlock or unique race. */
 const MAX_ATTEMPTS = 6;
+/** Times a confirm takes its claim again because the backlog outlasted it, before it answers 503. */
+const MAX_RECLAIMS = 3;
 /**
- * How long a confirm's claim keeps the hold's seats and tickets leased to it,
- * on Redis's clock: far longer than a confirm batch may run, so the lease
- * never lapses under a confirm that can still commit.
+ * How long a confirm's claim keeps the hold's seats and tickets leased to it, on Redis's
+ * clock, and how long before its end a batch may no longer commit on it (the longest a batch's
+ * statement and COMMIT may take once sent): DomainSettings.confirmClaim, else these.
  */
-const CLAIM_LEASE_MS = 60_000;
+export const DEFAULT_CONFIRM_CLAIM = { leaseMs: 60_000, marginMs: 2_500 };
 
 type ClaimedHold = Pick<HoldRow, 'id' | 'eventId' | 'customerId' | 'items'>;
 
@@ -63,6 +69,10 @@ export interface HoldClaim {
   token: string;
   /** Whether the hold's items are leased to this confirm in Redis; only then may its transaction sell them. */
   held: boolean;
+  /** When (performance.now() ms) a batch may no longer commit on this claim: taken + lease - margin. */
+  until: number;
+  /** The claim script's input, to take the claim again with the same token (renew). */
+  input: ClaimHoldInput;
 }
 
 export type ConfirmTxOutcome =
@@ -103,19 +113,24 @@ async function confirm(ctx: DomainContext, input: ConfirmInput, options: Confirm
   /** Set once the confirm's outcome is known: from then on finishConfirm ends the claim. */
   let settled = false;
   try {
-    const year = options.orderYear ?? new Date().getUTCFullYear();
     claim = await claimHoldLease(ctx, input.holdId);
     const { payment } = input;
     const item: ConfirmBatchItem = {
-      holdId: input.holdId, year, held: claim.held,
+      holdId: input.holdId, year: options.orderYear ?? null, held: claim.held, claimUntil: claim.until,
       provider: payment.provider, providerEventId: payment.providerEventId ?? null, reference: payment.reference,
       amountCents: payment.amountCents ?? null, currency: payment.currency ?? null, auditActor: input.auditActor ?? null,
       record: claim.record,
     };
-    for (let attempt = 1; ; attempt++) {
+    const renew = async () => {
+      const renewed = await renewClaim(ctx, claim!);
+      claim = renewed;
+      item.held = renewed.held;
+      item.claimUntil = renewed.until;
+    };
+    for (let attempt = 1, reclaims = 0; ; attempt++) {
       let result: ConfirmBatchResult;
       try {
-        result = await ctx.confirms.run(item, ticket);
+        result = await ctx.confirms.run(item, ticket, renew);
       } catch (err) {
         // A deadlock between batches (duplicate confirms of one hold on two API processes): try again.
         if (err instanceof TransactionConflict && attempt < MAX_ATTEMPTS) {
@@ -124,6 +139,15 @@ async function confirm(ctx: DomainContext, input: ConfirmInput, options: Confirm
         }
         // Anything else (PostgreSQL unreachable, a timeout): the claim lapses with its lease.
         throw err;
+      }
+      if (result.kind === 'lapsed') {
+        // The backlog outlasted the claim: nothing was written. Claim the lease again (the same
+        // token): still this hold's, it is renewed; lapsed and taken by another buyer, the hold
+        // is no longer held and the next batch answers it expired.
+        if (++reclaims > MAX_RECLAIMS) throw errors.unavailable('PostgreSQL (confirm backlog)');
+        await renew();
+        attempt--;
+        continue;
       }
       if (result.kind === 'unique' || result.kind === 'busy') {
         // A unique race (two processes inserting the same hold's row), or a row another transaction
@@ -141,7 +165,8 @@ async function confirm(ctx: DomainContext, input: ConfirmInput, options: Confirm
     }
   } catch (err) {
     // Nothing committed as far as this confirm knows (a 503, a refusal by retries): its claim goes back now.
-    if (claim && !settled) await giveBackClaim(ctx, claim);
+    // Not when PostgreSQL could not say whether its batch committed: its order may exist, the claim lapses.
+    if (claim && !settled && !(err instanceof ConfirmOutcomeUnknown)) await giveBackClaim(ctx, claim);
     throw err;
   } finally {
     ctx.confirms.leave(ticket);
@@ -159,6 +184,12 @@ function outcomeOf(result: ConfirmBatchResult, claim: HoldClaim): ConfirmTxOutco
     case 'expired':
     case 'fence':
       return { kind: 'refused', row, error: errors.holdExpired(), mode: 'expired' };
+    case 'limit':
+      // PostgreSQL's fence on the customer's limit (maxTicketsPerCustomer): the hold is over.
+      return {
+        kind: 'refused', row, mode: 'expired',
+        error: errors.limitExceeded(result.detail?.limit ?? 0, result.detail?.owned ?? 0),
+      };
     case 'not_found':
       throw errors.holdNotFound();
     default:
@@ -182,19 +213,33 @@ export async function claimHoldLease(ctx: DomainContext, holdId: string): Promis
   // Lapsed items taken again count against the customer's limit, as a new hold's would.
   const event = await ctx.catalog.settings(eventId);
   if (!event) throw errors.holdNotFound();
-  const input = {
-    eventId, holdId, customerId: hold.customerId, token: randomUUID(), leaseMs: CLAIM_LEASE_MS,
+  const { leaseMs, marginMs } = ctx.settings.confirmClaim ?? DEFAULT_CONFIRM_CLAIM;
+  const input: ClaimHoldInput = {
+    eventId, holdId, customerId: hold.customerId, token: randomUUID(), leaseMs,
     seatIds, ticketTypeId, quantity, maxPerCustomer: event.maxTicketsPerCustomer,
   };
+  const started = performance.now();
+  const held = await takeClaim(ctx, input);
+  return { hold, record: fromRecord, token: input.token, held, until: started + leaseMs - marginMs, input };
+}
+
+/** Takes (or renews, with the same token) the claim; whether the hold's items are this confirm's. */
+async function takeClaim(ctx: DomainContext, input: ClaimHoldInput): Promise<boolean> {
   let result = await ctx.store.claimHold(input);
   if (result.kind === 'not_ready') {
-    await primeEvent(ctx, eventId);
+    await primeEvent(ctx, input.eventId);
     result = await ctx.store.claimHold(input);
   }
   if (result.kind === 'not_ready') throw errors.unavailable('Redis');
-  return {
-    hold, record: fromRecord, token: input.token, held: result.kind === 'live' || result.kind === 'retaken',
-  };
+  return result.kind === 'live' || result.kind === 'retaken';
+}
+
+/** The same claim taken again for another lease (its deadline counted from now). */
+async function renewClaim(ctx: DomainContext, claim: HoldClaim): Promise<HoldClaim> {
+  const { marginMs } = ctx.settings.confirmClaim ?? DEFAULT_CONFIRM_CLAIM;
+  const started = performance.now();
+  const held = await takeClaim(ctx, claim.input);
+  return { ...claim, held, until: started + claim.input.leaseMs - marginMs };
 }
 
 /**

@@ -32,6 +32,12 @@ export interface DomainSettings {
   confirmBatch?: Partial<ConfirmBatchSettings>;
   /** Per event: holds not yet persisted in PostgreSQL past which new holds answer 503 (default 100000). */
   holdOutboxMaxPending?: number;
+  /**
+   * A confirm's claim on its hold's lease: how long it lasts, and how long before its end a
+   * batch may no longer commit on it (longer than a batch's statement and COMMIT may take).
+   * Default DEFAULT_CONFIRM_CLAIM (60 s, 2.5 s).
+   */
+  confirmClaim?: { leaseMs: number; marginMs: number };
 }
 
 export const DEFAULT_HOLD_OUTBOX_MAX_PENDING = 100_000;
