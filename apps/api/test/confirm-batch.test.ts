@@ -14,7 +14,9 @@ const years: number[] = [];
 afterAll(async () => {
   for (const year of years) await suite.api.rt.db.$executeRaw`DELETE FROM order_sequences WHERE year = ${year}`;
 });
-const suite = useTestApi();
+// A statement timeout of 6 s gives a batch's lock waits a 2 s budget (a third of it): the time the
+// blocker's batch waits while the confirms under test are sent and queued, on a loaded machine too.
+const suite = useTestApi({ DATABASE_QUERY_TIMEOUT_MS: '6000' });
 const { newEvent } = suite;
 
 /** For waitFor on the batcher's counters: they live in memory, so they are read often. */
@@ -237,7 +239,7 @@ test('when the outbox drain and a confirm batch insert the same new holds at onc
       });
       const record = (id: string) => ({ ...row(id), createdAt: now.toISOString(), expiresAt: row(id).expiresAt.toISOString() });
       const confirmOf = (id: string) => ({
-        holdId: id, year: 2026, held: false, provider: 'service', providerEventId: null, reference: `dl-${id}`,
+        holdId: id, year: 2026, held: false, claimUntil: null, provider: 'service', providerEventId: null, reference: `dl-${id}`,
         amountCents: null, currency: null, auditActor: null, record: record(id),
       });
       await blocker.query('BEGIN');

@@ -36,6 +36,19 @@ test('when committed rows break a rule, then the invariant checker names it, and
     expect(await rules(event.id)).toEqual(['a hold is CONFIRMED iff it has an order, and holds.order_id names it']);
     await db.$executeRaw`UPDATE holds SET status = 'CONFIRMED' WHERE id = ${seatHold.id}`;
 
+    // buyer-2 owns 2 tickets; a limit of 1 is broken by the rows already committed.
+    await db.$executeRaw`UPDATE events SET max_tickets_per_customer = 1 WHERE id = ${event.id}::uuid`;
+    expect(await rules(event.id)).toEqual([
+      "no customer owns more than the event's limit (maxTicketsPerCustomer: a seat counts one, a ticket line its quantity)",
+    ]);
+    await db.$executeRaw`UPDATE events SET max_tickets_per_customer = 10 WHERE id = ${event.id}::uuid`;
+
+    await db.$executeRaw`UPDATE customer_sales SET sold = sold + 1 WHERE event_id = ${event.id}::uuid AND customer_id = 'buyer-2'`;
+    expect(await rules(event.id)).toEqual([
+      "each customer's sold count (customer_sales, the confirm's limit fence) equals what their orders hold",
+    ]);
+    await db.$executeRaw`UPDATE customer_sales SET sold = sold - 1 WHERE event_id = ${event.id}::uuid AND customer_id = 'buyer-2'`;
+
     expect(await rules(event.id)).toEqual([]);
   } finally {
     await dropTestEvent(api, event.id);

@@ -77,6 +77,24 @@ const CHECKS: Check[] = [
           WHERE o.event_id = $1::uuid AND (h.id IS NULL OR h.event_id <> o.event_id)`,
   },
   {
+    name: "no customer owns more than the event's limit (maxTicketsPerCustomer: a seat counts one, a ticket line its quantity)",
+    sql: `SELECT o.customer_id, e.max_tickets_per_customer AS "limit",
+                 sum(CASE WHEN i.seat_id IS NOT NULL THEN 1 ELSE i.quantity END)::int AS owned
+          FROM orders o JOIN order_items i ON i.order_id = o.id JOIN events e ON e.id = o.event_id
+          WHERE o.event_id = $1::uuid
+          GROUP BY o.customer_id, e.max_tickets_per_customer
+          HAVING sum(CASE WHEN i.seat_id IS NOT NULL THEN 1 ELSE i.quantity END) > e.max_tickets_per_customer`,
+  },
+  {
+    name: "each customer's sold count (customer_sales, the confirm's limit fence) equals what their orders hold",
+    sql: `SELECT COALESCE(c.customer_id, o.customer_id) AS customer_id, c.sold, o.owned
+          FROM (SELECT customer_id, sold FROM customer_sales WHERE event_id = $1::uuid) c
+          FULL JOIN (SELECT o.customer_id, sum(CASE WHEN i.seat_id IS NOT NULL THEN 1 ELSE i.quantity END)::int AS owned
+                     FROM orders o JOIN order_items i ON i.order_id = o.id WHERE o.event_id = $1::uuid
+                     GROUP BY o.customer_id) o ON o.customer_id = c.customer_id
+          WHERE COALESCE(c.sold, 0) <> COALESCE(o.owned, 0)`,
+  },
+  {
     name: 'order numbers have the form PREFIX-YYYY-NNNNNN',
     sql: `SELECT id::text AS order_id, number FROM orders
           WHERE event_id = $1::uuid AND number !~ '^[A-Z]+-[0-9]{4}-[0-9]{6,}$'`,

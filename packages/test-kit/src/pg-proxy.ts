@@ -10,6 +10,7 @@ import net from 'node:net';
 export class PgProxy {
   private frozen = false;
   private readonly pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();
+  private readonly slowReplies: { marker: Buffer; ms: number; times: number }[] = [];
 
   private constructor(private readonly server: net.Server, readonly port: number, private readonly target: { host: string; port: number }) {}
 
@@ -35,7 +36,18 @@ export class PgProxy {
     const upstream = net.connect(this.target.port, this.target.host);
     const pair = { client, upstream };
     this.pairs.add(pair);
-    client.on('data', (d) => upstream.write(d));
+    client.on('data', (d: Buffer) => {
+      upstream.write(d);
+      const rule = this.slowReplies.find((r) => r.times > 0 && d.includes(r.marker));
+      if (rule) {
+        // The statement goes to PostgreSQL at once and runs (and commits); its answer waits.
+        rule.times--;
+        upstream.pause();
+        setTimeout(() => {
+          if (!this.frozen) upstream.resume();
+        }, rule.ms);
+      }
+    });
     upstream.on('data', (d) => client.write(d));
     const close = () => {
       client.destroy();
@@ -59,6 +71,15 @@ export class PgProxy {
       client.pause();
       upstream.pause();
     }
+  }
+
+  /**
+   * The next `times` statements whose bytes contain `marker` reach PostgreSQL at once, but
+   * their connection's answers are held back `ms` (a server slow to answer, a flush that
+   * takes long): the client waits for an answer the server has already given.
+   */
+  delayRepliesTo(marker: string, ms: number, times = 1): void {
+    this.slowReplies.push({ marker: Buffer.from(marker), ms, times });
   }
 
   /** Forwards again, what waited first. */
