@@ -15,7 +15,8 @@ export const ORDER_ENDPOINTS = [
       201: { description: 'the order, created now', schema: responses.order }, 200: { description: 'the order this hold already became', schema: responses.order },
       404: err('HOLD_NOT_FOUND'),
       409: err('HOLD_EXPIRED (its items are gone), HOLD_NOT_ACTIVE (released), or IDEMPOTENCY_IN_PROGRESS'),
-      422: err('IDEMPOTENCY_KEY_REUSED'), 503: overloadedOrUnavailable,
+      422: err('LIMIT_EXCEEDED (the customer would own more than the event\'s maxTicketsPerCustomer: details.limit, details.inUse; nothing sold, the hold is over), or IDEMPOTENCY_KEY_REUSED'),
+      503: overloadedOrUnavailable,
     },
     // An integrator's backend (or an admin) confirms after capturing the payment itself.
     answer: async ({ deps: ctx, params, body, principal }) => {
