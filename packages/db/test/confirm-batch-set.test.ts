@@ -74,7 +74,7 @@ async function holdRow(f: Fixture, items: Item[], status = 'ACTIVE'): Promise<st
 
 function confirm(f: Fixture, holdId: string, extra: Record<string, unknown> = {}) {
   return {
-    holdId, year: f.year, held: true, provider: 'service', providerEventId: null, reference: `ref-${holdId}`,
+    holdId, year: f.year, held: true, claimUntil: null, provider: 'service', providerEventId: null, reference: `ref-${holdId}`,
     amountCents: null, currency: null, auditActor: null, record: null, ...extra,
   };
 }
