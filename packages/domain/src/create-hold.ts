@@ -8,7 +8,7 @@ import { isUuid, newHoldId } from './ids';
 import type { Hold, HoldItem, HoldRecordJson } from './hold-view';
 import { primeEvent } from './prime-event';
 import { syncSeatIndex } from './seat-index';
-import { assertSaleOpen } from './sale-window';
+import { assertOnSale, salesClosedError } from './sale-window';
 
 export type HoldSelector =
   | { kind: 'seats'; seatIds: string[] }
@@ -72,7 +72,8 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
   const catalog = await ctx.catalog.get(eventId);
   if (!catalog) throw errors.eventNotFound();
   const { event } = catalog;
-  assertSaleOpen(event, Date.now());
+  // Draft or closed refused here; the window's bounds by the script, on Redis's clock.
+  assertOnSale(event);
   const holdId = newHoldId(eventId);
   const base: HoldRequestBase = {
     eventId, holdId, customerId,
@@ -81,6 +82,8 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
     rateLimit: ctx.settings.holdRateLimitPerMinute,
     rateWindowMs: RATE_LIMIT_WINDOW_MS,
     outboxMaxPending: ctx.settings.holdOutboxMaxPending ?? DEFAULT_HOLD_OUTBOX_MAX_PENDING,
+    salesStartMs: event.salesStartAt?.getTime() ?? null,
+    salesEndMs: event.salesEndAt?.getTime() ?? null,
   };
   const record = (items: HoldItem[]): HoldRecordJson => ({
     eventId, customerId, items, currency: event.currency, totalCents: holdTotalCents(items),
@@ -126,6 +129,8 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
       throw errors.soldOut(Math.max(0, result.available));
     case 'not_ready':
       throw errors.unavailable('Redis');
+    case 'sales_closed':
+      throw salesClosedError(event, result.nowMs);
     case 'outbox_full':
       ctx.log.warn({ eventId, pending: result.pending }, 'hold refused: the event\'s outbox is full (PostgreSQL is behind)');
       ctx.persister.notify(eventId);

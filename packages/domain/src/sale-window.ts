@@ -19,7 +19,20 @@ export function saleState(
 /** Throws SALES_CLOSED unless holds may be taken at `nowMs`. */
 export function assertSaleOpen(event: Pick<EventRow, 'salesStatus' | 'salesStartAt' | 'salesEndAt'>, nowMs: number): void {
   if (saleState(event, nowMs) === 'open') return;
-  throw errors.salesClosed({
+  throw salesClosedError(event, nowMs);
+}
+
+/**
+ * Throws SALES_CLOSED unless the event is on sale (draft and closed need no
+ * clock). The window's bounds are checked by the hold scripts on Redis's clock.
+ */
+export function assertOnSale(event: Pick<EventRow, 'salesStatus' | 'salesStartAt' | 'salesEndAt'>): void {
+  if (event.salesStatus !== 'on_sale') throw salesClosedError(event, Date.now());
+}
+
+/** SALES_CLOSED as refused at `nowMs` (Redis's time when a hold script refused it). */
+export function salesClosedError(event: Pick<EventRow, 'salesStatus' | 'salesStartAt' | 'salesEndAt'>, nowMs: number) {
+  return errors.salesClosed({
     salesStatus: event.salesStatus,
     salesStartAt: event.salesStartAt?.toISOString() ?? null,
     salesEndAt: event.salesEndAt?.toISOString() ?? null,

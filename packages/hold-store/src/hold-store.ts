@@ -25,6 +25,8 @@ export class ReplicaAckError extends StoreUnavailableError {
 export type HoldAttempt =
   | { kind: 'ok'; candidate: number; nowMs: number }
   | { kind: 'not_ready' }
+  /** Outside the sale window on Redis's clock (its time then). */
+  | { kind: 'sales_closed'; nowMs: number }
   | { kind: 'outbox_full'; pending: number }
   | { kind: 'rate_limited'; retryAfterMs: number }
   | { kind: 'limit_exceeded'; inUse: number }
@@ -43,6 +45,9 @@ export interface HoldRequestBase {
   rateWindowMs: number;
   /** The most outbox entries not yet persisted in PostgreSQL; at it, holds are refused (OUTBOX_FULL). */
   outboxMaxPending: number;
+  /** The sale window [start, end) in ms since the epoch, checked by the script on Redis's clock; null or absent: open. */
+  salesStartMs?: number | null;
+  salesEndMs?: number | null;
 }
 
 /** A selection the seat script may take, with the hold's JSON (items, totals) should it win. */
@@ -210,6 +215,8 @@ function parse(reply: (string | number)[]): HoldAttempt {
       return { kind: 'ok', candidate: Number(rest[0]), nowMs: Number(rest[1]) };
     case 'NOT_READY':
       return { kind: 'not_ready' };
+    case 'SALES_CLOSED':
+      return { kind: 'sales_closed', nowMs: Number(rest[0]) };
     case 'OUTBOX_FULL':
       return { kind: 'outbox_full', pending: Number(rest[0]) };
     case 'RATE_LIMITED':
@@ -293,7 +300,7 @@ export class HoldStore {
     const args = [
       req.holdId, req.customerId, req.ttlMs, req.maxPerCustomer, req.rateLimit, req.rateWindowMs,
       k.channel, req.candidates.length, HOLD_RECORD_TTL_MS, ...req.candidates.map((c) => c.seatIds.length),
-      ...req.candidates.map((c) => c.recordJson), ...seatIds, req.outboxMaxPending,
+      ...req.candidates.map((c) => c.recordJson), ...seatIds, req.salesStartMs ?? '', req.salesEndMs ?? '', req.outboxMaxPending,
     ];
     return this.runHold('holdSeats', keys, args, (a) => a.kind === 'ok' ? this.endHold({
       eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
@@ -314,7 +321,7 @@ export class HoldStore {
     const args = [
       req.holdId, req.customerId, req.ttlMs, req.maxPerCustomer, req.rateLimit, req.rateWindowMs,
       k.channel, req.tier, req.quantity, k.seatPrefix, req.eventId, req.currency, req.window ?? bestWindow(req.quantity),
-      req.outboxMaxPending, HOLD_RECORD_TTL_MS,
+      req.outboxMaxPending, HOLD_RECORD_TTL_MS, req.salesStartMs ?? '', req.salesEndMs ?? '',
     ];
     const parseBest = (reply: (string | number)[]): BestAttempt => {
       if (reply[0] === 'NOT_INDEXED') return { kind: 'not_indexed' };
@@ -361,6 +368,7 @@ export class HoldStore {
     const args = [
       req.holdId, req.customerId, req.ttlMs, req.maxPerCustomer, req.rateLimit, req.rateWindowMs,
       req.recordJson, k.channel, req.ticketTypeId, req.quantity, req.outboxMaxPending, HOLD_RECORD_TTL_MS,
+      req.salesStartMs ?? '', req.salesEndMs ?? '',
     ];
     return this.runHold('holdTickets', keys, args, () => this.endHold({
       eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',

@@ -17,3 +17,4 @@ export * from './api-process';
 export * from './log-lines';
 export * from './expiry-jobs';
 export * from './tcp-relay';
+export * from './clock';

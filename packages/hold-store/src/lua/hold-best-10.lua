@@ -48,10 +48,12 @@
     ARGV[11] event id   ARGV[12] currency   ARGV[13] seats to look at for side by side (>= quantity)
     ARGV[14] the most outbox entries not yet persisted before holds are refused
     ARGV[15] record ttl ms (how long the hold record outlives the hold)
+    ARGV[16] sale window start ms   ARGV[17] sale window end ms ('' for an open bound)
 
   Output:
     {"OK", now ms, 1 when side by side else 0, seat id, ...}
     {"NOT_READY"}   the event must be primed first
+    {"SALES_CLOSED", now ms}   outside the sale window on Redis's clock
     {"NOT_INDEXED"} the event's seat index must be built first (sync-free-seats)
     {"OUTBOX_FULL", entries pending}  PostgreSQL is that far behind: nothing written
     {"RATE_LIMITED", retry after ms}   {"LIMIT_EXCEEDED", tickets in use}
@@ -62,9 +64,11 @@
 --- @include "rate-limited"
 --- @include "customer-holds"
 --- @include "free-seats"
+--- @include "sale-window"
 
 local now = nowMs()
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_READY'} end
+if outsideSaleWindow(ARGV[16], ARGV[17], now) then return {'SALES_CLOSED', now} end
 local index = redis.call('HMGET', KEYS[10], '_n', 't:' .. ARGV[8])
 if not index[1] then return {'NOT_INDEXED'} end
 

@@ -18,12 +18,14 @@
     ARGV[6] rate window ms      ARGV[7] change channel     ARGV[8] number of candidates (n)
     ARGV[9] record ttl ms (how long the hold record outlives the hold)
     ARGV[10 .. 9+n] candidate sizes; ARGV[10+n .. 9+2n] each candidate's hold JSON
-    (items, totals); then the seat ids in KEYS order; last: the most outbox
-    entries not yet persisted (ARGV[#ARGV]) before holds are refused
+    (items, totals); then the seat ids in KEYS order; then the sale window's
+    start and end ms (ARGV[#ARGV-2], ARGV[#ARGV-1]; '' for an open bound); last:
+    the most outbox entries not yet persisted (ARGV[#ARGV]) before holds are refused
 
   Output:
     {"OK", candidate index (1-based), now ms}
     {"NOT_READY"}                     the event must be primed first
+    {"SALES_CLOSED", now ms}          outside the sale window on Redis's clock
     {"OUTBOX_FULL", entries pending}  PostgreSQL is that far behind: nothing written
     {"RATE_LIMITED", retry after ms}
     {"LIMIT_EXCEEDED", tickets in use}
@@ -32,10 +34,12 @@
 --- @include "now-ms"
 --- @include "rate-limited"
 --- @include "customer-holds"
+--- @include "sale-window"
 
 local now = nowMs()
 
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_READY'} end
+if outsideSaleWindow(ARGV[#ARGV - 2], ARGV[#ARGV - 1], now) then return {'SALES_CLOSED', now} end
 
 -- The outbox is never trimmed (a hold answered 201 must reach PostgreSQL): past
 -- its limit of entries not yet persisted, new holds are refused instead.

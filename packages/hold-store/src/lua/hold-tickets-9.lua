@@ -15,9 +15,11 @@
     ARGV[7] hold JSON  ARGV[8] change channel  ARGV[9] ticket type id  ARGV[10] quantity
     ARGV[11] the most outbox entries not yet persisted before holds are refused
     ARGV[12] record ttl ms (how long the hold record outlives the hold)
+    ARGV[13] sale window start ms   ARGV[14] sale window end ms ('' for an open bound)
 
   Output:
     {"OK", 1, now ms} | {"NOT_READY"} | {"RATE_LIMITED", retry after ms}
+    {"SALES_CLOSED", now ms} (outside the sale window on Redis's clock)
     {"OUTBOX_FULL", entries pending} (PostgreSQL is that far behind: nothing written)
     {"LIMIT_EXCEEDED", tickets in use} | {"SOLD_OUT", available}
 ]]
@@ -25,10 +27,12 @@
 --- @include "rate-limited"
 --- @include "customer-holds"
 --- @include "ticket-availability"
+--- @include "sale-window"
 
 local now = nowMs()
 
 if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[2]) == 0 then return {'NOT_READY'} end
+if outsideSaleWindow(ARGV[13], ARGV[14], now) then return {'SALES_CLOSED', now} end
 
 -- The outbox is never trimmed (a hold answered 201 must reach PostgreSQL): past
 -- its limit of entries not yet persisted, new holds are refused instead.
