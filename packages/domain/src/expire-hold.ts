@@ -14,12 +14,17 @@ export type ExpireOutcome =
  * Expires one hold. Idempotent: a second run finds the row expired already and
  * only repeats the compare-and-delete in Redis, which changes nothing by then
  * (and completes the job of a run that died between the two steps).
+ * "Due" is decided on Redis's clock (the one the hold's expiresAt was set on
+ * and its leases run out on), not this process's: `now` only when a caller
+ * read it already. A hold not due answers when it is, on this process's clock
+ * (so a job can be delayed until then whatever the skew).
  */
-export async function expireHold(ctx: DomainContext, holdId: string, now = new Date()): Promise<ExpireOutcome> {
+export async function expireHold(ctx: DomainContext, holdId: string, now?: Date): Promise<ExpireOutcome> {
   const row = await findHold(ctx.db, holdId);
   if (!row) return { kind: 'missing' };
   if (row.status === 'ACTIVE') {
-    if (row.expiresAt > now) return { kind: 'not_due', expiresAt: row.expiresAt };
+    now ??= new Date(await ctx.store.nowMs());
+    if (row.expiresAt > now) return notDue(row.expiresAt, now);
     if (await expireHoldIfDue(ctx.db, holdId, now)) {
       ctx.metrics.holdsExpired(1);
       await endHoldInRedisAfter(ctx, row);
@@ -30,7 +35,7 @@ export async function expireHold(ctx: DomainContext, holdId: string, now = new D
     // extended it: then the job waits for the new time.
     const now2 = await findHold(ctx.db, holdId);
     if (!now2) return { kind: 'missing' };
-    if (now2.status === 'ACTIVE') return { kind: 'not_due', expiresAt: now2.expiresAt };
+    if (now2.status === 'ACTIVE') return notDue(now2.expiresAt, now);
     if (now2.status === 'EXPIRED') await endHoldInRedisAfter(ctx, now2);
     return { kind: 'already_ended', status: now2.status };
   }
@@ -39,6 +44,11 @@ export async function expireHold(ctx: DomainContext, holdId: string, now = new D
   // end-hold leaves a claimed hold alone, so no pause is needed to let it finish.
   if (row.status === 'EXPIRED') await endHoldInRedisAfter(ctx, row);
   return { kind: 'already_ended', status: row.status };
+}
+
+/** Not due: its time, moved from Redis's clock (`now`) to this process's. */
+function notDue(expiresAt: Date, now: Date): ExpireOutcome {
+  return { kind: 'not_due', expiresAt: new Date(Date.now() + (expiresAt.getTime() - now.getTime())) };
 }
 
 /**
@@ -54,9 +64,10 @@ async function endHoldInRedisAfter(ctx: DomainContext, row: HoldRow): Promise<vo
 /**
  * The sweep behind the expiry jobs: expires every active hold that is due in
  * PostgreSQL (jobs lost with Redis's data, or never scheduled because the API
- * died first). Returns how many it expired.
+ * died first), due on Redis's clock unless `now` is given. Returns how many it expired.
  */
-export async function expireDueHolds(ctx: DomainContext, now = new Date(), batch = 500): Promise<number> {
+export async function expireDueHolds(ctx: DomainContext, now?: Date, batch = 500): Promise<number> {
+  now ??= new Date(await ctx.store.nowMs());
   let expired = 0;
   for (;;) {
     const due = await findDueHolds(ctx.db, now, batch);

@@ -26,7 +26,8 @@ export async function extendHold(ctx: DomainContext, principal: Principal, holdI
     if (!row || (principal.role === 'customer' && row.customerId !== principal.id)) throw errors.holdNotFound();
     if (row.status === 'CONFIRMED') throw errors.holdAlreadyConfirmed();
     if (row.status === 'RELEASED') throw errors.holdReleased();
-    if (row.status === 'EXPIRED' || row.expiresAt.getTime() <= Date.now()) throw errors.holdExpired();
+    // Whether its time has run out is decided by the script, on Redis's clock (not this process's).
+    if (row.status === 'EXPIRED') throw errors.holdExpired();
     if (row.extensions >= event.maxHoldExtensions) throw errors.extensionLimitReached(event.maxHoldExtensions);
     const { seatIds, ticketTypeId, quantity } = holdContents(row.items as HoldItem[]);
     const latest = row.createdAt.getTime() + event.maxHoldSeconds * 1000;

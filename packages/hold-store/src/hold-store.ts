@@ -385,8 +385,11 @@ export class HoldStore {
     return reply[0] === 'RATE_LIMITED' ? { retryAfterMs: Number(reply[1]) } : null;
   }
 
-  /** Ends a hold in Redis (compare-and-delete); idempotent. `claimed`: a confirm in flight holds it, nothing done. */
-  async endHold(input: EndHoldInput): Promise<{ applied: boolean; freed: number; claimed?: boolean }> {
+  /**
+   * Ends a hold in Redis (compare-and-delete); idempotent. `claimed`: a confirm in flight holds it, nothing done.
+   * `notDue`: an expiry before the hold's time on Redis's clock, nothing done.
+   */
+  async endHold(input: EndHoldInput): Promise<{ applied: boolean; freed: number; claimed?: boolean; notDue?: boolean }> {
     const k = eventKeys(input.eventId);
     const tt = input.ticketTypeId ?? '';
     const keys = [
@@ -400,6 +403,7 @@ export class HoldStore {
     ];
     const reply = await this.run.endHold(keys, args);
     if (reply[0] === 'CLAIMED') return { applied: false, freed: 0, claimed: true };
+    if (reply[0] === 'NOT_DUE') return { applied: false, freed: 0, notDue: true };
     return reply[0] === 'ALREADY' ? { applied: false, freed: 0 } : { applied: true, freed: Number(reply[1]) };
   }
 
@@ -517,6 +521,12 @@ export class HoldStore {
     ];
     const reply = await this.run.primeEvent(keys, args);
     return Number(reply) === 1;
+  }
+
+  /** Redis's clock, ms since the epoch: holds expire on it, so their expiry is decided on it. */
+  async nowMs(): Promise<number> {
+    const [sec, micro] = await this.redis.time();
+    return Number(sec) * 1000 + Math.floor(Number(micro) / 1000);
   }
 
   async isPrimed(eventId: string): Promise<boolean> {

@@ -3,7 +3,10 @@
   confirmed. Compare-and-delete: a seat key is removed only while this hold
   owns it. Applying the same end twice changes nothing. A release or expiry
   changes nothing while a confirm claims the hold (claim-hold): that confirm
-  ends it, confirmed, or gives up and ends it with its own token.
+  ends it, confirmed, or gives up and ends it with its own token. An expiry
+  changes nothing before the hold's time on Redis's clock (its record's
+  expiresAt, moved by every extension): a lease is ended as expired only once
+  it has run out, whatever the clock of the process that asks.
 
   Input:
     KEYS[1] ready marker   KEYS[2] sold seats (set)   KEYS[3] held seats (zset)
@@ -21,6 +24,7 @@
   Output:
     {"OK", seats freed (including seats whose lease had lapsed)}   {"ALREADY"} when this end was applied before
     {"CLAIMED"} a confirm (other than ARGV[8]'s) claims the hold: nothing done
+    {"NOT_DUE", ms left}  an expiry of a hold whose time has not come on Redis's clock: nothing done
 ]]
 --- @include "now-ms"
 --- @include "customer-holds"
@@ -34,7 +38,12 @@ else
   if ARGV[8] ~= '' then redis.call('HDEL', KEYS[10], ARGV[8]) end
   if liveClaims(KEYS[10], nowMs()) then return {'CLAIMED'} end
 end
-if redis.call('HGET', KEYS[9], 'status') == mode then return {'ALREADY'} end
+local record = redis.call('HMGET', KEYS[9], 'status', 'expiresAt')
+if record[1] == mode then return {'ALREADY'} end
+if mode == 'expired' and record[1] == 'active' and record[2] then
+  local left = tonumber(record[2]) - nowMs()
+  if left > 0 then return {'NOT_DUE', left} end
+end
 local ready = redis.call('EXISTS', KEYS[1]) == 1
 local confirmed = mode == 'confirmed'
 local quantity = tonumber(ARGV[6])
