@@ -1,4 +1,4 @@
-import { findLiveHolds, readSaleState, type HoldRow } from '@holdfast/db';
+import { findLiveHolds, readSaleState, runTransaction, type HoldRow } from '@holdfast/db';
 import type { DomainContext } from './context';
 import type { PrimeHold } from '@holdfast/hold-store';
 import { holdContents, type HoldItem, type HoldRecordJson } from './hold-view';
@@ -14,6 +14,9 @@ const inflight = new WeakMap<DomainContext, Map<string, Promise<void>>>();
  * extended or released as before); then the free-seat index best
  * available is decided on is built (seat-index.ts). Concurrent callers in one
  * process share one load; across processes the script keeps the first.
+ * PostgreSQL is read in one snapshot; a hold that ended between that read and
+ * the script's write (its end found the event not primed) is applied as it
+ * ended, from the status its end left on its record (prime-event-4.lua).
  */
 export function primeEvent(ctx: DomainContext, eventId: string): Promise<void> {
   let map = inflight.get(ctx);
@@ -21,7 +24,11 @@ export function primeEvent(ctx: DomainContext, eventId: string): Promise<void> {
   let p = map.get(eventId);
   if (!p) {
     p = (async () => {
-      const [state, live] = await Promise.all([readSaleState(ctx.db, eventId), findLiveHolds(ctx.db, eventId, new Date())]);
+      // One snapshot: the sold seats, sales and live holds of one instant (a confirm is in all of them or none).
+      const { state, live } = await runTransaction(ctx.db, async (tx) => {
+        const state = await readSaleState(tx, eventId);
+        return { state, live: await findLiveHolds(tx, eventId, new Date(await ctx.store.nowMs())) };
+      }, { isolationLevel: 'RepeatableRead', timeoutMs: 60_000 });
       const liveHolds = live.map((h): PrimeHold => ({
         holdId: h.id, customerId: h.customerId, createdAtMs: h.createdAt.getTime(), expiresAtMs: h.expiresAt.getTime(),
         extensions: h.extensions, recordJson: holdRecordJson(h), ...holdContents(h.items as HoldItem[]),

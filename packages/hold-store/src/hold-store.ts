@@ -515,7 +515,7 @@ export class HoldStore {
       ...input.ticketTypes.flatMap((t) => [t.capacity, t.sold]),
       ...input.bought.flatMap((b) => [b.customerId, b.quantity]),
       ...input.soldSeatIds,
-      ...live.flatMap((h) => [h.holdId, h.expiresAtMs, h.createdAtMs, h.extensions, h.recordJson, ...(h.ticketTypeId
+      ...live.flatMap((h) => [h.holdId, h.customerId, h.expiresAtMs, h.createdAtMs, h.extensions, h.recordJson, ...(h.ticketTypeId
         ? [ttIndex.get(h.ticketTypeId)!, h.quantity]
         : [0, h.seatIds.length, ...h.seatIds])]),
     ];

@@ -7,6 +7,14 @@
   ready marker lets the event sell again. A no-op when another process primed
   the event first.
 
+  PostgreSQL is read in one snapshot, and the hold may end between that read
+  and this script: end-hold then found the event not primed, and its only
+  trace is the hold's record, whose status it set (end-hold writes it primed
+  or not). A hold the snapshot saw ACTIVE whose record says confirmed is
+  applied as sold (its seats in the sold set, its tickets sold, its customer's
+  purchases; the snapshot had none of it); released or expired, it is not
+  restored. A record still active, or none, is restored as above.
+
   Input:
     KEYS[1] ready marker   KEYS[2] sold seats (set)   KEYS[3] bought per customer (hash)
     KEYS[4] held seats (zset)
@@ -18,7 +26,7 @@
     ARGV[3] number of live holds     ARGV[4] number of sold seats
     ARGV[5] record ttl ms (how long a hold record outlives its hold)
     ARGV[6..] per ticket type: capacity, sold; then per customer: id, quantity;
-              then the sold seat ids; then per live hold: hold id, expiresAt ms,
+              then the sold seat ids; then per live hold: hold id, customer id, expiresAt ms,
               createdAt ms, extensions, record JSON (items, totals),
               ticket type index (0 for seats), count (tickets, or seats followed by their ids)
 
@@ -60,11 +68,35 @@ local seatKey = 5 + 3 * ntt
 local custKey = #KEYS - 2 * nholds + 1
 local recordKey = #KEYS - nholds + 1
 for h = 1, nholds do
-  local holdId, expiresAt, createdAt, extensions, json = ARGV[a], tonumber(ARGV[a + 1]), ARGV[a + 2], ARGV[a + 3], ARGV[a + 4]
-  local tti, count = tonumber(ARGV[a + 5]), tonumber(ARGV[a + 6])
-  a = a + 7
+  local holdId, customerId, expiresAt = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2])
+  local createdAt, extensions, json = ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
+  local tti, count = tonumber(ARGV[a + 6]), tonumber(ARGV[a + 7])
+  a = a + 8
   local ttl = expiresAt - now
-  if tti == 0 then
+  local ended = redis.call('HGET', KEYS[recordKey], 'status')
+  if ended == 'active' then ended = nil end
+  if ended == 'confirmed' then
+    -- Confirmed after the snapshot, its end-hold run while the event was not primed.
+    redis.call('HINCRBY', KEYS[3], customerId, count)
+    if tti == 0 then
+      for s = 1, count do
+        local seatId = ARGV[a + s - 1]
+        redis.call('SADD', KEYS[2], seatId)
+        if redis.call('GET', KEYS[seatKey]) == holdId then redis.call('DEL', KEYS[seatKey]) end
+        redis.call('ZREM', KEYS[4], seatId)
+        seatKey = seatKey + 1
+      end
+      a = a + count
+    else
+      redis.call('HINCRBY', KEYS[4 + tti], 'sold', count)
+    end
+  elseif ended then
+    -- Released or expired after the snapshot: nothing to restore.
+    if tti == 0 then
+      seatKey = seatKey + count
+      a = a + count
+    end
+  elseif tti == 0 then
     for s = 1, count do
       local seatId = ARGV[a + s - 1]
       if ttl > 0 and redis.call('SISMEMBER', KEYS[2], seatId) == 0
@@ -79,7 +111,7 @@ for h = 1, nholds do
     redis.call('ZADD', KEYS[4 + 2 * ntt + tti], expiresAt, holdId)
     redis.call('HINCRBY', KEYS[4 + tti], 'held', count)
   end
-  if ttl > 0 and redis.call('HEXISTS', KEYS[custKey], holdId) == 0 then
+  if not ended and ttl > 0 and redis.call('HEXISTS', KEYS[custKey], holdId) == 0 then
     setCustomerHold(KEYS[custKey], holdId, count .. ':' .. expiresAt)
   end
   -- The record too (a record that survived is kept: it may say more, e.g. a status).
