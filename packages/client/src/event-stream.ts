@@ -7,10 +7,13 @@ import { readSse } from './sse-parser';
  * - `open` each time the stream (re)connects. The API keeps no backlog of
  *   changes, so on `reconnected: true` re-read what you show (the seat map):
  *   changes made while the stream was down are not sent again.
+ * - `reconnecting` when the stream dropped or an attempt to open it failed
+ *   (`error` says why when the server refused), before the wait for the next.
  * - `seat` when a seat changes status; `availability` when a ticket type's count changes.
  */
 export type StreamItem =
   | { type: 'open'; reconnected: boolean }
+  | { type: 'reconnecting'; retryInMs: number; error?: HoldfastError }
   | { type: 'seat'; seatId: string; status: components['schemas']['Seat']['status'] }
   | { type: 'availability'; ticketTypeId: string; available: number };
 
@@ -61,6 +64,7 @@ export async function* eventStream(deps: StreamDeps, eventId: string, options: E
     if (lastEventId !== undefined) headers['Last-Event-ID'] = lastEventId;
     let response: Response | undefined;
     let waitMs = delay;
+    let refusal: HoldfastError | undefined;
     try {
       response = await deps.fetch(new Request(url, { headers, signal }));
     } catch (error) {
@@ -79,11 +83,17 @@ export async function* eventStream(deps: StreamDeps, eventId: string, options: E
       // 4xx: asking again will not help. 5xx: the server is down or full for now.
       if (!reconnect || response.status < 500) throw error;
       if (error.retryAfterSeconds !== undefined) waitMs = Math.max(waitMs, error.retryAfterSeconds * 1000);
+      refusal = error;
     } else if (response?.body) {
       yield { type: 'open', reconnected: opened++ > 0 };
       delay = baseDelay;
       try {
-        for await (const message of readSse(response.body, (ms) => { baseDelay = ms; delay = ms; })) {
+        const serverRetry = (ms: number) => {
+          if (options.delayMs !== undefined) return;
+          baseDelay = ms;
+          delay = ms;
+        };
+        for await (const message of readSse(response.body, serverRetry)) {
           if (message.id !== undefined) lastEventId = message.id;
           if (message.event !== 'seat' && message.event !== 'availability') continue;
           let data: Record<string, unknown>;
@@ -98,9 +108,10 @@ export async function* eventStream(deps: StreamDeps, eventId: string, options: E
         if (signal?.aborted) return;
         if (!reconnect) throw error;
       }
-      if (!reconnect) return;
+      if (!reconnect || signal?.aborted) return;
       waitMs = delay;
     }
+    yield { type: 'reconnecting', retryInMs: waitMs, ...(refusal ? { error: refusal } : {}) };
     await sleep(waitMs, signal);
     delay = Math.min(delay * 2, maxDelayMs);
   }

@@ -173,6 +173,10 @@ test('when the event stream is read through the client, then changes arrive as t
     relay.cut();
     relay.restore();
     await waitFor('the stream to open again', () => items.some((i) => i.type === 'open' && i.reconnected));
+    const dropped = items.findIndex((i) => i.type === 'reconnecting');
+    expect(dropped).toBeGreaterThan(0);
+    expect(items[dropped]).toEqual({ type: 'reconnecting', retryInMs: 200 });
+    expect(dropped).toBeLessThan(items.findIndex((i) => i.type === 'open' && i.reconnected));
     await buyer.client.hold(event.id, { seatIds: [seats[1]!.id] });
     await waitFor('a change after the reconnection', () => items.some((i) => i.type === 'seat' && i.seatId === seats[1]!.id));
   } finally {
