@@ -7,7 +7,12 @@ module.exports = {
   rootDir: __dirname,
   testEnvironment: 'node',
   testMatch: ['<rootDir>/**/*.e2e.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }],
+    // jose (the API's token check, loaded through the test kit) ships ES modules only: compiled as the root config does.
+    '/node_modules/jose/.+\\.js$': ['ts-jest', { isolatedModules: true, diagnostics: false, tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022' } }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   testTimeout: 180000,
   maxWorkers: 1,
 };

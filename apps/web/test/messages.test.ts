@@ -1,8 +1,8 @@
-import { ApiError } from '../src/shared/api';
+import { HoldfastError, PurchaseError } from '../src/shared/api';
 import { describeError, takenSeatIds } from '../src/shared/messages';
 
-const error = (code: string, details?: unknown, retryAfterSeconds?: number) =>
-  new ApiError(409, code, 'server wording', details, retryAfterSeconds);
+const error = (code: HoldfastError['code'], details?: unknown, retryAfterSeconds?: number) =>
+  new HoldfastError(409, code, 'server wording', details, retryAfterSeconds);
 
 test('when seats were just taken, then the message names them by label', () => {
   const taken = error('SEATS_UNAVAILABLE', { seatIds: ['s5', 's6'] });
@@ -31,6 +31,11 @@ test('when a body fails validation, then the fields and reasons are shown', () =
   expect(describeError(invalid)).toBe('The request was not accepted: quantity: Too big: expected number to be <=100.');
 });
 
-test('when the code is unknown, then the server message is shown', () => {
-  expect(describeError(error('SOMETHING_NEW'))).toBe('server wording');
+test('when the code is unknown (a server newer than the page), then the server message is shown', () => {
+  expect(describeError(error('SOMETHING_NEW' as HoldfastError['code']))).toBe('server wording');
+});
+
+test('when the demo payment is pending or missing, then the page says so in its own words', () => {
+  expect(describeError(new PurchaseError('PAYMENT_PENDING', 'x'))).toMatch(/not been confirmed yet/);
+  expect(describeError(new PurchaseError('DEMO_PAY_UNAVAILABLE', 'x'))).toMatch(/Demo payment is not available/);
 });

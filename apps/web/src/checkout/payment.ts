@@ -1,5 +1,5 @@
 /** Demo payment: ask the API to pay the hold, then find the order it became. */
-import { ApiError, type Api } from '../shared/api';
+import { HoldfastError, PurchaseError, type Api } from '../shared/api';
 import type { Order } from '../shared/types';
 
 const POLL_MS = 500;
@@ -15,9 +15,9 @@ export async function payAndGetOrder(api: Api, holdId: string): Promise<Order> {
   while (Date.now() < deadline) {
     const hold = await api.getHold(holdId);
     if (hold.orderId) return api.getOrder(hold.orderId);
-    if (hold.status === 'expired') throw new ApiError(409, 'HOLD_EXPIRED', 'The hold expired.');
-    if (hold.status === 'released') throw new ApiError(409, 'HOLD_NOT_ACTIVE', 'The hold was released.');
+    if (hold.status === 'expired') throw new HoldfastError(409, 'HOLD_EXPIRED', 'The hold expired.');
+    if (hold.status === 'released') throw new HoldfastError(409, 'HOLD_NOT_ACTIVE', 'The hold was released.');
     await sleep(POLL_MS);
   }
-  throw new ApiError(0, 'PAYMENT_PENDING', 'The payment has not been confirmed yet.');
+  throw new PurchaseError('PAYMENT_PENDING', 'The payment has not been confirmed yet.');
 }

@@ -4,7 +4,7 @@
  * active hold is remembered per event so a reload picks it up again.
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, type Api } from '../shared/api';
+import { HoldfastError, PurchaseError, type Api } from '../shared/api';
 import { msUntil } from '../shared/clock';
 import type { Hold, HoldRequest, SeatStatus } from '../shared/types';
 import { payAndGetOrder } from './payment';
@@ -79,15 +79,15 @@ export function usePurchase(api: Api, eventId: string, { markSeats, refresh, onE
       markSeats(seatIdsOf(held), 'sold');
       setPurchase({ stage: 'paid', hold: held, order });
     } catch (e) {
-      const code = e instanceof ApiError ? e.code : '';
+      const code = e instanceof HoldfastError ? e.code : '';
       if (code === 'HOLD_EXPIRED') {
         // Its seats went to someone else: read the map again rather than guess.
         end(held, 'expired');
         void refresh();
       } else if (code === 'HOLD_NOT_ACTIVE') end(held, 'released');
       else setPurchase({ stage: 'held', hold: held });
-      const demoMissing = e instanceof ApiError && e.status === 404 && code !== 'HOLD_NOT_FOUND';
-      onError(demoMissing ? new ApiError(404, 'DEMO_PAY_UNAVAILABLE', 'No demo payment here.') : e);
+      const demoMissing = e instanceof HoldfastError && e.status === 404 && code !== 'HOLD_NOT_FOUND';
+      onError(demoMissing ? new PurchaseError('DEMO_PAY_UNAVAILABLE', 'No demo payment here.') : e);
     }
   };
 
@@ -111,7 +111,7 @@ export function usePurchase(api: Api, eventId: string, { markSeats, refresh, onE
       const extended = await api.extendHold(held.id);
       if (current.current.stage === 'held' && current.current.hold.id === held.id) setPurchase({ stage: 'held', hold: extended });
     } catch (e) {
-      const code = e instanceof ApiError ? e.code : '';
+      const code = e instanceof HoldfastError ? e.code : '';
       if (code === 'HOLD_EXPIRED') end(held, 'expired');
       else if (code === 'HOLD_NOT_ACTIVE') end(held, 'released');
       onError(e);

@@ -1,5 +1,5 @@
 /** Plain-language messages for the error codes the contract names. */
-import { ApiError } from './api';
+import { HoldfastError, PurchaseError } from './api';
 import { TokenNeededError } from './auth';
 
 export interface MessageContext {
@@ -11,7 +11,7 @@ export interface MessageContext {
 
 /** The seat ids a SEATS_UNAVAILABLE error names in `details.seatIds`. */
 export function takenSeatIds(error: unknown): string[] {
-  if (!(error instanceof ApiError) || error.code !== 'SEATS_UNAVAILABLE') return [];
+  if (!(error instanceof HoldfastError) || error.code !== 'SEATS_UNAVAILABLE') return [];
   const details = error.details;
   if (typeof details !== 'object' || details === null) return [];
   const ids = (details as { seatIds?: unknown }).seatIds;
@@ -40,7 +40,12 @@ function plural(n: number, word: string): string {
 
 export function describeError(error: unknown, context: MessageContext = {}): string {
   if (error instanceof TokenNeededError) return 'This page needs an access token to talk to the booking service.';
-  if (!(error instanceof ApiError)) return 'Something unexpected went wrong. Please try again.';
+  if (error instanceof PurchaseError) {
+    return error.code === 'PAYMENT_PENDING'
+      ? 'The payment was sent but has not been confirmed yet. Your order will appear once it is; please check again shortly.'
+      : 'Demo payment is not available on this server, so this page cannot take payment.';
+  }
+  if (!(error instanceof HoldfastError)) return 'Something unexpected went wrong. Please try again.';
   switch (error.code) {
     case 'SEATS_UNAVAILABLE': {
       const labels = takenSeatIds(error).map((id) => context.seatLabel?.(id) ?? id);
@@ -103,10 +108,6 @@ export function describeError(error: unknown, context: MessageContext = {}): str
       return 'Your token is not allowed to do that.';
     case 'SERVICE_UNAVAILABLE':
       return 'The booking service is briefly unavailable. Please try again in a moment.';
-    case 'PAYMENT_PENDING':
-      return 'The payment was sent but has not been confirmed yet. Your order will appear once it is; please check again shortly.';
-    case 'DEMO_PAY_UNAVAILABLE':
-      return 'Demo payment is not available on this server, so this page cannot take payment.';
     case 'NETWORK_ERROR':
       return 'The booking service could not be reached. Check your connection and try again.';
     default:

@@ -1,28 +1,26 @@
 /**
- * Shapes of the v1 API objects, inferred from the zod schemas in
- * @holdfast/contracts that also generate the OpenAPI document: one definition.
- * Type-only imports: nothing of zod reaches the bundle.
+ * Shapes of the v1 API objects, from @holdfast/client's types (generated from
+ * the API's OpenAPI document, itself rendered from the zod schemas in
+ * @holdfast/contracts): one definition. Type-only: nothing reaches the bundle.
  */
-import type {
-  auditEntryObject, createEventBody, errorBody, eventObject, holdItem, holdObject, orderObject, paymentObject, salesObject,
-  seatObject, updateEventBody, z,
-} from '@holdfast/contracts';
+import type { components } from '@holdfast/client';
 
-export type Event = z.infer<typeof eventObject>;
+type Schemas = components['schemas'];
+export type Event = Schemas['Event'];
 export type TicketType = Event['ticketTypes'][number];
-export type Seat = z.infer<typeof seatObject>;
+export type Seat = Schemas['Seat'];
 export type SeatStatus = Seat['status'];
-export type HoldItem = z.infer<typeof holdItem>;
-export type Hold = z.infer<typeof holdObject>;
+export type HoldItem = Schemas['HoldItem'];
+export type Hold = Schemas['Hold'];
 export type HoldStatus = Hold['status'];
-export type Order = z.infer<typeof orderObject>;
-export type Payment = z.infer<typeof paymentObject>;
-export type AuditEntry = z.infer<typeof auditEntryObject>;
-export type Sales = z.infer<typeof salesObject>;
-export type EventInput = z.input<typeof createEventBody>;
-export type EventPatch = z.input<typeof updateEventBody>;
+export type Order = Schemas['Order'];
+export type Payment = Schemas['Payment'];
+export type AuditEntry = Schemas['AuditEntry'];
+export type Sales = Schemas['Sales'];
+export type EventInput = Schemas['CreateEventBody'];
+export type EventPatch = Schemas['UpdateEventBody'];
 /** The body of every non-2xx response. */
-export type ErrorBody = z.infer<typeof errorBody>;
+export type ErrorBody = Schemas['Error'];
 
 /** What a hold request selects: given seats, best N in a tier, or general admission. */
 export type HoldRequest =
