@@ -774,7 +774,7 @@ export interface components {
             };
             entries: {
                 /** @enum {string} */
-                kind: "sold_set_missing" | "sold_set_extra" | "sold_seat_key" | "ga_counter" | "hold_restored" | "hold_ended" | "key_without_ttl" | "stale_lease" | "seat_index_rebuilt" | "free_set_missing" | "free_set_extra";
+                kind: "sold_set_missing" | "sold_set_extra" | "sold_seat_key" | "ga_counter" | "hold_restored" | "hold_ended" | "key_without_ttl" | "stale_lease" | "seat_index_rebuilt" | "free_set_missing" | "free_set_extra" | "bought_count";
                 eventId: string;
                 detail: string;
                 count?: number;
@@ -1944,7 +1944,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED */
+            /** @description LIMIT_EXCEEDED (the customer would own more than the event's maxTicketsPerCustomer: details.limit, details.inUse; nothing sold, the hold is over), or IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
                     [name: string]: unknown;
