@@ -2,7 +2,8 @@ import type { Request, Response, Router } from 'express';
 import type { z } from '@holdfast/contracts';
 import type { Principal } from '@holdfast/domain';
 import type { Role } from './middleware/auth';
-import { forbidden, invalid, issuerUnavailable, tooLarge, unauthorized } from './response-docs';
+import { formatBytes, JSON_BODY_LIMIT_BYTES } from './middleware/body';
+import { forbidden, invalid, issuerUnavailable, tooLargeOf, unauthorized } from './response-docs';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
 
@@ -94,6 +95,12 @@ export interface EndpointSpec<
   /** Read as JSON and parsed. Endpoints with roles read a JSON body even without one (as they always have). */
   body?: B;
   /**
+   * The largest JSON body this endpoint reads, when it needs more than the
+   * 100 KiB every other endpoint keeps (event creation with its seats); a larger
+   * body is `413 PAYLOAD_TOO_LARGE` before any of it is parsed.
+   */
+  bodyLimitBytes?: number;
+  /**
    * Read as raw bytes (the Stripe webhook: its signature is over the exact bytes);
    * the handler checks them. The schema documents the JSON inside.
    */
@@ -156,6 +163,9 @@ export function responsesOf(e: Endpoint): Record<number, ResponseDoc> {
     all[403] ??= forbidden;
     all[503] ??= issuerUnavailable;
   }
-  if (readsBody) all[413] ??= tooLarge;
+  if (readsBody) {
+    const limit = e.bodyLimitBytes ?? JSON_BODY_LIMIT_BYTES;
+    all[413] ??= tooLargeOf(limit, formatBytes(limit));
+  }
   return all;
 }

@@ -2,7 +2,7 @@ import express, { Router, type ErrorRequestHandler, type NextFunction, type Requ
 import type { Endpoint } from './endpoint';
 import { authorize, type Role } from './middleware/auth';
 import type { TokenVerifier } from './middleware/token-verifier';
-import { JSON_BODY_LIMIT_BYTES, jsonBody } from './middleware/body';
+import { JSON_BODY_LIMIT_BYTES, jsonBody, jsonBodyOf } from './middleware/body';
 import { parse } from './middleware/validate';
 
 export interface MountOptions {
@@ -22,11 +22,11 @@ const rawBody = express.raw({ type: () => true, limit: JSON_BODY_LIMIT_BYTES });
  * Authorization and then the JSON body, as one middleware: two steps, one router
  * layer for the hot paths (hold, confirm) to walk.
  */
-function authorizeThenReadJson(verifier: TokenVerifier, roles: readonly Role[]): RequestHandler {
+function authorizeThenReadJson(verifier: TokenVerifier, roles: readonly Role[], readJson: RequestHandler): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     authorize(req, verifier, roles).then((principal) => {
       req.principal = principal;
-      jsonBody(req, res, next);
+      readJson(req, res, next);
     }, next);
   };
 }
@@ -35,13 +35,17 @@ function authorizeThenReadJson(verifier: TokenVerifier, roles: readonly Role[]):
 function stepsOf<D>(e: Endpoint<D>, deps: D, opts: MountOptions): RequestHandler[] {
   if (!e.handler === !e.answer) throw new Error(`${e.operationId}: an endpoint needs a handler or an answer (one of them), or its own mount`);
   if (e.signedBody && (e.body || e.roles)) throw new Error(`${e.operationId}: a signed body is read raw, without roles or a JSON body`);
+  if (e.bodyLimitBytes !== undefined && (e.signedBody || e.answer)) {
+    throw new Error(`${e.operationId}: a body limit of its own is for JSON bodies read by the Express steps only`);
+  }
+  const readJson = e.bodyLimitBytes !== undefined ? jsonBodyOf(e.bodyLimitBytes) : jsonBody;
   const steps: RequestHandler[] = [];
   // 1. Who may call it (401/403), then 2. the body: a caller without the right token never gets its body read.
   if (e.roles) {
     if (!opts.verifier) throw new Error(`${e.operationId}: an endpoint with roles needs the token verifier`);
-    steps.push(authorizeThenReadJson(opts.verifier, e.roles));
+    steps.push(authorizeThenReadJson(opts.verifier, e.roles, readJson));
   } else if (e.body) {
-    steps.push(jsonBody);
+    steps.push(readJson);
   } else if (e.signedBody) {
     steps.push(rawBody);
   }

@@ -3,6 +3,7 @@ import {
   salesObject, seatObject, z,
 } from '@holdfast/contracts';
 import { responsesOf, type Endpoint } from './endpoint';
+import { formatBytes, JSON_BODY_LIMIT_BYTES } from './middleware/body';
 
 type Schema = z.ZodType;
 
@@ -79,6 +80,9 @@ export function buildOpenApi(endpoints: readonly Endpoint[], opts: { version?: s
     const body = r.body ?? r.signedBody;
     if (body) {
       op.requestBody = {
+        ...(r.bodyLimitBytes !== undefined
+          ? { description: `Up to ${r.bodyLimitBytes} bytes (${formatBytes(r.bodyLimitBytes)}); every other endpoint reads up to ${JSON_BODY_LIMIT_BYTES}.` }
+          : {}),
         required: !body.safeParse(undefined).success,
         content: { 'application/json': { schema: { $ref: `#/components/schemas/${name(body, `${cap(r.operationId)}Body`)}` } } },
       };

@@ -11,4 +11,6 @@ export const unavailable = err('SERVICE_UNAVAILABLE: PostgreSQL or Redis is unav
 export const overloadedOrUnavailable = err(
   'OVERLOADED (too many confirms waiting; nothing was done, retry after Retry-After seconds), or SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable',
 );
-export const tooLarge = err('PAYLOAD_TOO_LARGE: the body is larger than 100 KiB');
+/** `413`: a body over the endpoint's limit (`details.limitBytes`). */
+export const tooLargeOf = (limitBytes: number, size: string) =>
+  err(`PAYLOAD_TOO_LARGE: the body is larger than ${size} (${limitBytes} bytes; details.limitBytes)`);

@@ -1,6 +1,10 @@
 // Request schemas shared by the API (validation), the web app and the OpenAPI
 // document. Every object is strict: unknown fields are refused.
 import { z } from 'zod';
+import { EVENT_LIMITS, LAYOUT_LIMITS, layoutSeatCount, MAX_EVENT_SEATS, SEAT_LIMITS } from './seat-layout';
+
+export * from './seat-layout';
+export * from './event-body-size';
 
 const isoTime = z.iso.datetime({ offset: true });
 const currency = z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code in upper case, e.g. "USD"');
@@ -12,20 +16,78 @@ const cents = z.number().int().min(0).max(100_000_000);
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 export const storableText = (s: string) => !s.includes('\u0000') && !LONE_SURROGATE.test(s);
 const noNul = storableText;
-const name = z.string().trim().min(1).max(200).refine(noNul, 'no NUL characters or lone surrogates');
+const name = z.string().trim().min(1).max(EVENT_LIMITS.nameChars).refine(noNul, 'no NUL characters or lone surrogates');
+
+/** A section's or row's name: part of the seat's label, `<section>-<row>-<number>`. */
+const labelPart = (max: number) => z.string().trim().min(1).max(max)
+  .regex(/^[^-\s]+$/, 'no dashes or spaces (the label is section-row-number)').refine(noNul, 'no NUL characters or lone surrogates');
+const tier = z.string().trim().min(1).max(SEAT_LIMITS.tierChars).refine(noNul, 'no NUL characters or lone surrogates');
+const seatPrice = z.number().int().min(0).max(SEAT_LIMITS.maxPriceCents);
 
 export const seatInput = z.strictObject({
-  section: z.string().trim().min(1).max(20).regex(/^[^-\s]+$/, 'no dashes or spaces (the label is section-row-number)').refine(noNul, 'no NUL characters or lone surrogates'),
-  row: z.string().trim().min(1).max(20).regex(/^[^-\s]+$/, 'no dashes or spaces (the label is section-row-number)').refine(noNul, 'no NUL characters or lone surrogates'),
-  number: z.number().int().min(1).max(100_000),
-  tier: z.string().trim().min(1).max(50).refine(noNul, 'no NUL characters or lone surrogates'),
-  priceCents: cents,
+  section: labelPart(SEAT_LIMITS.sectionChars),
+  row: labelPart(SEAT_LIMITS.rowChars),
+  number: z.number().int().min(1).max(SEAT_LIMITS.maxNumber),
+  tier,
+  priceCents: seatPrice,
 });
+
+const rowNumber = z.number().int().min(1).max(LAYOUT_LIMITS.maxRow);
+
+/** Rows `from` to `to` (both included), each of `seatsPerRow` seats numbered from 1, of one tier and price. */
+export const layoutRowRange = z
+  .strictObject({ from: rowNumber, to: rowNumber, seatsPerRow: z.number().int().min(1).max(SEAT_LIMITS.maxNumber), tier, priceCents: seatPrice })
+  .refine((r) => r.to >= r.from, { path: ['to'], message: 'must be at least from' });
+
+/** A section and its rows by range; rows not in any range have no seats. */
+export const layoutSection = z
+  .strictObject({
+    name: labelPart(SEAT_LIMITS.sectionChars),
+    rows: z.array(layoutRowRange).min(1, 'at least one range of rows').max(LAYOUT_LIMITS.rangesPerSection),
+  })
+  .superRefine((section, ctx) => {
+    const order = section.rows.map((r, i) => ({ ...r, i })).sort((a, b) => a.from - b.from || a.i - b.i);
+    // Sorted by `from`, a range overlaps an earlier one when it starts at or before the furthest row reached so far.
+    let reach = order[0];
+    for (const r of order.slice(1)) {
+      if (reach && r.from <= reach.to) {
+        const [first, second] = reach.i < r.i ? [reach, r] : [r, reach];
+        ctx.addIssue({
+          code: 'custom', path: ['rows', second.i],
+          message: `rows ${second.from}-${second.to} overlap rows ${first.from}-${first.to} (rows.${first.i}): a row has one tier and price`,
+        });
+      }
+      if (!reach || r.to > reach.to) reach = r;
+    }
+  });
+
+/**
+ * Sections × rows × seats per row, a tier and price by range of rows: the seats
+ * are made by the server (`expandLayout`), at most MAX_EVENT_SEATS of them.
+ */
+export const seatLayout = z
+  .strictObject({ sections: z.array(layoutSection).min(1, 'at least one section').max(LAYOUT_LIMITS.sections) })
+  .superRefine((layout, ctx) => {
+    const seen = new Map<string, number>();
+    layout.sections.forEach((s, i) => {
+      const first = seen.get(s.name);
+      if (first === undefined) seen.set(s.name, i);
+      else ctx.addIssue({ code: 'custom', path: ['sections', i, 'name'], message: `section ${s.name} is already sections.${first}` });
+    });
+    const seats = layoutSeatCount(layout);
+    if (seats > MAX_EVENT_SEATS) {
+      ctx.addIssue({
+        code: 'custom', path: [],
+        message: `the layout makes ${seats.toLocaleString('en-US')} seats; an event has at most ${MAX_EVENT_SEATS.toLocaleString('en-US')}`,
+      });
+    }
+  });
+export type SeatLayoutInput = z.infer<typeof seatLayout>;
 
 export const ticketTypeInput = z.strictObject({
   name,
   priceCents: cents,
-  capacity: z.number().int().min(1).max(10_000_000),
+  capacity: z.number().int().min(1).max(EVENT_LIMITS.maxTicketCapacity),
 });
 
 const holdTtlSeconds = z.number().int().min(1).max(3600);
@@ -36,20 +98,28 @@ const maxHoldExtensions = z.number().int().min(0).max(10);
 const maxHoldSeconds = z.number().int().min(1).max(7200);
 export const salesStatus = z.enum(['draft', 'on_sale', 'closed']);
 
-export const createEventBody = z.strictObject({
-  name,
-  startsAt: isoTime,
-  currency: currency.default('USD'),
-  holdTtlSeconds: holdTtlSeconds.default(600),
-  maxTicketsPerCustomer: maxTicketsPerCustomer.default(10),
-  maxHoldExtensions: maxHoldExtensions.default(1),
-  maxHoldSeconds: maxHoldSeconds.optional(),
-  salesStatus: salesStatus.default('on_sale'),
-  salesStartAt: isoTime.nullable().default(null),
-  salesEndAt: isoTime.nullable().default(null),
-  seats: z.array(seatInput).max(100_000).default([]),
-  ticketTypes: z.array(ticketTypeInput).max(100).default([]),
-});
+/** The seats come as a list (`seats`) or as a layout the server expands (`layout`): one of them, or neither for general admission only. */
+export const createEventBody = z
+  .strictObject({
+    name,
+    startsAt: isoTime,
+    currency: currency.default('USD'),
+    holdTtlSeconds: holdTtlSeconds.default(600),
+    maxTicketsPerCustomer: maxTicketsPerCustomer.default(10),
+    maxHoldExtensions: maxHoldExtensions.default(1),
+    maxHoldSeconds: maxHoldSeconds.optional(),
+    salesStatus: salesStatus.default('on_sale'),
+    salesStartAt: isoTime.nullable().default(null),
+    salesEndAt: isoTime.nullable().default(null),
+    seats: z.array(seatInput).max(MAX_EVENT_SEATS).optional(),
+    layout: seatLayout.optional(),
+    ticketTypes: z.array(ticketTypeInput).max(EVENT_LIMITS.ticketTypes).default([]),
+  })
+  .superRefine((b, ctx) => {
+    if (b.seats !== undefined && b.layout !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['layout'], message: 'give seats or layout, not both' });
+    }
+  });
 export type CreateEventBody = z.infer<typeof createEventBody>;
 
 /** The settings an admin may change after creation; seats and ticket types stay as created. */

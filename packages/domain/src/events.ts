@@ -1,5 +1,6 @@
 // Events: an admin puts an event on sale with its seats and ticket types in one
 // transaction, then loads it into Redis; anyone reads events, availability and the seat map.
+import { expandLayout, layoutSeatCount, MAX_EVENT_SEATS, type LayoutSeat, type SeatLayout } from '@holdfast/contracts';
 import type { eventObject, seatObject, z } from '@holdfast/contracts';
 import {
   findEvent, insertEvent, listEvents as listEventRows, lockEvent, recordAudit, runTransaction, updateEventSettings,
@@ -16,17 +17,37 @@ export type EventView = z.output<typeof eventObject>;
 
 type SaleSettings = 'maxHoldExtensions' | 'maxHoldSeconds' | 'salesStatus' | 'salesStartAt' | 'salesEndAt';
 
-/** Without sale settings an event is on sale at once, with one extension of up to 30 minutes in all. */
+/**
+ * Without sale settings an event is on sale at once, with one extension of up to
+ * 30 minutes in all. Its seats come as a list or as a layout (sections × rows ×
+ * seats per row, made into seats here), one or neither (general admission only).
+ */
 export interface CreateEventInput extends Omit<EventSettings, SaleSettings>, Partial<Pick<EventSettings, SaleSettings>> {
   currency: string;
-  seats: { section: string; row: string; number: number; tier: string; priceCents: number }[];
+  seats?: LayoutSeat[];
+  layout?: SeatLayout;
   ticketTypes: { name: string; priceCents: number; capacity: number }[];
+}
+
+/** The seats of the event: the list given, or the layout's, counted before any is made. */
+function seatsOf(given: CreateEventInput): LayoutSeat[] {
+  if (!given.layout) return given.seats ?? [];
+  if (given.seats !== undefined) throw errors.validation({ fields: [{ path: 'layout', message: 'give seats or layout, not both' }] });
+  const count = layoutSeatCount(given.layout);
+  if (count > MAX_EVENT_SEATS) {
+    throw errors.validation({
+      fields: [{ path: 'layout', message: `the layout makes ${count.toLocaleString('en-US')} seats; an event has at most ${MAX_EVENT_SEATS.toLocaleString('en-US')}` }],
+    });
+  }
+  return expandLayout(given.layout);
 }
 
 /** `adminId`: the admin who creates it, recorded in the audit log in the same transaction. */
 export async function createEvent(ctx: DomainContext, given: CreateEventInput, adminId?: string): Promise<EventView> {
+  const { layout, ...rest } = given;
   const input = {
-    ...given,
+    ...rest,
+    seats: seatsOf(given),
     maxHoldExtensions: given.maxHoldExtensions ?? 1,
     maxHoldSeconds: given.maxHoldSeconds ?? Math.max(1800, given.holdTtlSeconds),
     salesStatus: given.salesStatus ?? 'on_sale',
@@ -39,6 +60,7 @@ export async function createEvent(ctx: DomainContext, given: CreateEventInput, a
     const label = `${s.section}-${s.row}-${s.number}`;
     const first = firstAt.get(label);
     if (first === undefined) firstAt.set(label, i);
+    else if (layout) duplicates.push({ path: 'layout', message: `makes ${label} twice: sections and rows must not repeat` });
     else duplicates.push({ path: `seats.${i}`, message: `duplicate of seats.${first} (${label}: same section, row and number)` });
   });
   if (duplicates.length) {

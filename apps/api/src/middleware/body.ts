@@ -1,15 +1,26 @@
 import type { IncomingMessage } from 'node:http';
 import express from 'express';
 
-/** The largest JSON body an endpoint reads. */
+/** The largest JSON body an endpoint reads, unless it declares its own limit (`bodyLimitBytes`). */
 export const JSON_BODY_LIMIT_BYTES = 100 * 1024;
 
 /**
- * The JSON body parser (100 KiB, objects and arrays only). It runs per route,
- * after authentication and the role check, so a caller without a valid token
- * never gets its body read: it is answered 401/403, whatever the body.
+ * A JSON body parser (objects and arrays only) refusing bodies over `limitBytes`
+ * with `413 PAYLOAD_TOO_LARGE`. It runs per route, after authentication and the
+ * role check, so a caller without a valid token never gets its body read: it is
+ * answered 401/403, whatever the body.
  */
-export const jsonBody = express.json({ limit: JSON_BODY_LIMIT_BYTES, strict: true, type: ['application/json', 'application/*+json'] });
+export const jsonBodyOf = (limitBytes: number) =>
+  express.json({ limit: limitBytes, strict: true, type: ['application/json', 'application/*+json'] });
+
+/** The JSON body parser of every endpoint without a limit of its own (100 KiB). */
+export const jsonBody = jsonBodyOf(JSON_BODY_LIMIT_BYTES);
+
+/** A limit as people read it: `100 KiB`, `59.5 MiB`. */
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${Number((bytes / (1024 * 1024)).toFixed(1))} MiB`;
+  return `${Number((bytes / 1024).toFixed(1))} KiB`;
+}
 
 const PLAIN_JSON_TYPE = /^application\/json(?:;[ \t]*charset="?utf-8"?)?$/i;
 const DIGITS = /^\d{1,6}$/;

@@ -2,12 +2,14 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { AppError, appErrorOf, errors } from '@holdfast/domain';
 import { translateRedisError } from '@holdfast/hold-store';
-import { JSON_BODY_LIMIT_BYTES } from './body';
+import { formatBytes, JSON_BODY_LIMIT_BYTES } from './body';
 
 /** Express's body parser errors, as the contract words them. */
-export function bodyParserError(err: { type?: string; status?: number }): AppError | null {
+export function bodyParserError(err: { type?: string; status?: number; limit?: number }): AppError | null {
   if (err.type === 'entity.too.large') {
-    return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than 100 KiB.', 413, { limitBytes: JSON_BODY_LIMIT_BYTES });
+    // The endpoint's own limit (the parser that refused says which), 100 KiB unless it declares one.
+    const limitBytes = typeof err.limit === 'number' ? err.limit : JSON_BODY_LIMIT_BYTES;
+    return new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${formatBytes(limitBytes)} (${limitBytes} bytes).`, 413, { limitBytes });
   }
   if (err.type === 'entity.parse.failed') {
     return errors.validation({ fields: [{ path: '(body)', message: 'the body is not valid JSON' }] });

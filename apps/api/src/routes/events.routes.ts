@@ -1,4 +1,6 @@
-import { createEventBody, createHoldBody, emptyQuery, listQuery, responses, updateEventBody } from '@holdfast/contracts';
+import {
+  CREATE_EVENT_BODY_LIMIT_BYTES, createEventBody, createHoldBody, emptyQuery, listQuery, responses, updateEventBody,
+} from '@holdfast/contracts';
 import {
   appErrorOf, countRefusedHoldRequest, createEvent, createHold, getEvent, listEvents, listSeats, updateEvent,
   type DomainContext, type HoldSelector,
@@ -28,7 +30,9 @@ const endpoint = endpointOf<DomainContext>();
 export const EVENT_ENDPOINTS = [
   endpoint({
     method: 'post', path: '/v1/admin/events', operationId: 'createEvent', tag: 'Events', roles: ['admin'], body: createEventBody,
-    summary: 'Put an event on sale with its seats and ticket types.',
+    // Sized for its largest valid body (100,000 seats at their longest); every other endpoint keeps 100 KiB.
+    bodyLimitBytes: CREATE_EVENT_BODY_LIMIT_BYTES,
+    summary: 'Put an event on sale with its seats (a list of up to 100,000, or a layout of sections × rows × seats per row) and ticket types.',
     responses: { 201: { description: 'created', schema: responses.event }, 503: unavailable },
     handler: async ({ req, res, deps: ctx, body }) => {
       const event = await createEvent(
