@@ -1,17 +1,21 @@
 /**
  * Create or edit an event: sections × rows × seats per row, a tier and price per
  * range of rows, general-admission ticket types, hold time and limits, the sale
- * window; the seat map is previewed live before anything is saved. Seats and
- * ticket types are fixed once the event exists; its settings stay editable.
+ * window; the seat map is previewed live before anything is saved. The form
+ * sends the layout and the server makes the seats, as the preview shows them
+ * (both by `expandLayout`). Seats and ticket types are fixed once the event
+ * exists; its settings stay editable.
  */
 import { useMemo, useState } from 'preact/hooks';
+// The zod-free part of the contracts: the one rule that makes a layout's seats.
+import { expandLayout } from '@holdfast/contracts/src/seat-layout';
 import type { Api } from '../shared/api';
 import { ErrorMessage } from '../shared/components';
 import { describeError } from '../shared/messages';
 import type { Event, EventInput, Seat } from '../shared/types';
 import { SeatMap } from '../checkout/SeatMap';
+import { cents, layoutOf, type TierRange } from './event-layout';
 
-interface TierRange { fromRow: number; toRow: number; tier: string; price: string }
 interface GaType { name: string; price: string; capacity: number }
 
 /** `2027-01-01T19:00:00.000Z` → the `datetime-local` value in this browser's zone, to the second. */
@@ -22,20 +26,6 @@ function toLocalInput(iso: string | null | undefined): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 const fromLocalInput = (value: string): string | null => (value ? new Date(value).toISOString() : null);
-const cents = (price: string) => Math.round(Number(price) * 100);
-
-/** The seats the layout fields describe: rows numbered from 1, seats from 1, tier by row range (last range wins). */
-export function seatsOf(sections: string, rows: number, perRow: number, ranges: TierRange[]) {
-  const names = sections.split(',').map((s) => s.trim()).filter(Boolean);
-  const seats: { section: string; row: string; number: number; tier: string; priceCents: number }[] = [];
-  for (const section of names)
-    for (let r = 1; r <= rows; r++) {
-      const range = [...ranges].reverse().find((x) => r >= x.fromRow && r <= x.toRow);
-      if (!range) continue;
-      for (let n = 1; n <= perRow; n++) seats.push({ section, row: String(r), number: n, tier: range.tier, priceCents: cents(range.price) });
-    }
-  return seats;
-}
 
 interface Props {
   api: Api;
@@ -70,13 +60,14 @@ export function EventForm({ api, event, existingSeats, onSaved, onCancel }: Prop
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
 
-  const layout = useMemo(() => seatsOf(sections, rows, perRow, ranges), [sections, rows, perRow, ranges]);
+  const layout = useMemo(() => layoutOf(sections, rows, perRow, ranges), [sections, rows, perRow, ranges]);
+  const newSeats = useMemo(() => (layout ? expandLayout(layout) : []), [layout]);
   const preview: Seat[] = useMemo(
     () =>
       editing
         ? (existingSeats ?? []).map((s) => ({ ...s, status: 'available' as const }))
-        : layout.map((s, i) => ({ ...s, id: `preview-${i}`, label: `${s.section}-${s.row}-${s.number}`, status: 'available' as const })),
-    [editing, existingSeats, layout],
+        : newSeats.map((s, i) => ({ ...s, id: `preview-${i}`, label: `${s.section}-${s.row}-${s.number}`, status: 'available' as const })),
+    [editing, existingSeats, newSeats],
   );
 
   const settings = () => ({
@@ -101,7 +92,7 @@ export function EventForm({ api, event, existingSeats, onSaved, onCancel }: Prop
         : await api.adminCreateEvent({
             ...settings(),
             currency,
-            seats: layout,
+            ...(layout ? { layout } : {}),
             ticketTypes: ga.map((t) => ({ name: t.name.trim(), priceCents: cents(t.price), capacity: Number(t.capacity) })),
           } satisfies EventInput);
       onSaved(saved);
@@ -114,7 +105,7 @@ export function EventForm({ api, event, existingSeats, onSaved, onCancel }: Prop
 
   const setRange = (i: number, patch: Partial<TierRange>) => setRanges((rs) => rs.map((r, j) => (j === i ? { ...r, ...patch } : r)));
   const setType = (i: number, patch: Partial<GaType>) => setGa((ts) => ts.map((t, j) => (j === i ? { ...t, ...patch } : t)));
-  const tiers = new Set(layout.map((s) => s.tier));
+  const tiers = new Set(newSeats.map((s) => s.tier));
 
   return (
     <form class="card event-form" data-testid="event-form" onSubmit={(e) => void save(e as unknown as SubmitEvent)}>
