@@ -83,8 +83,17 @@ export interface HoldPathReport {
   };
 }
 
+/** Creating the largest event through `POST /v1/admin/events`, its seats as a list and as a layout. */
+export interface HttpCreateResult {
+  seats: number;
+  asList: { sec: number; bodyBytes: number };
+  asLayout: { sec: number; bodyBytes: number };
+}
+
 export interface GrowthReport {
   rows: GrowthRow[];
+  /** Null in reports written before events were created through HTTP. */
+  httpCreate?: HttpCreateResult | null;
   memory: MemoryResult | Skipped;
   /** (max p50 − min p50) / min p50 over the event sizes, and the same for p99. */
   p50Spread: number | null;

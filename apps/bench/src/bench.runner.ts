@@ -17,6 +17,7 @@ import type {
   ConfirmPathReport,
   ConfirmRound,
   GrowthReport,
+  HttpCreateResult,
   HoldPathReport,
   HoldRound,
   PathSummary,
@@ -311,6 +312,7 @@ async function growthSection(plan: BenchPlan, holdfast: HoldfastSession, log: (l
   const { fixture, api } = await holdfast.get();
   const growth = plan.growth;
   const events: GrowthEvent[] = [];
+  let listedBodyBytes = 0; // the body of the largest size's first event
   try {
     for (const seats of growth.seatCounts) {
       // Enough events of this size for all the holds (holds only take free seats).
@@ -318,11 +320,27 @@ async function growthSection(plan: BenchPlan, holdfast: HoldfastSession, log: (l
       log(`growth: creating ${count === 1 ? 'an event' : `${count} events`} of ${seats} seats`);
       const group: GrowthEvent = { events: [], createSec: 0 };
       for (let i = 0; i < count; i += 1) {
-        const t0 = Date.now();
-        group.events.push(await fixture.createEvent({ name: `bench growth ${seats} #${i + 1}`, seats }));
-        if (i === 0) group.createSec = round3((Date.now() - t0) / 1000);
+        // Through the API, as a user creates an event: its seats listed in the body.
+        const event = await fixture.createEventOverHttp(api.baseUrl, { name: `bench growth ${seats} #${i + 1}`, seats, as: 'seats' });
+        group.events.push(event);
+        if (i === 0) [group.createSec, listedBodyBytes] = [round3(event.createMs / 1000), event.bodyBytes];
       }
       events.push(group);
+    }
+    // The largest size once more, its seats given as a layout (sections × rows × seats per row), then dropped.
+    let httpCreate: HttpCreateResult | null = null;
+    const largestGroup = events[events.length - 1];
+    const largestSize = growth.seatCounts[growth.seatCounts.length - 1];
+    if (largestGroup && largestSize) {
+      log(`growth: creating an event of ${largestSize} seats through the API as a layout`);
+      const laidOut = await fixture.createEventOverHttp(api.baseUrl, { name: `bench growth ${largestSize} layout`, seats: largestSize, as: 'layout' });
+      await fixture.dropEvent(laidOut.eventId);
+      httpCreate = {
+        seats: largestSize,
+        asList: { sec: largestGroup.createSec, bodyBytes: listedBodyBytes },
+        asLayout: { sec: round3(laidOut.createMs / 1000), bodyBytes: laidOut.bodyBytes },
+      };
+      log(`  ${largestSize} seats through HTTP: ${httpCreate.asList.sec} s listed (${httpCreate.asList.bodyBytes} bytes), ${httpCreate.asLayout.sec} s as a layout (${httpCreate.asLayout.bodyBytes} bytes)`);
     }
     const { rows, cursors } = await measureGrowth(api, fixture, events, growth, log);
     for (const row of rows) {
@@ -342,6 +360,7 @@ async function growthSection(plan: BenchPlan, holdfast: HoldfastSession, log: (l
     }
     return {
       rows,
+      httpCreate,
       memory,
       p50Spread: spread(rows.map((r) => r.holds.p50Ms)),
       p99Spread: spread(rows.map((r) => r.holds.p99Ms)),

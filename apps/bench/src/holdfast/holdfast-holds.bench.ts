@@ -97,7 +97,7 @@ export interface GrowthRow {
   seats: number;
   /** Events of this size the holds were spread over (more than one when an event has fewer seats than the holds asked). */
   events: number;
-  /** Creating the event through the domain (PostgreSQL rows), seconds. */
+  /** Creating the event through the API (`POST /v1/admin/events` with its seats listed, priming included), seconds. */
   createSec: number;
   /** The first hold on the fresh event: loads the seat catalog and primes Redis. */
   firstHoldMs: number;
@@ -114,7 +114,7 @@ type GrowthOptions = Omit<BenchPlan['growth'], 'seatCounts' | 'memoryHolds'>;
 export interface GrowthEvent {
   /** One or more events of the same size. */
   events: BenchEvent[];
-  /** Seconds to create the first of them. */
+  /** Seconds to create the first of them (through the API). */
   createSec: number;
 }
 

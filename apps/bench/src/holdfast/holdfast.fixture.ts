@@ -14,8 +14,8 @@ import { startNodeFlags } from './start-node-flags';
 /**
  * holdfast as the bench runs it: its tables (the app's own migrations) in the
  * bench database, its Redis keys in a dedicated Redis database index, events
- * created through the domain (an event of 100,000 seats does not fit the API's
- * 100 KiB body limit), and the real HTTP API in a child process.
+ * created through the domain (`createEvent`) or through the API as a user would
+ * (`createEventOverHttp`), and the real HTTP API in a child process.
  */
 export interface HoldfastFixture {
   databaseUrl: string;
@@ -24,6 +24,12 @@ export interface HoldfastFixture {
   redis: Redis;
   db: Db;
   createEvent(options: BenchEventOptions): Promise<BenchEvent>;
+  /**
+   * The same event created with `POST /v1/admin/events` on the API at `baseUrl`,
+   * its seats sent as a list or as a layout; `createMs` is the request's time
+   * (body sent to 201 read), `bodyBytes` its body's size.
+   */
+  createEventOverHttp(baseUrl: string, options: BenchEventOptions & { as: 'seats' | 'layout' }): Promise<BenchEvent & { createMs: number; bodyBytes: number }>;
   customerToken(customerId: string): string;
   serviceToken(): string;
   startApi(options?: { nodeArgs?: string[]; logFile?: string }): Promise<ChildServer>;
@@ -70,7 +76,7 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
   // KeyObject: given the secret as a string, jsonwebtoken first tries to parse it
   // as a PEM key on every call, and the race lab signs one token per buyer.
   const signingKey = createSecretKey(Buffer.from(jwtSecret, 'utf8'));
-  const sign = (sub: string, role: 'customer' | 'service') =>
+  const sign = (sub: string, role: 'customer' | 'service' | 'admin') =>
     jwt.sign({ sub, role }, signingKey, { algorithm: 'HS256', expiresIn: 12 * 3600 });
 
   const dropEvent = async (eventId: string): Promise<void> => {
@@ -111,6 +117,30 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
       created.add(event.id);
       const seats = await listSeats(db, event.id);
       return { eventId: event.id, seatIds: seats.map((seat) => seat.id), ticketTypeId: event.ticketTypes[0]?.id ?? null };
+    },
+    async createEventOverHttp(baseUrl, options) {
+      const body = JSON.stringify({
+        name: options.name,
+        startsAt: new Date(Date.UTC(new Date().getUTCFullYear() + 1, 0, 1, 19)).toISOString(),
+        maxTicketsPerCustomer: options.maxTicketsPerCustomer ?? 100,
+        ...(options.as === 'seats' ? { seats: seatLayout(options.seats) } : { layout: compactLayout(options.seats) }),
+        ticketTypes: options.ticketCapacity ? [{ name: 'General Admission', priceCents: 5000, capacity: options.ticketCapacity }] : [],
+      });
+      const t0 = performance.now();
+      const res = await fetch(`${baseUrl}/v1/admin/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sign('bench-admin', 'admin')}`, 'content-type': 'application/json' },
+        body,
+      });
+      const answer = (await res.json()) as { event?: { id: string; ticketTypes: { id: string }[] } };
+      const createMs = performance.now() - t0;
+      if (res.status !== 201 || !answer.event) throw new Error(`POST /v1/admin/events answered ${res.status}: ${JSON.stringify(answer).slice(0, 300)}`);
+      created.add(answer.event.id);
+      const seats = await listSeats(db, answer.event.id);
+      return {
+        eventId: answer.event.id, seatIds: seats.map((seat) => seat.id), ticketTypeId: answer.event.ticketTypes[0]?.id ?? null,
+        createMs, bodyBytes: Buffer.byteLength(body),
+      };
     },
     customerToken: (customerId) => sign(customerId, 'customer'),
     serviceToken: () => sign('bench-service', 'service'),
@@ -163,6 +193,21 @@ async function outboxDrained(store: HoldStore, eventId: string): Promise<void> {
   while ((await store.outboxLength(eventId)) > 0 && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** The seats of `seatLayout(count)` as a layout: sections of rows 1–100 of 100 seats, the last one shorter. */
+function compactLayout(count: number) {
+  const range = (from: number, to: number, seatsPerRow: number) => ({ from, to, seatsPerRow, tier: 'standard', priceCents: 5000 });
+  const sections = [];
+  for (let first = 0, s = 1; first < count; first += 10_000, s += 1) {
+    const inSection = Math.min(10_000, count - first);
+    const fullRows = Math.floor(inSection / 100);
+    const rows = [];
+    if (fullRows > 0) rows.push(range(1, fullRows, 100));
+    if (inSection % 100 > 0) rows.push(range(fullRows + 1, fullRows + 1, inSection % 100));
+    sections.push({ name: `S${s}`, rows });
+  }
+  return { sections };
 }
 
 /** `count` seats: sections of 100 rows × 100 seats, one tier and price. */

@@ -195,6 +195,22 @@ function growthSection(report: BenchReport): string[] {
     '',
     markdownTable(['seats', 'requests', 'p50 ms', 'p99 ms', 'response KiB', 'µs per seat (p50)'], seatMapRows),
   ];
+  const http = growth.httpCreate;
+  if (http) {
+    out.push(
+      '',
+      `Creating an event of ${formatNumber(http.seats)} seats through \`POST /v1/admin/events\` (one request, body sent to \`201\` read; ` +
+        'the seats written to PostgreSQL and the event primed in Redis), its seats listed or given as a layout:',
+      '',
+      markdownTable(
+        ['seats given as', 'request body KiB', 'create event s'],
+        [
+          ['a `seats` list', formatNumber(http.asList.bodyBytes / 1024), http.asList.sec],
+          ['a `layout` (sections × rows × seats per row)', formatNumber(http.asLayout.bodyBytes / 1024), http.asLayout.sec],
+        ],
+      ),
+    );
+  }
   if (isSkipped(growth.memory)) {
     out.push('', `Redis memory per held seat: not measured (${growth.memory.skipped}).`);
   } else {
