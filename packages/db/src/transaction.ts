@@ -32,12 +32,17 @@ export const BULK_STATEMENT_TIMEOUT_MS = 60_000;
  * Runs one known-long statement of a transaction with a longer time budget,
  * server side (statement_timeout) and client side (the connection's query
  * timeout follows it, see pg-pool.ts), then puts the pool's budget back, so
- * the transaction's other statements still fail fast on a frozen server.
+ * the transaction's other statements still fail fast on a frozen server. The
+ * client's own time to prepare the statement (100,000 seats' parameters) gets
+ * the same budget from PostgreSQL's idle-in-transaction timeout: on a loaded
+ * machine it took longer than that timeout, which ended the session.
  */
 export async function bulkStatement<T>(tx: Tx, fn: () => Promise<T>, ms = BULK_STATEMENT_TIMEOUT_MS): Promise<T> {
   const budget = Math.max(1, Math.floor(ms));
+  await tx.$executeRawUnsafe(`SET LOCAL idle_in_transaction_session_timeout = ${budget}`);
   await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${budget}`);
   const result = await fn();
   await tx.$executeRawUnsafe('SET LOCAL statement_timeout TO DEFAULT');
+  await tx.$executeRawUnsafe('SET LOCAL idle_in_transaction_session_timeout TO DEFAULT');
   return result;
 }

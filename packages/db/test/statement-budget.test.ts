@@ -32,3 +32,22 @@ test('when more transactions time out than the pool has connections, then the po
   const rows = await Promise.all([1, 2, 3].map(() => runTransaction(db, (tx) => tx.$queryRaw<{ n: number }[]>`SELECT 1 AS n`)));
   expect(rows).toEqual([[{ n: 1 }], [{ n: 1 }], [{ n: 1 }]]);
 });
+
+test('when the client takes longer than the idle-in-transaction timeout to prepare a bulk statement, then the session lives on, and outside one it is ended', async () => {
+  const idle = createDb(process.env.DATABASE_URL!, { poolSize: 1, idleInTransactionTimeoutMillis: 300, connectionTimeoutMillis: 3000 });
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 1200));
+  try {
+    const rows = await runTransaction(idle, (tx) => bulkStatement(tx, async () => {
+      await pause(); // the client preparing 100,000 seats' parameters
+      return tx.$queryRaw<{ ok: number }[]>`SELECT 1 AS ok`;
+    }, 5000));
+    expect(rows).toEqual([{ ok: 1 }]);
+    await expect(runTransaction(idle, async (tx) => {
+      await tx.$queryRaw`SELECT 1`;
+      await pause();
+      return tx.$queryRaw`SELECT 1`;
+    })).rejects.toThrow();
+  } finally {
+    await idle.$disconnect();
+  }
+});
