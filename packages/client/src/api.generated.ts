@@ -117,7 +117,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Put an event on sale with its seats and ticket types.
+         * Put an event on sale with its seats (a list of up to 100,000, or a layout of sections × rows × seats per row) and ticket types.
          * @description Roles: admin.
          */
         post: operations["createEvent"];
@@ -826,7 +826,6 @@ export interface components {
             salesStartAt?: string | null;
             /** @default null */
             salesEndAt?: string | null;
-            /** @default [] */
             seats?: {
                 section: string;
                 row: string;
@@ -834,6 +833,18 @@ export interface components {
                 tier: string;
                 priceCents: number;
             }[];
+            layout?: {
+                sections: {
+                    name: string;
+                    rows: {
+                        from: number;
+                        to: number;
+                        seatsPerRow: number;
+                        tier: string;
+                        priceCents: number;
+                    }[];
+                }[];
+            };
             /** @default [] */
             ticketTypes?: {
                 name: string;
@@ -1146,7 +1157,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1164,6 +1175,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Up to 62428222 bytes (59.5 MiB); every other endpoint reads up to 102400. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CreateEventBody"];
@@ -1206,7 +1218,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 59.5 MiB (62428222 bytes; details.limitBytes) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1286,7 +1298,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1566,7 +1578,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1660,7 +1672,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1745,7 +1757,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1834,7 +1846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1935,7 +1947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1998,7 +2010,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2096,7 +2108,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2172,7 +2184,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2345,7 +2357,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2434,7 +2446,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2504,7 +2516,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2573,7 +2585,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2662,7 +2674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2738,7 +2750,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2807,7 +2819,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2876,7 +2888,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2941,7 +2953,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3010,7 +3022,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
             413: {
                 headers: {
                     [name: string]: unknown;
