@@ -19,11 +19,13 @@ test('when the start script gives node flags before the entry, then startNodeFla
   expect(startNodeFlags(packageJsonWith('tsx --max-semi-space-size=64 --stack-trace-limit=20 apps/server/src/main.ts --only api')))
     .toEqual(['--max-semi-space-size=64', '--stack-trace-limit=20']);
   expect(startNodeFlags(packageJsonWith('tsx apps/server/src/main.ts'))).toEqual([]);
+  expect(startNodeFlags(packageJsonWith('npm run build:server --silent && exec node --max-semi-space-size=64 apps/server/dist/main.js')))
+    .toEqual(['--max-semi-space-size=64']);
 });
 
-test('when the start script does not run tsx, then startNodeFlags says so instead of guessing', () => {
-  expect(() => startNodeFlags(packageJsonWith('node dist/main.js'))).toThrow(/does not run tsx: node dist\/main.js/);
-  expect(() => startNodeFlags(packageJsonWith(undefined))).toThrow(/does not run tsx: \(none\)/);
+test('when the start script does not run node or tsx, then startNodeFlags says so instead of guessing', () => {
+  expect(() => startNodeFlags(packageJsonWith('npm run build && bun dist/main.js'))).toThrow(/does not run node or tsx: npm run build && bun dist\/main.js/);
+  expect(() => startNodeFlags(packageJsonWith(undefined))).toThrow(/does not run node or tsx: \(none\)/);
 });
 
 test('when npm start runs the server, then it sizes V8\'s young generation (--max-semi-space-size)', () => {
