@@ -1,7 +1,7 @@
 import { HOLD_ID_PATTERN, holdIdOf } from '@holdfast/contracts';
 import { confirmHold } from '@holdfast/domain';
 import { eventKeys } from '@holdfast/hold-store';
-import { expectInvariants, seatGrid, useTestApi, confirmVia, holdSeats, holdTickets, ordersOfHold, paymentsOfHold, rid, waitUntilExpired } from '@holdfast/test-kit';
+import { expectInvariants, seatGrid, useTestApi, confirmVia, holdSeats, holdTickets, ordersOfHold, paymentsOfHold, rid, waitFor, waitUntilExpired } from '@holdfast/test-kit';
 
 const suite = useTestApi();
 const { newEvent } = suite;
@@ -242,12 +242,23 @@ test('when a year passes a million orders, then numbers keep every digit', async
   }
 });
 
+/**
+ * Redis loses a hold before the outbox wrote it to PostgreSQL: the row the outbox wrote is
+ * taken away again, so priming (which restores the holds PostgreSQL has ACTIVE) cannot bring
+ * the hold back. Without this the test raced the outbox: a hold already written was restored.
+ */
+async function unwrittenHold(holdId: string) {
+  await waitFor('the outbox to write the hold', async () => (await suite.api.rt.db.hold.findUnique({ where: { id: holdId } })) !== null);
+  await suite.api.rt.db.hold.delete({ where: { id: holdId } });
+}
+
 describe('when Redis lost a hold\'s keys and a second buyer re-held and paid for its seat', () => {
-  /** Buyer 1 holds the seat; Redis forgets it (seat key and ready marker); buyer 2 holds the same seat. */
+  /** Buyer 1 holds the seat; Redis forgets it (seat key and ready marker) before it reached PostgreSQL; buyer 2 holds the same seat. */
   async function lostHold() {
     const { event, seats } = await newEvent({ seats: seatGrid(['A'], 1, 2) });
     const first = await holdSeats(suite.api, event.id, 'buyer-1', [seats[0]!.id]);
     const k = eventKeys(event.id);
+    await unwrittenHold(first.id);
     await suite.api.rt.redis.del(k.seat(seats[0]!.id), k.ready);
     const second = await holdSeats(suite.api, event.id, 'buyer-2', [seats[0]!.id]);
     return { event, seats, first, second };
@@ -294,6 +305,7 @@ test('when Redis lost a general-admission hold and the tickets were held again b
   const tt = event.ticketTypes[0];
   const first = await holdTickets(suite.api, event.id, 'buyer-1', tt.id, 2);
   const k = eventKeys(event.id);
+  await unwrittenHold(first.id);
   await suite.api.rt.redis.del(k.ready, k.ticketType(tt.id), k.ticketTypeHolds(tt.id), k.ticketTypeExpiry(tt.id));
   const second = await holdTickets(suite.api, event.id, 'buyer-2', tt.id, 2);
   const [a, b] = await Promise.all([confirmVia(suite.api, first.id), confirmVia(suite.api, second.id)]);
