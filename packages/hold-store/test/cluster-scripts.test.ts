@@ -7,7 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Cluster } from 'ioredis';
-import { cli, keySlot, RedisCluster, waitFor } from '@holdfast/test-kit';
+import { cli, keySlot, RedisCluster, sleepUntil, waitFor } from '@holdfast/test-kit';
 import {
   ChangeFeed, createRedisClient, eventKeys, HoldStore, IdempotencyStore, ReconcileStore, scriptFiles, scriptSource,
   type Change, type ScriptName,
@@ -85,7 +85,9 @@ test('when every script runs on a cluster with an event\'s keys, then each runs 
     expect(best).toMatchObject({ kind: 'ok', seatIds: ['b1', 'b2'] });
     const base = { eventId, customerId: 'c1', ttlMs: 60_000, maxPerCustomer: 10, rateLimit: 100, rateWindowMs: 60_000, outboxMaxPending: 100_000 };
     expect((await store.holdSeats({ ...base, holdId: 'h1', candidates: [{ seatIds: seats.slice(0, 2), recordJson: '{}' }] })).kind).toBe('ok');
-    expect((await store.holdTickets({ ...base, holdId: 'h2', ticketTypeId: tt, quantity: 2, recordJson: '{}' })).kind).toBe('ok');
+    // h2's lease is short: its expiry below ends it only once it is due on Redis's clock.
+    const h2Due = Date.now() + 1500;
+    expect((await store.holdTickets({ ...base, ttlMs: 1500, holdId: 'h2', ticketTypeId: tt, quantity: 2, recordJson: '{}' })).kind).toBe('ok');
     expect(await store.countHoldRequest({ eventId, customerId: 'c1', rateLimit: 100, rateWindowMs: 60_000 })).toBeNull();
     expect(await store.readAvailability(eventId, [tt])).toEqual(new Map([[tt, 8]]));
     expect((await store.extendHold({
@@ -98,6 +100,7 @@ test('when every script runs on a cluster with an event\'s keys, then each runs 
     expect((await store.endHold({
       eventId, holdId: 'h1', customerId: 'c1', mode: 'confirmed', seatIds: seats.slice(0, 2), ticketTypeId: null, quantity: 2, claimToken: 't1',
     })).applied).toBe(true);
+    await sleepUntil(h2Due, 100);
     expect((await store.endHold({
       eventId, holdId: 'h2', customerId: 'c1', mode: 'expired', seatIds: [], ticketTypeId: tt, quantity: 2,
     })).applied).toBe(true);
