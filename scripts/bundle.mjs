@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The compiled build of an app: `node ../../scripts/bundle.mjs` in an app's
-// folder bundles its `src/main.ts` with esbuild into `dist/main.js`, which
+// The compiled build of an app: this script, run from an app's folder (its
+// `build` script), bundles its `src/main.ts` with esbuild into `dist/main.js`, which
 // `node` runs directly (no tsx, no TypeScript at run time).
 //
 // - Workspace packages written in TypeScript (`main` ends in `.ts`) are
@@ -11,8 +11,7 @@
 //   files on disk and pino's transports work as they do under tsx. A new
 //   workspace needs nothing here.
 // - Code that finds files from `__dirname`: `dist/` is at the same depth as
-//   `src/` (`path.resolve(__dirname, '../../..')` is the repository root from
-//   both), and a workspace that reads a folder next to its source at run time
+//   `src/` (three folders up from either is the repository root), and a workspace that reads a folder next to its source at run time
 //   names it in its package.json (`"holdfast": {"runtimeDirs": ["src/lua"]}`):
 //   it is copied to `dist/<its name>`, the same `path.join(__dirname, 'lua')`.
 // - Each package the bundle requires must resolve from `dist/` to the same
