@@ -71,14 +71,10 @@ end
 local count = #KEYS - 11
 if ttId ~= '' then count = quantity end
 
--- Taking lapsed items again is a new hold of them: the customer's limit applies
--- (what they bought and their other live holds; this hold's own entry, while
--- still live, is already counted).
+-- Taking lapsed items again is a new hold of them: the customer's limit applies.
 if #lapsed > 0 or ticketsLapsed then
-  local inUse = ticketsInUse(KEYS[8], KEYS[11], ARGV[7], now)
-  local own = redis.call('HGET', KEYS[8], holdId)
-  local ownCount = own and tonumber(string.match(own, '^(%d+):')) or 0
-  if inUse - ownCount + count > tonumber(ARGV[8]) then return {'LIMIT_EXCEEDED', inUse} end
+  local inUse = retakeOverLimit(KEYS[8], KEYS[11], ARGV[7], holdId, count, tonumber(ARGV[8]), now)
+  if inUse then return {'LIMIT_EXCEEDED', inUse} end
 end
 
 local ticketsRetaken = false

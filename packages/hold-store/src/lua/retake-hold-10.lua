@@ -53,11 +53,10 @@ if ttId ~= '' and redis.call('EXISTS', KEYS[4]) == 0 then return {'NOT_READY'} e
 local count = #KEYS - 10
 if ttId ~= '' then count = quantity end
 
--- The customer's limit, as a hold applies it; this hold's own entry, when still live, is already counted.
-local inUse = ticketsInUse(KEYS[8], KEYS[10], ARGV[6], now)
+-- The customer's limit, as a hold applies it.
+local inUse = retakeOverLimit(KEYS[8], KEYS[10], ARGV[6], holdId, count, tonumber(ARGV[7]), now)
+if inUse then return {'LIMIT_EXCEEDED', inUse} end
 local own = redis.call('HGET', KEYS[8], holdId)
-local ownCount = own and tonumber(string.match(own, '^(%d+):')) or 0
-if inUse - ownCount + count > tonumber(ARGV[7]) then return {'LIMIT_EXCEEDED', inUse} end
 
 if ttId ~= '' then
   -- Lazy expiry first; then the hold's own entry, when still live, is replaced,

@@ -42,6 +42,17 @@ local function ticketsInUse(holdsKey, boughtKey, customerId, now)
   return bought + sum, sum, earliest
 end
 
+-- Taking a hold's lapsed items again (a claim's or reconciliation's re-take) is a
+-- new hold of them: the customer's tickets in use when `count` would pass `limit`,
+-- else nil. This hold's own entry, while still live, is already counted.
+local function retakeOverLimit(holdsKey, boughtKey, customerId, holdId, count, limit, now)
+  local inUse = ticketsInUse(holdsKey, boughtKey, customerId, now)
+  local own = redis.call('HGET', holdsKey, holdId)
+  local ownCount = own and tonumber(string.match(own, '^(%d+):')) or 0
+  if inUse - ownCount + count > limit then return inUse end
+  return nil
+end
+
 -- A new hold's entry, after ticketsInUse gave `sum` and `earliest` in the same script.
 local function addCustomerHold(holdsKey, holdId, quantity, expiresAt, sum, earliest)
   if redis.call('HEXISTS', holdsKey, holdId) == 1 then
