@@ -21,6 +21,7 @@ test('when the cluster script starts and stops, then 3 masters and 3 replicas se
   const parent = mkdtempSync(path.join(os.tmpdir(), 'holdfast-cluster-script-'));
   const dir = path.join(parent, 'nodes');
   const env = { ...process.env, REDIS_CLUSTER_BASE_PORT: String(base), REDIS_CLUSTER_DIR: dir };
+  const ids: string[] = [];
   try {
     const { stdout } = await run(script, ['start'], { env, timeout: 60_000 });
     const seeds = Array.from({ length: 6 }, (_, i) => `127.0.0.1:${base + i}`).join(',');
@@ -29,10 +30,12 @@ test('when the cluster script starts and stops, then 3 masters and 3 replicas se
     const nodes = (await cli(base, 'CLUSTER', 'NODES')).split('\n');
     expect(nodes.filter((l) => / (myself,)?master /.test(l))).toHaveLength(3);
     expect(nodes.filter((l) => / (myself,)?slave /.test(l))).toHaveLength(3);
+    for (let i = 0; i < 6; i++) ids.push(await cli(base + i, 'CLUSTER', 'MYID'));
   } finally {
     await run(script, ['stop'], { env, timeout: 30_000 });
   }
-  for (let i = 0; i < 6; i++) expect(await cli(base + i, 'PING').catch(() => 'gone')).toBe('gone');
+  // Gone: nothing answers on the port, or what answers is another suite's node that took the freed port.
+  for (let i = 0; i < 6; i++) expect(await cli(base + i, 'CLUSTER', 'MYID').catch(() => 'gone')).not.toBe(ids[i]);
   expect(existsSync(dir)).toBe(false);
   rmSync(parent, { recursive: true, force: true });
 }, 90_000);
