@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { cli, freeClusterPortBlocks } from '@holdfast/test-kit';
+import { cli, freeClusterPortBlocks, releasePorts } from '@holdfast/test-kit';
 
 const run = promisify(execFile);
 const script = path.resolve(__dirname, '..', 'scripts', 'redis-cluster.sh');
@@ -33,6 +33,7 @@ test('when the cluster script starts and stops, then 3 masters and 3 replicas se
     for (let i = 0; i < 6; i++) ids.push(await cli(base + i, 'CLUSTER', 'MYID'));
   } finally {
     await run(script, ['stop'], { env, timeout: 30_000 });
+    releasePorts(Array.from({ length: 6 }, (_, i) => base + i));
   }
   // Gone: nothing answers on the port, or what answers is another suite's node that took the freed port.
   for (let i = 0; i < 6; i++) expect(await cli(base + i, 'CLUSTER', 'MYID').catch(() => 'gone')).not.toBe(ids[i]);

@@ -2,7 +2,7 @@
 // loopback ports 7100-7199 (cluster bus +10000), data in a temp dir, no
 // persistence. Only the nodes it started are ever stopped.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,16 +21,78 @@ function portFree(port: number): Promise<boolean> {
 }
 
 /**
- * Bases of `size` consecutive loopback ports in 7100-7199 that are free now,
- * their cluster bus ports (+10000) too, in random order (suites side by side
- * pick different blocks). Free when checked: a caller retries the next block
- * if another process took one meanwhile.
+ * Reservations of ports across test processes: one file per port in the temp
+ * dir, created exclusively, holding the reserving pid. A file whose pid is
+ * gone (a killed jest worker) is taken over. A suite keeps its ports from
+ * start to stop, so restarting one of its own nodes never finds the port
+ * taken by another suite's cluster.
+ */
+const RESERVATIONS = path.join(os.tmpdir(), 'holdfast-redis-ports');
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function reservePort(port: number): boolean {
+  mkdirSync(RESERVATIONS, { recursive: true });
+  const file = path.join(RESERVATIONS, String(port));
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: 'wx' });
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const owner = Number(readFileSync(file, 'utf8').trim() || NaN);
+      if (Number.isFinite(owner) && (owner === process.pid || pidAlive(owner))) return false;
+      rmSync(file, { force: true }); // stale: its process is gone
+    }
+  }
+  return false;
+}
+
+/** Gives back ports reserved by `freeClusterPortBlocks` (only those this process holds). */
+export function releasePorts(ports: number[]): void {
+  for (const p of ports) {
+    const file = path.join(RESERVATIONS, String(p));
+    try {
+      if (readFileSync(file, 'utf8').trim() === String(process.pid)) rmSync(file, { force: true });
+    } catch {
+      // not reserved, or already released
+    }
+  }
+}
+
+/** Reserves every port of a block, or none of them. */
+function reserveBlock(ports: number[]): boolean {
+  const taken: number[] = [];
+  for (const p of ports) {
+    if (!reservePort(p)) {
+      releasePorts(taken);
+      return false;
+    }
+    taken.push(p);
+  }
+  return true;
+}
+
+/**
+ * Bases of `size` consecutive loopback ports in 7100-7199, reserved for this
+ * process and free now, their cluster bus ports (+10000) too, in random order.
+ * The caller owns the reservation: `RedisCluster.stop` releases it, and a
+ * block given up must be released with `releasePorts`.
  */
 export async function* freeClusterPortBlocks(size: number): AsyncGenerator<number> {
   const bases = Array.from({ length: Math.floor(100 / size) }, (_, i) => 7100 + i * size).sort(() => Math.random() - 0.5);
   for (const base of bases) {
     const ports = Array.from({ length: size }, (_, i) => base + i);
+    if (!reserveBlock(ports)) continue;
     if ((await Promise.all(ports.flatMap((p) => [portFree(p), portFree(p + 10000)]))).every(Boolean)) yield base;
+    else releasePorts(ports);
   }
 }
 
@@ -38,6 +100,13 @@ export async function* freeClusterPortBlocks(size: number): AsyncGenerator<numbe
 export async function cli(port: number, ...args: string[]): Promise<string> {
   const { stdout } = await run('redis-cli', ['-p', String(port), ...args], { timeout: 5000 });
   return stdout.trim();
+}
+
+/** The process id of the redis-server answering on `port`, or null when none answers. */
+async function answeringPid(port: number): Promise<number | null> {
+  const info = await cli(port, 'INFO', 'server').catch(() => '');
+  const m = /process_id:(\d+)/.exec(info);
+  return m ? Number(m[1]) : null;
 }
 
 export interface ClusterNode {
@@ -109,7 +178,10 @@ export class RedisCluster {
       '--maxmemory-policy', 'noeviction', '--loglevel', 'warning',
     ], { stdio: 'ignore' });
     this.procs.set(port, proc);
-    const up = await waitFor(`redis-server on ${port} to answer PING or exit`, async () => proc.exitCode !== null || (await cli(port, 'ping')) === 'PONG', { timeoutMs: 10_000, intervalMs: 50 })
+    // The node must be this process: another suite's node may hold the port
+    // (free when checked, taken since), and its PONG would pass for ours.
+    const up = await waitFor(`redis-server on ${port} to answer as pid ${proc.pid} or exit`,
+      async () => proc.exitCode !== null || (await answeringPid(port)) === proc.pid, { timeoutMs: 10_000, intervalMs: 50 })
       .catch(() => false);
     if (!up || proc.exitCode !== null) throw new Error(`redis-server on ${port} did not start${proc.exitCode !== null ? ` (exit ${proc.exitCode})` : ''}`);
   }
@@ -182,6 +254,7 @@ export class RedisCluster {
   async stop(): Promise<void> {
     for (const p of [...this.procs.keys()]) await this.kill(p);
     rmSync(this.dir, { recursive: true, force: true });
+    releasePorts(this.ports);
   }
 }
 
