@@ -20,7 +20,7 @@ test('when an event is created, then it reads back with the contract\'s fields, 
     expect(res.body.event).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Shape check', startsAt: '2027-03-04T18:30:00.000Z', currency: 'USD',
       holdTtlSeconds: 600, maxTicketsPerCustomer: 10, seatCount: 1,
-      maxHoldExtensions: 1, maxHoldSeconds: 1800, salesStatus: 'on_sale', salesStartAt: null, salesEndAt: null,
+      maxHoldExtensions: 1, maxHoldSeconds: 1800, waitlistOfferSeconds: 1800, salesStatus: 'on_sale', salesStartAt: null, salesEndAt: null,
       ticketTypes: [{ id: expect.any(String), name: 'Standing', priceCents: 5000, capacity: 500, available: 500 }],
     });
     const get = await api.call('GET', `/v1/events/${id}`);
@@ -104,5 +104,30 @@ test('when a list cursor is forged or mangled, then 400 VALIDATION_FAILED naming
     const res = await api.call('GET', `/v1/events?cursor=${encodeURIComponent(cursor)}`);
     expect({ cursor, status: res.status, code: res.body.error?.code }).toEqual({ cursor, status: 400, code: 'VALIDATION_FAILED' });
     expect(res.body.error.details.fields).toEqual([{ path: 'cursor', message: expect.any(String) }]);
+  }
+});
+
+test('when an event sets waitlistOfferSeconds, then it reads back, a patch changes it, and values outside 1..172800 are 400 naming the field', async () => {
+  const admin = api.token('admin');
+  const res = await api.call('POST', '/v1/admin/events', {
+    token: admin,
+    body: { name: 'Offer time', startsAt: '2027-03-04T19:30:00Z', waitlistOfferSeconds: 172_800, ticketTypes: [{ name: 'GA', priceCents: 100, capacity: 1 }] },
+  });
+  expect(res.status).toBe(201);
+  const id: string = res.body.event.id;
+  try {
+    expect(res.body.event.waitlistOfferSeconds).toBe(172_800);
+    const patched = await api.call('PATCH', `/v1/admin/events/${id}`, { token: admin, body: { waitlistOfferSeconds: 60 } });
+    expect({ status: patched.status, seconds: patched.body.event.waitlistOfferSeconds }).toEqual({ status: 200, seconds: 60 });
+    for (const bad of [0, 172_801, 1.5]) {
+      const refused = await api.call('PATCH', `/v1/admin/events/${id}`, { token: admin, body: { waitlistOfferSeconds: bad } });
+      expect({ status: refused.status, code: refused.body.error.code, path: refused.body.error.details.fields[0].path })
+        .toEqual({ status: 400, code: 'VALIDATION_FAILED', path: 'waitlistOfferSeconds' });
+    }
+    const created = await api.call('POST', '/v1/admin/events', { token: admin, body: { name: 'Too long', startsAt: '2027-03-04T19:30:00Z', waitlistOfferSeconds: 172_801 } });
+    expect(created.status).toBe(400);
+    expect((await api.call('GET', `/v1/events/${id}`)).body.event.waitlistOfferSeconds).toBe(60);
+  } finally {
+    await dropTestEvent(api, id);
   }
 });

@@ -678,6 +678,7 @@ export interface components {
             maxTicketsPerCustomer: number;
             maxHoldExtensions: number;
             maxHoldSeconds: number;
+            waitlistOfferSeconds: number;
             /** @enum {string} */
             salesStatus: "draft" | "on_sale" | "closed";
             salesStartAt: string | null;
@@ -817,6 +818,8 @@ export interface components {
             /** @default 1 */
             maxHoldExtensions?: number;
             maxHoldSeconds?: number;
+            /** @default 1800 */
+            waitlistOfferSeconds?: number;
             /**
              * @default on_sale
              * @enum {string}
@@ -863,6 +866,7 @@ export interface components {
             maxTicketsPerCustomer?: number;
             maxHoldExtensions?: number;
             maxHoldSeconds?: number;
+            waitlistOfferSeconds?: number;
             /** @enum {string} */
             salesStatus?: "draft" | "on_sale" | "closed";
             salesStartAt?: string | null;
@@ -1175,7 +1179,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Up to 62428222 bytes (59.5 MiB); every other endpoint reads up to 102400. */
+        /** @description Up to 62428254 bytes (59.5 MiB); every other endpoint reads up to 102400. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CreateEventBody"];
@@ -1218,7 +1222,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 59.5 MiB (62428222 bytes; details.limitBytes) */
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 59.5 MiB (62428254 bytes; details.limitBytes) */
             413: {
                 headers: {
                     [name: string]: unknown;

@@ -39,6 +39,7 @@ export function longestEventEnvelope(seatsOrLayout: 'seats' | 'layout'): Record<
     maxTicketsPerCustomer: 100,
     maxHoldExtensions: 10,
     maxHoldSeconds: 7200,
+    waitlistOfferSeconds: 172800,
     salesStatus: 'on_sale',
     salesStartAt: LONGEST_TIME,
     salesEndAt: LONGEST_LATER_TIME,

@@ -96,6 +96,8 @@ const maxTicketsPerCustomer = z.number().int().min(1).max(100);
 const maxHoldExtensions = z.number().int().min(0).max(10);
 /** The most a hold may last from its creation, extensions included (at most 2 hours). */
 const maxHoldSeconds = z.number().int().min(1).max(7200);
+/** How long a waiting-list offer (a hold made for the next entry in line) lasts: up to 48 hours. */
+const waitlistOfferSeconds = z.number().int().min(1).max(172_800);
 export const salesStatus = z.enum(['draft', 'on_sale', 'closed']);
 
 /** The seats come as a list (`seats`) or as a layout the server expands (`layout`): one of them, or neither for general admission only. */
@@ -108,6 +110,7 @@ export const createEventBody = z
     maxTicketsPerCustomer: maxTicketsPerCustomer.default(10),
     maxHoldExtensions: maxHoldExtensions.default(1),
     maxHoldSeconds: maxHoldSeconds.optional(),
+    waitlistOfferSeconds: waitlistOfferSeconds.default(1800),
     salesStatus: salesStatus.default('on_sale'),
     salesStartAt: isoTime.nullable().default(null),
     salesEndAt: isoTime.nullable().default(null),
@@ -131,6 +134,7 @@ export const updateEventBody = z
     maxTicketsPerCustomer,
     maxHoldExtensions,
     maxHoldSeconds,
+    waitlistOfferSeconds,
     salesStatus,
     salesStartAt: isoTime.nullable(),
     salesEndAt: isoTime.nullable(),

@@ -76,6 +76,7 @@ export const eventObject = z
     maxTicketsPerCustomer: z.number().int(),
     maxHoldExtensions: z.number().int(),
     maxHoldSeconds: z.number().int(),
+    waitlistOfferSeconds: z.number().int(),
     salesStatus: z.enum(['draft', 'on_sale', 'closed']),
     salesStartAt: time.nullable(),
     salesEndAt: time.nullable(),

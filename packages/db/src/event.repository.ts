@@ -25,6 +25,8 @@ export interface EventSettings {
   maxTicketsPerCustomer: number;
   maxHoldExtensions: number;
   maxHoldSeconds: number;
+  /** How long a waiting-list offer lasts. */
+  waitlistOfferSeconds: number;
   salesStatus: SalesStatus;
   salesStartAt: Date | null;
   salesEndAt: Date | null;
@@ -65,7 +67,7 @@ export interface EventRow extends EventSettings {
 const eventSelect = {
   id: true, name: true, startsAt: true, currency: true, holdTtlSeconds: true,
   maxTicketsPerCustomer: true, seatCount: true, createdAt: true,
-  maxHoldExtensions: true, maxHoldSeconds: true, salesStatus: true, salesStartAt: true, salesEndAt: true,
+  maxHoldExtensions: true, maxHoldSeconds: true, waitlistOfferSeconds: true, salesStatus: true, salesStartAt: true, salesEndAt: true,
   ticketTypes: { select: { id: true, name: true, priceCents: true, capacity: true, sold: true }, orderBy: { position: 'asc' } },
 } as const;
 
@@ -78,6 +80,7 @@ export async function insertEvent(tx: DbClient, input: NewEvent): Promise<string
         id, name: input.name, startsAt: input.startsAt, currency: input.currency,
         holdTtlSeconds: input.holdTtlSeconds, maxTicketsPerCustomer: input.maxTicketsPerCustomer,
         maxHoldExtensions: input.maxHoldExtensions, maxHoldSeconds: input.maxHoldSeconds,
+        waitlistOfferSeconds: input.waitlistOfferSeconds,
         salesStatus: input.salesStatus, salesStartAt: input.salesStartAt, salesEndAt: input.salesEndAt,
         seatCount: input.seats.length,
       },

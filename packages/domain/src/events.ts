@@ -15,7 +15,7 @@ import { ensurePrimed, primeEvent } from './prime-event';
 /** The contract's Event object. */
 export type EventView = z.output<typeof eventObject>;
 
-type SaleSettings = 'maxHoldExtensions' | 'maxHoldSeconds' | 'salesStatus' | 'salesStartAt' | 'salesEndAt';
+type SaleSettings = 'maxHoldExtensions' | 'maxHoldSeconds' | 'waitlistOfferSeconds' | 'salesStatus' | 'salesStartAt' | 'salesEndAt';
 
 /**
  * Without sale settings an event is on sale at once, with one extension of up to
@@ -50,6 +50,7 @@ export async function createEvent(ctx: DomainContext, given: CreateEventInput, a
     seats: seatsOf(given),
     maxHoldExtensions: given.maxHoldExtensions ?? 1,
     maxHoldSeconds: given.maxHoldSeconds ?? Math.max(1800, given.holdTtlSeconds),
+    waitlistOfferSeconds: given.waitlistOfferSeconds ?? 1800,
     salesStatus: given.salesStatus ?? 'on_sale',
     salesStartAt: given.salesStartAt ?? null,
     salesEndAt: given.salesEndAt ?? null,
@@ -128,6 +129,7 @@ export async function updateEvent(
       maxTicketsPerCustomer: patch.maxTicketsPerCustomer ?? row.maxTicketsPerCustomer,
       maxHoldExtensions: patch.maxHoldExtensions ?? row.maxHoldExtensions,
       maxHoldSeconds: patch.maxHoldSeconds ?? row.maxHoldSeconds,
+      waitlistOfferSeconds: patch.waitlistOfferSeconds ?? row.waitlistOfferSeconds,
       salesStatus: patch.salesStatus ?? row.salesStatus,
       salesStartAt: patch.salesStartAt !== undefined ? patch.salesStartAt : row.salesStartAt,
       salesEndAt: patch.salesEndAt !== undefined ? patch.salesEndAt : row.salesEndAt,
@@ -153,6 +155,7 @@ function view(row: EventRow, available: (ticketTypeId: string) => number): Event
     maxTicketsPerCustomer: row.maxTicketsPerCustomer,
     maxHoldExtensions: row.maxHoldExtensions,
     maxHoldSeconds: row.maxHoldSeconds,
+    waitlistOfferSeconds: row.waitlistOfferSeconds,
     salesStatus: row.salesStatus,
     salesStartAt: row.salesStartAt?.toISOString() ?? null,
     salesEndAt: row.salesEndAt?.toISOString() ?? null,
