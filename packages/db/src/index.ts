@@ -12,3 +12,4 @@ export * from './order.repository';
 export * from './payment.repository';
 export * from './sales.repository';
 export * from './confirm-batch.repository';
+export * from './webhook.repository';

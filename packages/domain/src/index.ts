@@ -34,3 +34,4 @@ export {
 } from './confirm-batcher';
 export { getOrder, orderFromRow, type Order } from './orders';
 export { applyStripePayment, type StripePayment, type StripeOutcome } from './apply-stripe-payment';
+export { recordWebhookEvent } from './webhook-events';
