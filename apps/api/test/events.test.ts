@@ -20,7 +20,7 @@ test('when an event is created, then it reads back with the contract\'s fields, 
     expect(res.body.event).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Shape check', startsAt: '2027-03-04T18:30:00.000Z', currency: 'USD',
       holdTtlSeconds: 600, maxTicketsPerCustomer: 10, seatCount: 1,
-      maxHoldExtensions: 1, maxHoldSeconds: 1800, waitlistOfferSeconds: 1800, salesStatus: 'on_sale', salesStartAt: null, salesEndAt: null,
+      maxHoldExtensions: 1, maxHoldSeconds: 1800, waitlistOfferSeconds: 1800, salesStatus: 'on_sale', salesStartAt: null, salesEndAt: null, waitingRoom: null,
       ticketTypes: [{ id: expect.any(String), name: 'Standing', priceCents: 5000, capacity: 500, available: 500 }],
     });
     const get = await api.call('GET', `/v1/events/${id}`);

@@ -683,6 +683,13 @@ export interface components {
             salesStatus: "draft" | "on_sale" | "closed";
             salesStartAt: string | null;
             salesEndAt: string | null;
+            waitingRoom: {
+                admitPerMinute: number;
+                maxActive: number;
+                passSeconds: number;
+                preQueueSeconds: number;
+                challengeBits: number;
+            } | null;
             seatCount: number;
             ticketTypes: {
                 id: string;
@@ -829,6 +836,15 @@ export interface components {
             salesStartAt?: string | null;
             /** @default null */
             salesEndAt?: string | null;
+            /** @default null */
+            waitingRoom?: {
+                admitPerMinute: number;
+                maxActive: number;
+                passSeconds: number;
+                preQueueSeconds: number;
+                /** @default 0 */
+                challengeBits?: number;
+            } | null;
             seats?: {
                 section: string;
                 row: string;
@@ -871,6 +887,14 @@ export interface components {
             salesStatus?: "draft" | "on_sale" | "closed";
             salesStartAt?: string | null;
             salesEndAt?: string | null;
+            waitingRoom?: {
+                admitPerMinute: number;
+                maxActive: number;
+                passSeconds: number;
+                preQueueSeconds: number;
+                /** @default 0 */
+                challengeBits?: number;
+            } | null;
         };
         EventsResponse: {
             events: components["schemas"]["Event"][];
@@ -1179,7 +1203,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Up to 62428254 bytes (59.5 MiB); every other endpoint reads up to 102400. */
+        /** @description Up to 62428388 bytes (59.5 MiB); every other endpoint reads up to 102400. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CreateEventBody"];
@@ -1222,7 +1246,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 59.5 MiB (62428254 bytes; details.limitBytes) */
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 59.5 MiB (62428388 bytes; details.limitBytes) */
             413: {
                 headers: {
                     [name: string]: unknown;

@@ -43,6 +43,7 @@ export function longestEventEnvelope(seatsOrLayout: 'seats' | 'layout'): Record<
     salesStatus: 'on_sale',
     salesStartAt: LONGEST_TIME,
     salesEndAt: LONGEST_LATER_TIME,
+    waitingRoom: { admitPerMinute: 1_000_000, maxActive: 1_000_000, passSeconds: 7200, preQueueSeconds: 86_400, challengeBits: 24 },
     ticketTypes: Array.from({ length: EVENT_LIMITS.ticketTypes }, () => ({
       name: text(EVENT_LIMITS.nameChars), priceCents: SEAT_LIMITS.maxPriceCents, capacity: EVENT_LIMITS.maxTicketCapacity,
     })),

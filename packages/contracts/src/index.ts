@@ -101,6 +101,31 @@ const maxHoldSeconds = z.number().int().min(1).max(7200);
 const waitlistOfferSeconds = z.number().int().min(1).max(172_800);
 export const salesStatus = z.enum(['draft', 'on_sale', 'closed']);
 
+/** The waiting room's limits (issue 29): what `waitingRoom` takes and how far. */
+export const WAITING_ROOM_LIMITS = {
+  maxAdmitPerMinute: 1_000_000,
+  maxActive: 1_000_000,
+  minPassSeconds: 30,
+  maxPassSeconds: 7200,
+  maxPreQueueSeconds: 86_400,
+  maxChallengeBits: 24,
+} as const;
+
+/**
+ * An event's waiting room (null: off). Places are admitted at most
+ * `admitPerMinute` a minute and never more than `maxActive` at once; a pass
+ * lasts `passSeconds` without a hold; joining opens `preQueueSeconds` before
+ * the sale; `challengeBits` > 0 asks each join for a proof of work.
+ */
+export const waitingRoomSettings = z.strictObject({
+  admitPerMinute: z.number().int().min(1).max(WAITING_ROOM_LIMITS.maxAdmitPerMinute),
+  maxActive: z.number().int().min(1).max(WAITING_ROOM_LIMITS.maxActive),
+  passSeconds: z.number().int().min(WAITING_ROOM_LIMITS.minPassSeconds).max(WAITING_ROOM_LIMITS.maxPassSeconds),
+  preQueueSeconds: z.number().int().min(0).max(WAITING_ROOM_LIMITS.maxPreQueueSeconds),
+  challengeBits: z.number().int().min(0).max(WAITING_ROOM_LIMITS.maxChallengeBits).default(0),
+});
+export type WaitingRoomSettings = z.output<typeof waitingRoomSettings>;
+
 /** The seats come as a list (`seats`) or as a layout the server expands (`layout`): one of them, or neither for general admission only. */
 export const createEventBody = z
   .strictObject({
@@ -115,6 +140,7 @@ export const createEventBody = z
     salesStatus: salesStatus.default('on_sale'),
     salesStartAt: isoTime.nullable().default(null),
     salesEndAt: isoTime.nullable().default(null),
+    waitingRoom: waitingRoomSettings.nullable().default(null),
     seats: z.array(seatInput).max(MAX_EVENT_SEATS).optional(),
     layout: seatLayout.optional(),
     ticketTypes: z.array(ticketTypeInput).max(EVENT_LIMITS.ticketTypes).default([]),
@@ -139,6 +165,7 @@ export const updateEventBody = z
     salesStatus,
     salesStartAt: isoTime.nullable(),
     salesEndAt: isoTime.nullable(),
+    waitingRoom: waitingRoomSettings.nullable(),
   })
   .partial()
   .refine((b) => Object.keys(b).length > 0, 'give at least one field to change');

@@ -80,6 +80,11 @@ export const eventObject = z
     salesStatus: z.enum(['draft', 'on_sale', 'closed']),
     salesStartAt: time.nullable(),
     salesEndAt: time.nullable(),
+    /** The waiting room's settings; null when the event has none. */
+    waitingRoom: z.object({
+      admitPerMinute: z.number().int(), maxActive: z.number().int(), passSeconds: z.number().int(),
+      preQueueSeconds: z.number().int(), challengeBits: z.number().int(),
+    }).nullable(),
     seatCount: z.number().int(),
     ticketTypes: z.array(
       z.object({ id: z.string(), name: z.string(), priceCents: z.number().int(), capacity: z.number().int(), available: z.number().int() }),

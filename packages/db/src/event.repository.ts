@@ -17,6 +17,15 @@ export interface NewSeat {
 
 export type SalesStatus = 'draft' | 'on_sale' | 'closed';
 
+/** An event's waiting room (stored as JSON in events.waiting_room; null: none). */
+export interface WaitingRoom {
+  admitPerMinute: number;
+  maxActive: number;
+  passSeconds: number;
+  preQueueSeconds: number;
+  challengeBits: number;
+}
+
 /** An event's settings that may change after it is created. */
 export interface EventSettings {
   name: string;
@@ -30,6 +39,7 @@ export interface EventSettings {
   salesStatus: SalesStatus;
   salesStartAt: Date | null;
   salesEndAt: Date | null;
+  waitingRoom: WaitingRoom | null;
 }
 
 export interface NewEvent extends EventSettings {
@@ -67,7 +77,7 @@ export interface EventRow extends EventSettings {
 const eventSelect = {
   id: true, name: true, startsAt: true, currency: true, holdTtlSeconds: true,
   maxTicketsPerCustomer: true, seatCount: true, createdAt: true,
-  maxHoldExtensions: true, maxHoldSeconds: true, waitlistOfferSeconds: true, salesStatus: true, salesStartAt: true, salesEndAt: true,
+  maxHoldExtensions: true, maxHoldSeconds: true, waitlistOfferSeconds: true, salesStatus: true, salesStartAt: true, salesEndAt: true, waitingRoom: true,
   ticketTypes: { select: { id: true, name: true, priceCents: true, capacity: true, sold: true }, orderBy: { position: 'asc' } },
 } as const;
 
@@ -82,6 +92,7 @@ export async function insertEvent(tx: DbClient, input: NewEvent): Promise<string
         maxHoldExtensions: input.maxHoldExtensions, maxHoldSeconds: input.maxHoldSeconds,
         waitlistOfferSeconds: input.waitlistOfferSeconds,
         salesStatus: input.salesStatus, salesStartAt: input.salesStartAt, salesEndAt: input.salesEndAt,
+        waitingRoom: jsonOrNull(input.waitingRoom),
         seatCount: input.seats.length,
       },
     });
@@ -109,12 +120,26 @@ export async function insertEvent(tx: DbClient, input: NewEvent): Promise<string
   });
 }
 
-type RawEventRow = Omit<EventRow, 'ticketTypes' | 'salesStatus'> & {
-  salesStatus: string; ticketTypes: (Omit<TicketTypeRow, 'priceCents'> & { priceCents: bigint })[];
+/** A JSON column's value, or SQL NULL (Prisma's DbNull) for null. */
+function jsonOrNull(value: WaitingRoom | null): Prisma.InputJsonValue | typeof Prisma.DbNull {
+  return value === null ? Prisma.DbNull : { ...value };
+}
+
+type RawEventRow = Omit<EventRow, 'ticketTypes' | 'salesStatus' | 'waitingRoom'> & {
+  salesStatus: string; waitingRoom: Prisma.JsonValue; ticketTypes: (Omit<TicketTypeRow, 'priceCents'> & { priceCents: bigint })[];
 };
 /** An event as Prisma reads it (money as bigint) made an EventRow. */
 function eventRow(r: RawEventRow): EventRow {
-  return { ...r, salesStatus: r.salesStatus as SalesStatus, ticketTypes: r.ticketTypes.map((t) => ({ ...t, priceCents: money(t.priceCents) })) };
+  return { ...r, salesStatus: r.salesStatus as SalesStatus, waitingRoom: waitingRoomOf(r.waitingRoom), ticketTypes: r.ticketTypes.map((t) => ({ ...t, priceCents: money(t.priceCents) })) };
+}
+
+function waitingRoomOf(v: Prisma.JsonValue): WaitingRoom | null {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return null;
+  const o = v as Record<string, unknown>;
+  return {
+    admitPerMinute: Number(o.admitPerMinute), maxActive: Number(o.maxActive), passSeconds: Number(o.passSeconds),
+    preQueueSeconds: Number(o.preQueueSeconds), challengeBits: Number(o.challengeBits ?? 0),
+  };
 }
 
 export async function findEvent(db: DbClient, id: string): Promise<EventRow | null> {
@@ -136,7 +161,7 @@ export async function lockTicketType(tx: DbClient, eventId: string, id: string):
 }
 
 export async function updateEventSettings(tx: DbClient, id: string, settings: EventSettings): Promise<void> {
-  await translated(() => tx.event.update({ where: { id }, data: settings }));
+  await translated(() => tx.event.update({ where: { id }, data: { ...settings, waitingRoom: jsonOrNull(settings.waitingRoom) } }));
 }
 
 /** Events in creation order, keyset-paged on (createdAt, id) so pages stay right while rows are added. */

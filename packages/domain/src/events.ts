@@ -15,7 +15,7 @@ import { ensurePrimed, primeEvent } from './prime-event';
 /** The contract's Event object. */
 export type EventView = z.output<typeof eventObject>;
 
-type SaleSettings = 'maxHoldExtensions' | 'maxHoldSeconds' | 'waitlistOfferSeconds' | 'salesStatus' | 'salesStartAt' | 'salesEndAt';
+type SaleSettings = 'maxHoldExtensions' | 'maxHoldSeconds' | 'waitlistOfferSeconds' | 'salesStatus' | 'salesStartAt' | 'salesEndAt' | 'waitingRoom';
 
 /**
  * Without sale settings an event is on sale at once, with one extension of up to
@@ -54,6 +54,7 @@ export async function createEvent(ctx: DomainContext, given: CreateEventInput, a
     salesStatus: given.salesStatus ?? 'on_sale',
     salesStartAt: given.salesStartAt ?? null,
     salesEndAt: given.salesEndAt ?? null,
+    waitingRoom: given.waitingRoom ?? null,
   };
   const firstAt = new Map<string, number>();
   const duplicates: { path: string; message: string }[] = [];
@@ -133,11 +134,12 @@ export async function updateEvent(
       salesStatus: patch.salesStatus ?? row.salesStatus,
       salesStartAt: patch.salesStartAt !== undefined ? patch.salesStartAt : row.salesStartAt,
       salesEndAt: patch.salesEndAt !== undefined ? patch.salesEndAt : row.salesEndAt,
+      waitingRoom: patch.waitingRoom !== undefined ? patch.waitingRoom : row.waitingRoom,
     };
     checkSettings(next);
     await updateEventSettings(tx, eventId, next);
     const changed = Object.fromEntries(
-      Object.entries(patch).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : (v ?? null)]),
+      Object.entries(patch).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v && typeof v === 'object' ? { ...v } : (v ?? null)]),
     );
     await recordAudit(tx, { actor: `admin:${adminId}`, action: 'event.updated', eventId, details: changed });
   });
@@ -159,6 +161,7 @@ function view(row: EventRow, available: (ticketTypeId: string) => number): Event
     salesStatus: row.salesStatus,
     salesStartAt: row.salesStartAt?.toISOString() ?? null,
     salesEndAt: row.salesEndAt?.toISOString() ?? null,
+    waitingRoom: row.waitingRoom && { ...row.waitingRoom },
     seatCount: row.seatCount,
     ticketTypes: row.ticketTypes.map((t) => ({
       id: t.id, name: t.name, priceCents: t.priceCents, capacity: t.capacity, available: Math.max(0, available(t.id)),
