@@ -3,7 +3,7 @@ import type { RedisClient } from './redis-client';
 import { eventKeys } from './keys';
 import { registerScripts, scriptCommand, writeCoalescer, type ScriptName, type ScriptRunner } from './scripts';
 import { StoreUnavailableError, translateErrorsOf } from './store-errors';
-import { HOLD_RECORD_TTL_MS } from './ttls';
+import { ENDED_HOLD_TTL_MS, HOLD_RECORD_TTL_MS } from './ttls';
 
 /** A hold answered only once this many replicas have it (WAIT after the hold script). */
 export interface ReplicaAcks {
@@ -398,7 +398,7 @@ export class HoldStore {
       k.hold(input.holdId), k.claim(input.holdId), k.free, k.seatIndex, ...input.seatIds.map(k.seat),
     ];
     const args = [
-      input.holdId, input.customerId, input.mode, k.channel, tt, input.quantity, HOLD_RECORD_TTL_MS, input.claimToken ?? '',
+      input.holdId, input.customerId, input.mode, k.channel, tt, input.quantity, ENDED_HOLD_TTL_MS[input.mode], input.claimToken ?? '',
       ...input.seatIds,
     ];
     const reply = await this.run.endHold(keys, args);

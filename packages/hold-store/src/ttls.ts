@@ -4,8 +4,32 @@
  * lost theirs.
  */
 
-/** How long a hold's record stays readable in Redis after the hold ends (a live hold's: after its expiry). */
+/** How long a live hold's record outlives the hold's expiry (its items, for a confirm or a release before the outbox reaches PostgreSQL). */
 export const HOLD_RECORD_TTL_MS = 24 * 3600 * 1000;
+
+/**
+ * How long an ended hold leaves its tombstone in Redis: the record shrunk to its
+ * status (end-hold), every other key of the hold gone. PostgreSQL has the row by
+ * then, so nothing reads the items; the status is read by
+ * - end-hold, to answer ALREADY to the same end applied again: a repeated
+ *   "confirmed" (a payment webhook delivered again, a confirm retried: it heals
+ *   Redis on an existing order) must not add the order to the customer's bought
+ *   count and the ticket type's sold count twice, so it stays as long as the
+ *   contract replays a retry (24 hours, IDEMPOTENCY_TTL_SECONDS); reconciliation's
+ *   repair of bought counts reads it too (repair-bought-2.lua);
+ * - a late payment's claim (claim-hold), which answers ENDED at once for a released
+ *   hold instead of taking its free seats again until PostgreSQL refuses the confirm.
+ * A released or expired hold's end changes no counter when applied again (its
+ * entries went with the first end), and a claim without the tombstone only holds
+ * the free seats for the moment PostgreSQL takes to refuse: 15 minutes cover the
+ * worker's retries and a payment under way when the hold ended, and an hour after
+ * a sale nothing of such holds is left (about 200 bytes each while it lasts).
+ */
+export const ENDED_HOLD_TTL_MS = {
+  confirmed: 24 * 3600 * 1000,
+  released: 15 * 60 * 1000,
+  expired: 15 * 60 * 1000,
+} as const;
 
 /** The window of a customer's hold rate limit (holdRateLimitPerMinute): a minute. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;

@@ -18,7 +18,7 @@
     KEYS[13..] seat keys
     ARGV[1] hold id   ARGV[2] customer id   ARGV[3] "released" | "expired" | "confirmed"
     ARGV[4] change channel   ARGV[5] ticket type id ("" for seats)   ARGV[6] quantity
-    ARGV[7] record ttl ms (how long the ended hold's record stays)    ARGV[8] the ending confirm's claim token ("" for none)
+    ARGV[7] tombstone ttl ms (how long the ended hold's status stays, ttls.ts)    ARGV[8] the ending confirm's claim token ("" for none)
     ARGV[9..] seat ids in KEYS order
 
   Output:
@@ -86,6 +86,8 @@ if ttId ~= '' and redis.call('EXISTS', KEYS[6]) == 1 then
     available = tonumber(tt[1]) - tonumber(tt[2]) - tonumber(tt[3] or '0') }))
 end
 
+-- The record shrinks to a tombstone, its status: PostgreSQL has the hold's row.
+redis.call('HDEL', KEYS[9], 'json', 'createdAt', 'expiresAt', 'extensions')
 redis.call('HSET', KEYS[9], 'status', mode)
 redis.call('PEXPIRE', KEYS[9], ARGV[7])
 if #KEYS >= 13 then

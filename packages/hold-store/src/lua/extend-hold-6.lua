@@ -31,7 +31,8 @@ local rec = redis.call('HMGET', KEYS[4], 'status', 'expiresAt')
 if not rec[1] then return {'MISSING'} end
 if rec[1] ~= 'active' then return {'NOT_ACTIVE', rec[1]} end
 local current = tonumber(rec[2])
-if current <= now then return {'EXPIRED'} end
+-- A tombstone a late claim made active again has no expiry of its own: over.
+if not current or current <= now then return {'EXPIRED'} end
 
 -- Check every lease before writing any.
 for i = 5, #KEYS do
