@@ -1,8 +1,10 @@
 // A hold's time ran out unconfirmed: PostgreSQL marks it expired (only while it is
 // still active and due), then Redis frees the keys it still owns and announces its seats.
-import { expireHoldIfDue, findDueHolds, findHold, type HoldRow } from '@holdfast/db';
+import { expireHoldIfDue, findDueHolds, findHold, runTransaction, type HoldRow } from '@holdfast/db';
 import type { DomainContext } from './context';
 import { endHoldInRedis } from './holds';
+import { holdFromRow } from './hold-view';
+import { recordWebhookEvent } from './webhook-events';
 
 export type ExpireOutcome =
   | { kind: 'expired' }
@@ -25,7 +27,14 @@ export async function expireHold(ctx: DomainContext, holdId: string, now?: Date)
   if (row.status === 'ACTIVE') {
     now ??= new Date(await ctx.store.nowMs());
     if (row.expiresAt > now) return notDue(row.expiresAt, now);
-    if (await expireHoldIfDue(ctx.db, holdId, now)) {
+    const due = now;
+    // The hold's end and its hold.expired event (webhooks) commit together.
+    const expired = await runTransaction(ctx.db, async (tx) => {
+      if (!(await expireHoldIfDue(tx, holdId, due))) return false;
+      await recordWebhookEvent(tx, 'hold.expired', { hold: holdFromRow({ ...row, status: 'EXPIRED' }, due.getTime()) }, holdId);
+      return true;
+    });
+    if (expired) {
       ctx.metrics.holdsExpired(1);
       await endHoldInRedisAfter(ctx, row);
       ctx.log.info({ holdId, eventId: row.eventId }, 'hold expired');

@@ -8,6 +8,7 @@ import type { DomainContext } from './context';
 import { errors } from './errors';
 import { eventOfHoldId } from './ids';
 import { holdContents, holdFromRecord, holdFromRow, rowFromRecord, type Hold, type HoldItem } from './hold-view';
+import { recordWebhookEvent } from './webhook-events';
 
 export type Principal = { id: string; role: z.output<typeof role> };
 
@@ -53,11 +54,14 @@ export async function releaseHold(ctx: DomainContext, holdId: string, by: Releas
     if (row.status !== 'ACTIVE') return { row, changed: false };
     if (row.expiresAt <= now) {
       // Already over by time: answer with the hold as it is, and record that.
-      return { row: await updateHold(tx, holdId, { status: 'EXPIRED', endedAt: now }), changed: false };
+      const expired = await updateHold(tx, holdId, { status: 'EXPIRED', endedAt: now });
+      await recordWebhookEvent(tx, 'hold.expired', { hold: holdFromRow(expired, now.getTime()) }, holdId);
+      return { row: expired, changed: false };
     }
     const updated = await updateHold(tx, holdId, {
       status: 'RELEASED', releasedBy: by.kind, releasedAt: now, endedAt: now,
     });
+    await recordWebhookEvent(tx, 'hold.released', { hold: holdFromRow(updated, now.getTime()) }, holdId);
     if (by.kind === 'admin') {
       await recordAudit(tx, {
         actor: `admin:${by.adminId}`, action: 'hold.released', eventId: row.eventId, holdId, reason: by.reason,

@@ -7,10 +7,11 @@ import {
 import { repairKind, type reconcileReportObject, type z } from '@holdfast/contracts';
 import type { EventKeyScan, ReconcileStore, TicketCounters } from '@holdfast/hold-store';
 import type { DomainContext } from './context';
-import { holdContents, type HoldItem } from './hold-view';
+import { holdContents, holdFromRow, type HoldItem } from './hold-view';
 import { endHoldInRedis } from './holds';
 import { primeEvent } from './prime-event';
 import { syncSeatIndex } from './seat-index';
+import { recordWebhookEvent } from './webhook-events';
 
 /** What reconciliation can repair, each kind said in the contract (`repairKind`). */
 export const REPAIR_KINDS = repairKind.options;
@@ -170,6 +171,7 @@ async function restoreLostHolds(ctx: DomainContext, rs: ReconcileStore, eventId:
       const locked = await lockHold(tx, row.id);
       if (!locked || locked.status !== 'ACTIVE') return null;
       const updated = await updateHold(tx, row.id, { status: 'EXPIRED', endedAt: new Date() });
+      await recordWebhookEvent(tx, 'hold.expired', { hold: holdFromRow(updated) }, row.id);
       await recordAudit(tx, {
         actor: 'system:reconcile', action: 'hold.ended_lost', eventId, holdId: row.id,
         reason: `Redis lost this hold's leases and ${why}`,
