@@ -1,3 +1,4 @@
+import type { SoakOptions } from './holdfast/holdfast-soak.bench';
 import type { FlashSale } from './race-lab.types';
 
 /** How big each part of a run is; `quick` keeps every part small (docs/benchmarks.md has the run times). */
@@ -72,7 +73,12 @@ export interface BenchPlan {
     concurrency: number;
     rounds: number;
   };
+  /** A sale held for minutes: Redis bytes per live and per ended hold, the API's resident memory (holdfast-soak.bench.ts). */
+  soak: SoakOptions;
 }
+
+/** The soak's mix as a sale had it (issue 31: 86,000 holds, 8,500 paid, the rest released or lapsed). */
+const SOAK_MIX = { per20: { confirm: 1, webhook: 1, release: 8 }, holdTtlSeconds: 20, connections: 32, keySamplesPerKind: 300 };
 
 export function benchPlan(quick: boolean): BenchPlan {
   if (quick) {
@@ -97,6 +103,7 @@ export function benchPlan(quick: boolean): BenchPlan {
       confirmPath: { concurrency: 50, rounds: 2, confirmsPerRound: 400, maxDurationMs: 8000, buyersPerEvent: [50, 150, 450], numberingClients: [50] },
       cluster: { holds: 1500, concurrency: 50, rounds: 1, scriptHolds: 5000 },
       persist: { holds: 5000, concurrency: 50, rounds: 1 },
+      soak: { ...SOAK_MIX, durationMs: soakMs(60_000), holdsPerSec: 150, sampleEverySec: 5 },
     };
   }
   return {
@@ -120,5 +127,12 @@ export function benchPlan(quick: boolean): BenchPlan {
     confirmPath: { concurrency: 50, rounds: 3, confirmsPerRound: 3000, maxDurationMs: 30_000, buyersPerEvent: [100, 1000, 10_000], numberingClients: [20, 50] },
     cluster: { holds: 5000, concurrency: 50, rounds: 3, scriptHolds: 20_000 },
     persist: { holds: 20_000, concurrency: 50, rounds: 3 },
+    soak: { ...SOAK_MIX, durationMs: soakMs(240_000), holdsPerSec: 300, sampleEverySec: 10 },
   };
+}
+
+/** The soak's length: BENCH_SOAK_SECONDS when set, else the plan's. */
+function soakMs(planned: number): number {
+  const seconds = Number(process.env.BENCH_SOAK_SECONDS);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : planned;
 }

@@ -4,14 +4,15 @@ import type { BenchPlan } from './bench-plan.config';
 import type { ClusterBenchReport } from './holdfast/holdfast-cluster.bench';
 import type { BestReport } from './holdfast/holdfast-best.bench';
 import type { PersistReport } from './holdfast/holdfast-persist.bench';
+import type { SoakReport } from './holdfast/holdfast-soak.bench';
 import type { ConfirmRun, InProcessConfirmRun } from './holdfast/holdfast-confirms.bench';
 import type { NumberingRun } from './holdfast/holdfast-numbering.bench';
 import type { GrowthRow, MemoryResult } from './holdfast/holdfast-holds.bench';
 import type { HttpLoadResult } from './http-load.generator';
 import type { RaceLabReport } from './race-lab.runner';
 
-export type Section = 'race' | 'hold' | 'growth' | 'confirm' | 'best' | 'cluster' | 'persist';
-export const ALL_SECTIONS: Section[] = ['race', 'hold', 'growth', 'confirm', 'best', 'cluster', 'persist'];
+export type Section = 'race' | 'hold' | 'growth' | 'confirm' | 'best' | 'cluster' | 'persist' | 'soak';
+export const ALL_SECTIONS: Section[] = ['race', 'hold', 'growth', 'confirm', 'best', 'cluster', 'persist', 'soak'];
 
 export interface Skipped {
   skipped: string;
@@ -133,4 +134,6 @@ export interface BenchReport {
   clusterScale?: ClusterBenchReport | null;
   /** Holds persisted per second by one PostgreSQL primary (holdfast-persist.bench.ts). */
   persist?: PersistReport | null;
+  /** A sale held for minutes: Redis bytes per live and ended hold, the API's memory (holdfast-soak.bench.ts). */
+  soak?: SoakReport | null;
 }

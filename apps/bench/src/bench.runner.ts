@@ -32,6 +32,7 @@ import { measureNumbering } from './holdfast/holdfast-numbering.bench';
 import { loadHolds, measureGrowth, measureMemoryPerHeldSeat, SeatCursor, type GrowthEvent } from './holdfast/holdfast-holds.bench';
 import { clusterSection } from './holdfast/holdfast-cluster.bench';
 import { persistSection } from './holdfast/holdfast-persist.bench';
+import { soakSection } from './holdfast/holdfast-soak.bench';
 import { holdfastDatabaseUrl, holdfastRedisUrl, openHoldfastFixture, type BenchEvent, type HoldfastFixture } from './holdfast/holdfast.fixture';
 import { runHttpLoad, type HttpLoadResult } from './http-load.generator';
 import { round3 } from './latency.histogram';
@@ -152,6 +153,10 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
     if (await part('persist')) {
       const { fixture } = await holdfast.get();
       report.persist = await persistSection(fixture, plan.persist, log);
+    }
+    if (await part('soak')) {
+      const { fixture, api } = await holdfast.get();
+      report.soak = await soakSection(fixture, api, plan.soak, log);
     }
   } finally {
     await holdfast.close();

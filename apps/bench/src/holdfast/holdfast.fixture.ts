@@ -6,6 +6,7 @@ import { createDomain, createEvent, type DomainContext } from '@holdfast/domain'
 import { eventKeyPattern, HoldStore } from '@holdfast/hold-store';
 import Redis from 'ioredis';
 import jwt from 'jsonwebtoken';
+import { sign as signStripe, WorkerProcess } from '@holdfast/test-kit';
 
 import { launchChildServer, type ChildServer } from '../baselines/child-server.launcher';
 import { benchDatabaseUrl } from '../bench-database.service';
@@ -33,6 +34,10 @@ export interface HoldfastFixture {
   customerToken(customerId: string): string;
   serviceToken(): string;
   startApi(options?: { nodeArgs?: string[]; logFile?: string }): Promise<ChildServer>;
+  /** holdfast's worker (expiries, outbox, reconciliation) as its own process, on the API's database and Redis. */
+  startWorker(): Promise<WorkerProcess>;
+  /** Signs a Stripe webhook payload as Stripe would, with the secret the API was started with. */
+  signWebhook(payload: string): string;
   /** Deletes the event's rows and Redis keys. */
   dropEvent(eventId: string): Promise<void>;
   /** Drops every event this fixture created, and closes its connections. */
@@ -44,6 +49,8 @@ interface BenchEventOptions {
   seats: number;
   ticketCapacity?: number;
   maxTicketsPerCustomer?: number;
+  /** How long a hold lasts (600 s unless told). */
+  holdTtlSeconds?: number;
 }
 
 export interface BenchEvent {
@@ -107,7 +114,7 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
         name: options.name,
         startsAt: new Date(Date.UTC(new Date().getUTCFullYear() + 1, 0, 1, 19)),
         currency: 'USD',
-        holdTtlSeconds: 600,
+        holdTtlSeconds: options.holdTtlSeconds ?? 600,
         maxTicketsPerCustomer: options.maxTicketsPerCustomer ?? 100,
         seats: seatLayout(options.seats),
         ticketTypes: options.ticketCapacity
@@ -144,6 +151,16 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
     },
     customerToken: (customerId) => sign(customerId, 'customer'),
     serviceToken: () => sign('bench-service', 'service'),
+    startWorker: () =>
+      WorkerProcess.start({
+        NODE_ENV: 'production',
+        DATABASE_URL: databaseUrl,
+        REDIS_URL: redisUrl,
+        JWT_SECRET: jwtSecret,
+        STRIPE_WEBHOOK_SECRET: stripeWebhookSecret,
+        WORKER_METRICS_PORT: '0',
+      }),
+    signWebhook: (payload) => signStripe(payload, stripeWebhookSecret),
     startApi: (options = {}) =>
       launchChildServer({
         entry: path.join(__dirname, 'holdfast-api.server.ts'),

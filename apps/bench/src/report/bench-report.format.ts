@@ -4,6 +4,7 @@ import { formatNumber, formatRatio, markdownTable, ratio, type Cell } from './ma
 import { renderBarChart, type ChartPanel } from './svg-chart.render';
 import { renderClusterSection } from '../holdfast/holdfast-cluster.bench';
 import { renderPersistSection } from '../holdfast/holdfast-persist.bench';
+import { renderSoakSection } from '../holdfast/holdfast-soak.bench';
 
 export function renderMarkdown(report: BenchReport): string {
   const { meta } = report;
@@ -17,7 +18,7 @@ export function renderMarkdown(report: BenchReport): string {
   );
   out.push(
     ...raceLabSection(report), ...holdPathSection(report), ...growthSection(report), ...confirmSection(report), ...groupCommitSection(report),
-    ...bestSection(report), ...renderClusterSection(report.clusterScale), ...renderPersistSection(report.persist),
+    ...bestSection(report), ...renderClusterSection(report.clusterScale), ...renderPersistSection(report.persist), ...renderSoakSection(report.soak),
     ...targetsSection(report),
   );
   return `${out.join('\n')}\n`;
