@@ -49,6 +49,8 @@ export interface KeyKindCensus {
   bytesAfterHour: number;
   /** TTLs seen (seconds; -1 none), min and max of the sample. */
   ttlSec: { min: number; max: number } | null;
+  /** bytesAfterHour less that of the same kind before the sale (what the sale added that lasts). */
+  addedBytesAfterHour?: number;
 }
 
 export interface SoakReport {
@@ -135,6 +137,23 @@ async function census(redis: Redis, eventId: string, samplesPerKind: number): Pr
       byKind.set(kind, entry);
     }
   } while (cursor !== '0');
+  // Hold records split by what they read: a live hold's whole record, or an ended hold's tombstone (its status alone).
+  const holds = byKind.get('hold');
+  if (holds) {
+    byKind.delete('hold');
+    for (let i = 0; i < holds.keys.length; i += 1000) {
+      const chunk = holds.keys.slice(i, i + 1000);
+      const p = redis.pipeline();
+      for (const key of chunk) p.hget(key, 'status');
+      const statuses = ((await p.exec()) ?? []).map(([, v]) => v as string | null);
+      chunk.forEach((key, j) => {
+        const kind = statuses[j] === 'active' ? 'hold record, live' : 'hold record, ended';
+        const entry = byKind.get(kind) ?? { scope: 'hold' as const, keys: [] };
+        entry.keys.push(key);
+        byKind.set(kind, entry);
+      });
+    }
+  }
   const out: KeyKindCensus[] = [];
   for (const [kind, { scope, keys }] of byKind) {
     // An even spread of the kind's keys, each read for its bytes and its TTL.
@@ -312,7 +331,8 @@ export async function soakSection(
     const peakLive = liveNow();
     const peakMem = (await usedMemory(redis)) - baseline;
     const peakCensus = await census(redis, event.eventId, options.keySamplesPerKind);
-    const holdKeyBytes = total(peakCensus, (r) => r.bytes, 'hold');
+    // A live hold's own keys: its record, its seat keys, its claim, its customer's entries (not the tombstones of holds already over).
+    const holdKeyBytes = total(peakCensus.filter((r) => r.kind !== 'hold record, ended'), (r) => r.bytes, 'hold');
     log(`soak: sale over: ${ok} holds (${failed} refused), ${peakLive} live; Redis +${(peakMem / 1e6).toFixed(1)} MB; waiting for every hold to end`);
 
     // Every hold ends: the last payments and releases, then the lapses (the worker's expiries).
@@ -344,6 +364,7 @@ export async function soakSection(
     const endCensus = await census(redis, event.eventId, options.keySamplesPerKind);
     // An hour on: the bytes of keys that will still be there (no TTL, or more than an hour left), beyond those before the sale.
     const afterHour = total(endCensus, (r) => r.bytesAfterHour) - total(baseCensus, (r) => r.bytesAfterHour);
+    for (const row of endCensus) row.addedBytesAfterHour = row.bytesAfterHour - (baseCensus.find((b) => b.kind === row.kind)?.bytesAfterHour ?? 0);
     const rssEnd = await rssMb(api.pid);
     samples.push({ tSec: round3((Date.now() - started) / 1000), redisDeltaBytes: endMem, apiRssMb: rssEnd, liveHolds: 0 });
     const rssValues = samples.map((s) => s.apiRssMb).filter((v): v is number => v !== null);
@@ -402,8 +423,9 @@ export function renderSoakSection(report: SoakReport | null | undefined): string
   const kb = (b: number) => round3(b / 1024);
   const rows = (c: KeyKindCensus[]): Cell[][] => c.filter((r) => r.keys > 0).map((r) => [
     r.kind, r.scope, r.keys, kb(r.bytes), r.ttlSec ? `${r.ttlSec.min}–${r.ttlSec.max}` : null, r.keysAfterHour, kb(r.bytesAfterHour),
+    r.addedBytesAfterHour === undefined ? null : kb(r.addedBytesAfterHour),
   ]);
-  const headers = ['key kind', 'per', 'keys', 'KiB (MEMORY USAGE)', 'TTL s (sample)', 'keys left after 1 h', 'KiB left after 1 h'];
+  const headers = ['key kind', 'per', 'keys', 'KiB (MEMORY USAGE)', 'TTL s (sample)', 'keys left after 1 h', 'KiB left after 1 h', 'of which added by the sale, KiB'];
   return [
     '',
     `## Soak: ${report.holds.ok} holds over ${report.durationSec} s (${report.holdsPerSecAsked}/s asked, hold time ${report.holdTtlSeconds} s)`,
@@ -419,6 +441,10 @@ export function renderSoakSection(report: SoakReport | null | undefined): string
     `API resident memory: ${report.apiRssMb.start} MB before, ${report.apiRssMb.max} MB at most, ${report.apiRssMb.end} MB at the end.`,
     '',
     markdownTable(['t s', 'live holds', 'Redis Δ MB', 'API RSS MB'], report.samples.map((s) => [s.tSec, s.liveHolds, round3(s.redisDeltaBytes / 1e6), s.apiRssMb])),
+    '',
+    'Keys at the sale\'s end (holds live):',
+    '',
+    markdownTable(headers, rows(report.peak.census)),
     '',
     'Keys once every hold ended:',
     '',
