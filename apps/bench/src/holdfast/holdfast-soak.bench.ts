@@ -74,8 +74,10 @@ export interface SoakReport {
     redisDeltaBytes: number;
     bytesPerEndedHold: number | null;
     census: KeyKindCensus[];
-    /** Bytes still there an hour later, from the TTLs (nobody waits the hour), per ended hold. */
+    /** Bytes of the event's and the holds' keys the sale added that are still there an hour later, from the TTLs (nobody waits the hour), per ended hold. */
     bytesPerEndedHoldAfterHour: number | null;
+    /** Bytes of other keys (BullMQ's jobs, idempotency answers) still there an hour later, all of them, not per hold: bounded by count or contract. */
+    otherBytesAfterHour: number;
   };
   apiRssMb: { start: number | null; max: number | null; end: number | null };
   note: string;
@@ -363,8 +365,11 @@ export async function soakSection(
     const endMem = (await usedMemory(redis)) - baseline;
     const endCensus = await census(redis, event.eventId, options.keySamplesPerKind);
     // An hour on: the bytes of keys that will still be there (no TTL, or more than an hour left), beyond those before the sale.
-    const afterHour = total(endCensus, (r) => r.bytesAfterHour) - total(baseCensus, (r) => r.bytesAfterHour);
     for (const row of endCensus) row.addedBytesAfterHour = row.bytesAfterHour - (baseCensus.find((b) => b.kind === row.kind)?.bytesAfterHour ?? 0);
+    // Per ended hold: what the sale added to the event's keys and the holds' own that lasts. BullMQ's completed jobs and
+    // idempotency answers are counted apart: bounded by count (1,000 expiry jobs) or kept by contract (24 h), whatever the sale's size.
+    const afterHour = total(endCensus.filter((r) => r.scope !== 'other'), (r) => Math.max(0, r.addedBytesAfterHour ?? 0));
+    const otherAfterHour = total(endCensus, (r) => r.bytesAfterHour, 'other');
     const rssEnd = await rssMb(api.pid);
     samples.push({ tSec: round3((Date.now() - started) / 1000), redisDeltaBytes: endMem, apiRssMb: rssEnd, liveHolds: 0 });
     const rssValues = samples.map((s) => s.apiRssMb).filter((v): v is number => v !== null);
@@ -387,7 +392,8 @@ export async function soakSection(
         holds: endedHolds, waitedSec, redisDeltaBytes: endMem,
         bytesPerEndedHold: endedHolds > 0 ? Math.round(endMem / endedHolds) : null,
         census: endCensus,
-        bytesPerEndedHoldAfterHour: endedHolds > 0 ? Math.round(Math.max(0, afterHour) / endedHolds) : null,
+        bytesPerEndedHoldAfterHour: endedHolds > 0 ? Math.round(afterHour / endedHolds) : null,
+        otherBytesAfterHour: otherAfterHour,
       },
       apiRssMb: { start: rssStart, max: rssValues.length ? Math.max(...rssValues) : null, end: rssEnd },
       note:
@@ -437,6 +443,9 @@ export function renderSoakSection(report: SoakReport | null | undefined): string
       ['live (sale end)', report.peak.liveHolds, round3(report.peak.redisDeltaBytes / 1e6), report.peak.bytesPerLiveHold, report.peak.holdKeyBytesPerLiveHold, null],
       ['ended (all)', report.ended.holds, round3(report.ended.redisDeltaBytes / 1e6), report.ended.bytesPerEndedHold, null, report.ended.bytesPerEndedHoldAfterHour],
     ]),
+    '',
+    `An hour after the sale (from the TTLs): ${report.ended.bytesPerEndedHoldAfterHour ?? '–'} bytes per ended hold in the event's and the holds' keys; ` +
+      `besides, ${round3(report.ended.otherBytesAfterHour / 1e6)} MB in other keys (BullMQ's jobs, at most 1,000 completed expiry jobs; idempotency answers, 24 h), whatever the sale's size.`,
     '',
     `API resident memory: ${report.apiRssMb.start} MB before, ${report.apiRssMb.max} MB at most, ${report.apiRssMb.end} MB at the end.`,
     '',
