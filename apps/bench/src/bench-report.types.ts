@@ -54,10 +54,13 @@ export interface PathSummary {
 export interface HoldRound {
   redisBenchmark: RedisBenchmarkResult;
   minimalExpress: HttpLoadResult;
+  /** The bare node:http server (one SET NX EX), in the same round; absent in reports from before it. */
+  bareNode?: HttpLoadResult;
   holdfastApi: HttpLoadResult | Skipped;
   /** holdfast holding `multiSeatHold` seats per request, in the same round. */
   holdfastMultiSeat?: HttpLoadResult;
   expressCpuMsPerRequest: number | null;
+  bareNodeCpuMsPerRequest?: number | null;
   holdfastCpuMsPerRequest: number | null;
   holdfastMultiSeatCpuMsPerRequest?: number | null;
 }
@@ -67,12 +70,20 @@ export interface HoldPathReport {
   rounds: HoldRound[];
   redisBenchmark: PathSummary;
   minimalExpress: PathSummary;
+  /** The bare node:http server; null when it did not run. */
+  bareNode: PathSummary | null;
   holdfastApi: PathSummary | Skipped;
+  /** The node flags each side ran with: the baselines get holdfast's API's (npm start's). */
+  nodeFlags?: { holdfastApi: string[]; baselines: string[] };
   /** Seats per hold of holdfastMultiSeat; null when that path did not run. */
   multiSeatHold: number | null;
   holdfastMultiSeat: PathSummary | null;
   /** Medians of the per-round ratios (null when holdfast did not run). */
   ratios: {
+    /** holdfast ÷ the bare node:http server, medians of the per-round ratios (null when either did not run). */
+    holdfastVsBareNodeThroughput: number | null;
+    holdfastVsBareNodeP99: number | null;
+    holdfastVsBareNodeCpuPerRequest: number | null;
     holdfastVsExpressThroughput: number | null;
     holdfastVsExpressP99: number | null;
     holdfastVsRedisBenchmarkThroughput: number | null;

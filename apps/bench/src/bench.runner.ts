@@ -5,7 +5,8 @@ import { promisify } from 'node:util';
 
 import { Client } from 'pg';
 
-import { launchChildServer, type ChildServer } from './baselines/child-server.launcher';
+import { baselineNodeFlags, launchBaseline } from './baselines/baseline-servers';
+import type { ChildServer } from './baselines/child-server.launcher';
 import { runPgbench, type PgbenchResult } from './baselines/pgbench.runner';
 import { runRedisBenchmark } from './baselines/redis-benchmark.runner';
 import { benchDatabaseUrl, databaseName, ensureDatabase, retryWhileTooManyClients, vacuumDatabase } from './bench-database.service';
@@ -34,6 +35,7 @@ import { clusterSection } from './holdfast/holdfast-cluster.bench';
 import { persistSection } from './holdfast/holdfast-persist.bench';
 import { soakSection } from './holdfast/holdfast-soak.bench';
 import { holdfastDatabaseUrl, holdfastRedisUrl, openHoldfastFixture, type BenchEvent, type HoldfastFixture } from './holdfast/holdfast.fixture';
+import { startNodeFlags } from './holdfast/start-node-flags';
 import { runHttpLoad, type HttpLoadResult } from './http-load.generator';
 import { round3 } from './latency.histogram';
 import { withProcessCpu } from './process-cpu.probe';
@@ -216,14 +218,17 @@ async function holdSection(
   }
   const multiCursor = new SeatCursor(multiEvents, fixture, 'hold-path-multi', multiSeatHold);
   const prefix = `bench:min:${process.pid}:`;
-  const express = await launchChildServer({
-    entry: path.join(__dirname, 'baselines', 'minimal-express.server.ts'),
-    env: { BENCH_REDIS_URL: redisUrl, BENCH_KEY_PREFIX: prefix },
+  const barePrefix = `bench:bare:${process.pid}:`;
+  // Every baseline runs with holdfast's API's node flags (baseline-servers.ts).
+  const express = await launchBaseline('express', { BENCH_REDIS_URL: redisUrl, BENCH_KEY_PREFIX: prefix });
+  const bare = await launchBaseline('bareNode', { BENCH_REDIS_URL: redisUrl, BENCH_KEY_PREFIX: barePrefix }).catch(async (error: unknown) => {
+    await express.stop();
+    throw error;
   });
   const results: HoldRound[] = [];
   try {
     for (let round = 1; round <= rounds; round += 1) {
-      log(`hold path round ${round}/${rounds}: redis-benchmark, minimal Express, holdfast (${concurrency} concurrent clients each)`);
+      log(`hold path round ${round}/${rounds}: redis-benchmark, minimal Express, bare node:http, holdfast (${concurrency} concurrent clients each)`);
       const redisBenchmark = await runRedisBenchmark({ redisUrl, requests: plan.holdPath.redisBenchmarkRequests, concurrency });
       const expressRun = await withProcessCpu(express.pid, () => runHttpLoad({
         baseUrl: express.baseUrl,
@@ -238,6 +243,18 @@ async function holdSection(
         }),
       }));
       const minimalExpress = expressRun.result;
+      const bareRun = await withProcessCpu(bare.pid, () => runHttpLoad({
+        baseUrl: bare.baseUrl,
+        concurrency,
+        maxRequests: requests,
+        maxDurationMs,
+        warmupRequests,
+        makeRequest: (index) => ({
+          method: 'POST',
+          path: '/hold',
+          body: JSON.stringify({ seatId: `r${round}-seat-${index}`, customerId: `customer-${Math.floor(index / 50)}` }),
+        }),
+      }));
       const holdfastRun = await withProcessCpu(api.pid, () => loadHolds(api, cursor, { concurrency, requests, warmupRequests, maxDurationMs }));
       const holdfastApi = holdfastRun.result;
       const multiRun = await withProcessCpu(api.pid, () => loadHolds(api, multiCursor, { concurrency, requests, warmupRequests, maxDurationMs }));
@@ -245,29 +262,33 @@ async function holdSection(
         cpuMs === null || load.requests === 0 ? null : round3(cpuMs / (load.requests + warmupRequests));
       log(
         `  redis-benchmark ${Math.round(redisBenchmark.requestsPerSec)}/s, Express ${Math.round(minimalExpress.okPerSec)}/s ` +
-          `p99 ${minimalExpress.okLatency.p99Ms} ms, holdfast ${Math.round(holdfastApi.okPerSec)}/s p99 ${holdfastApi.okLatency.p99Ms} ms, ` +
+          `p99 ${minimalExpress.okLatency.p99Ms} ms, bare node ${Math.round(bareRun.result.okPerSec)}/s p99 ${bareRun.result.okLatency.p99Ms} ms, holdfast ${Math.round(holdfastApi.okPerSec)}/s p99 ${holdfastApi.okLatency.p99Ms} ms, ` +
           `${multiSeatHold} seats a hold ${Math.round(multiRun.result.okPerSec)}/s p99 ${multiRun.result.okLatency.p99Ms} ms`,
       );
       results.push({
         redisBenchmark,
         minimalExpress,
+        bareNode: bareRun.result,
         holdfastApi,
         holdfastMultiSeat: multiRun.result,
         expressCpuMsPerRequest: perRequest(expressRun.cpuMs, minimalExpress),
+        bareNodeCpuMsPerRequest: perRequest(bareRun.cpuMs, bareRun.result),
         holdfastCpuMsPerRequest: perRequest(holdfastRun.cpuMs, holdfastApi),
         holdfastMultiSeatCpuMsPerRequest: perRequest(multiRun.cpuMs, multiRun.result),
       });
     }
   } finally {
     await express.stop();
+    await bare.stop();
     await deleteKeys(redisUrl, `${prefix}*`);
+    await deleteKeys(redisUrl, `${barePrefix}*`);
     await fixture.dropEvent(event.eventId);
     for (const multi of multiEvents) await fixture.dropEvent(multi.eventId);
   }
-  return summariseHoldRounds(concurrency, multiSeatHold, results);
+  return { ...summariseHoldRounds(concurrency, multiSeatHold, results), nodeFlags: { holdfastApi: startNodeFlags(), baselines: baselineNodeFlags() } };
 }
 
-function summariseHoldRounds(concurrency: number, multiSeatHold: number, rounds: HoldRound[]): HoldPathReport {
+export function summariseHoldRounds(concurrency: number, multiSeatHold: number, rounds: HoldRound[]): HoldPathReport {
   const http = (pick: (round: HoldRound) => HttpLoadResult, cpu: (round: HoldRound) => number | null): PathSummary => ({
     requests: sum(rounds.map((r) => pick(r).requests)),
     failed: sum(rounds.map((r) => pick(r).failed)),
@@ -278,6 +299,10 @@ function summariseHoldRounds(concurrency: number, multiSeatHold: number, rounds:
   });
   const ran = rounds.filter((r): r is HoldRound & { holdfastApi: HttpLoadResult } => !isSkipped(r.holdfastApi));
   const perRound = (f: (r: HoldRound & { holdfastApi: HttpLoadResult }) => number) => (ran.length > 0 ? round3(median(ran.map(f))) : null);
+  const bared = rounds.filter((r): r is HoldRound & { bareNode: HttpLoadResult } => r.bareNode !== undefined);
+  const withBare = ran.filter((r): r is HoldRound & { holdfastApi: HttpLoadResult; bareNode: HttpLoadResult } => r.bareNode !== undefined);
+  const perBareRound = (f: (r: HoldRound & { holdfastApi: HttpLoadResult; bareNode: HttpLoadResult }) => number | null) =>
+    medianOrNull(withBare.map(f));
   const multi = rounds.filter((r): r is HoldRound & { holdfastMultiSeat: HttpLoadResult } => r.holdfastMultiSeat !== undefined);
   const perMultiRound = (f: (r: HoldRound & { holdfastMultiSeat: HttpLoadResult }) => number) => (multi.length > 0 ? round3(median(multi.map(f))) : null);
   return {
@@ -292,6 +317,7 @@ function summariseHoldRounds(concurrency: number, multiSeatHold: number, rounds:
       serverCpuMsPerRequest: null,
     },
     minimalExpress: http((r) => r.minimalExpress, (r) => r.expressCpuMsPerRequest),
+    bareNode: bared.length > 0 ? http((r) => r.bareNode as HttpLoadResult, (r) => r.bareNodeCpuMsPerRequest ?? null) : null,
     holdfastApi:
       ran.length > 0
         ? http((r) => r.holdfastApi as HttpLoadResult, (r) => r.holdfastCpuMsPerRequest)
@@ -299,6 +325,10 @@ function summariseHoldRounds(concurrency: number, multiSeatHold: number, rounds:
     multiSeatHold: multi.length > 0 ? multiSeatHold : null,
     holdfastMultiSeat: multi.length > 0 ? http((r) => r.holdfastMultiSeat as HttpLoadResult, (r) => r.holdfastMultiSeatCpuMsPerRequest ?? null) : null,
     ratios: {
+      holdfastVsBareNodeThroughput: perBareRound((r) => round3(r.holdfastApi.okPerSec / r.bareNode.okPerSec)),
+      holdfastVsBareNodeP99: perBareRound((r) => round3(r.holdfastApi.okLatency.p99Ms / r.bareNode.okLatency.p99Ms)),
+      holdfastVsBareNodeCpuPerRequest: perBareRound((r) =>
+        r.holdfastCpuMsPerRequest !== null && r.bareNodeCpuMsPerRequest ? round3(r.holdfastCpuMsPerRequest / r.bareNodeCpuMsPerRequest) : null),
       holdfastVsExpressThroughput: perRound((r) => r.holdfastApi.okPerSec / r.minimalExpress.okPerSec),
       holdfastVsExpressP99: perRound((r) => r.holdfastApi.okLatency.p99Ms / r.minimalExpress.okLatency.p99Ms),
       holdfastVsRedisBenchmarkThroughput: perRound((r) => r.holdfastApi.okPerSec / r.redisBenchmark.requestsPerSec),

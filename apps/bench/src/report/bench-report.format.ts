@@ -92,6 +92,11 @@ function holdPathSection(report: BenchReport): string[] {
     row('redis-benchmark `SET bench:rb:__rand_int__ v NX EX 600`', rb, ratio(rb.okPerSec, express.okPerSec), ratio(rb.p99Ms, express.p99Ms), 1, null),
     row('minimal Express 5 + one `SET NX EX`', express, 1, 1, hold.ratios.expressVsRedisBenchmarkThroughput, 1),
   ];
+  const bare = hold.bareNode ?? null;
+  if (bare) {
+    rows.push(row('bare `node:http` + one `SET NX EX`', bare, ratio(bare.okPerSec, express.okPerSec), ratio(bare.p99Ms, express.p99Ms),
+      ratio(bare.okPerSec, rb.okPerSec), ratio(bare.serverCpuMsPerRequest, express.serverCpuMsPerRequest)));
+  }
   if (isSkipped(hold.holdfastApi)) {
     rows.push(['holdfast `POST /v1/events/{id}/holds` (not run)', null, null, null, null, null, null, null, null, null]);
   } else {
@@ -124,10 +129,13 @@ function holdPathSection(report: BenchReport): string[] {
     r.redisBenchmark.requestsPerSec,
     r.minimalExpress.okPerSec,
     r.minimalExpress.okLatency.p99Ms,
+    r.bareNode?.okPerSec ?? null,
+    r.bareNode?.okLatency.p99Ms ?? null,
     isSkipped(r.holdfastApi) ? null : r.holdfastApi.okPerSec,
     isSkipped(r.holdfastApi) ? null : r.holdfastApi.okLatency.p99Ms,
     isSkipped(r.holdfastApi) ? null : formatRatio(ratio(r.holdfastApi.okPerSec, r.minimalExpress.okPerSec)),
     r.expressCpuMsPerRequest,
+    r.bareNodeCpuMsPerRequest ?? null,
     r.holdfastCpuMsPerRequest,
     r.holdfastMultiSeat?.okPerSec ?? null,
     r.holdfastMultiSeat?.okLatency.p99Ms ?? null,
@@ -140,6 +148,13 @@ function holdPathSection(report: BenchReport): string[] {
       ['path', 'requests', 'ok/s', 'p50 ms', 'p99 ms', 'server CPU ms/req', 'throughput vs Express', 'p99 vs Express', 'CPU/req vs Express', 'throughput vs redis-benchmark'],
       rows,
     ),
+    ...(bare && !isSkipped(hold.holdfastApi)
+      ? ['', `holdfast against the bare \`node:http\` server (the one-process limit): throughput ${formatRatio(hold.ratios.holdfastVsBareNodeThroughput ?? null)}, ` +
+          `p99 ${formatRatio(hold.ratios.holdfastVsBareNodeP99 ?? null)}, server CPU per request ${formatRatio(hold.ratios.holdfastVsBareNodeCpuPerRequest ?? null)} (medians of the per-round ratios).`]
+      : []),
+    ...(hold.nodeFlags
+      ? ['', `Node flags: holdfast's API \`${hold.nodeFlags.holdfastApi.join(' ') || '(none)'}\` (from \`npm start\`); every baseline server \`${hold.nodeFlags.baselines.join(' ') || '(none)'}\`.`]
+      : []),
     ...notRun([['holdfast `POST /v1/events/{id}/holds`', isSkipped(hold.holdfastApi) ? hold.holdfastApi.skipped : null]]),
     ...failures(
       hold.rounds.map((r, index): [string, string[]] => [
@@ -149,7 +164,8 @@ function holdPathSection(report: BenchReport): string[] {
     ),
     '',
     markdownTable(
-      ['round', 'redis-benchmark/s', 'Express ok/s', 'Express p99 ms', 'holdfast ok/s', 'holdfast p99 ms', 'holdfast vs Express', 'Express CPU ms/req', 'holdfast CPU ms/req',
+      ['round', 'redis-benchmark/s', 'Express ok/s', 'Express p99 ms', 'bare node ok/s', 'bare node p99 ms', 'holdfast ok/s', 'holdfast p99 ms', 'holdfast vs Express',
+        'Express CPU ms/req', 'bare node CPU ms/req', 'holdfast CPU ms/req',
         `holdfast ${hold.multiSeatHold ?? '–'} seats ok/s`, `holdfast ${hold.multiSeatHold ?? '–'} seats p99 ms`],
       perRound,
     ),
@@ -456,6 +472,7 @@ export function renderSvg(report: BenchReport): string {
       { label: 'redis-benchmark SET NX EX', value: hold.redisBenchmark.okPerSec, note: `p99 ${ms(hold.redisBenchmark.p99Ms)}` },
       { label: 'minimal Express + SET NX EX', value: hold.minimalExpress.okPerSec, note: `p99 ${ms(hold.minimalExpress.p99Ms)}` },
     ];
+    if (hold.bareNode) bars.push({ label: 'bare node:http + SET NX EX', value: hold.bareNode.okPerSec, note: `p99 ${ms(hold.bareNode.p99Ms)}` });
     if (!isSkipped(hold.holdfastApi)) {
       bars.push({
         label: 'holdfast POST holds',
