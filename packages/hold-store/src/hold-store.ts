@@ -126,6 +126,32 @@ export interface PrimeHold {
   quantity: number;
 }
 
+/** An entry to put in line: scope "t:<tier>" or "tt:<ticket type id>"; a ticket type's name and price go in its offer. */
+export interface WaitlistJoinInput {
+  eventId: string;
+  entryId: string;
+  /** Join order (PostgreSQL's sequence): the line is kept in it. */
+  seq: number;
+  customerId: string;
+  scope: string;
+  quantity: number;
+  name?: string;
+  priceCents?: number;
+  currency: string;
+  offerMs: number;
+  maxPerCustomer: number;
+  /** Put back after Redis lost it: no check that the items are free now. */
+  restore?: boolean;
+}
+
+export type WaitlistJoinResult =
+  | { kind: 'ok'; offers: { entryId: string; holdId: string }[] }
+  | { kind: 'already' }
+  | { kind: 'available'; free: number }
+  | { kind: 'not_ready' };
+
+export type WaitlistPlace = { kind: 'waiting'; position: number } | { kind: 'offered'; holdId: string; expiresAtMs: number };
+
 export interface ExtendHoldInput {
   eventId: string;
   holdId: string;
@@ -389,7 +415,7 @@ export class HoldStore {
    * Ends a hold in Redis (compare-and-delete); idempotent. `claimed`: a confirm in flight holds it, nothing done.
    * `notDue`: an expiry before the hold's time on Redis's clock, nothing done.
    */
-  async endHold(input: EndHoldInput): Promise<{ applied: boolean; freed: number; claimed?: boolean; notDue?: boolean }> {
+  async endHold(input: EndHoldInput): Promise<{ applied: boolean; freed: number; offers?: number; claimed?: boolean; notDue?: boolean }> {
     const k = eventKeys(input.eventId);
     const tt = input.ticketTypeId ?? '';
     const keys = [
@@ -404,7 +430,7 @@ export class HoldStore {
     const reply = await this.run.endHold(keys, args);
     if (reply[0] === 'CLAIMED') return { applied: false, freed: 0, claimed: true };
     if (reply[0] === 'NOT_DUE') return { applied: false, freed: 0, notDue: true };
-    return reply[0] === 'ALREADY' ? { applied: false, freed: 0 } : { applied: true, freed: Number(reply[1]) };
+    return reply[0] === 'ALREADY' ? { applied: false, freed: 0 } : { applied: true, freed: Number(reply[1]), offers: Number(reply[2] ?? 0) };
   }
 
   /**
@@ -656,6 +682,76 @@ export class HoldStore {
         });
       }
     }
+  }
+
+  /**
+   * Puts a waiting-list entry in its line (lua/waitlist-join-5.lua), then serves
+   * the event's lines: the offers made come back (this entry's among them or not).
+   */
+  async waitlistJoin(input: WaitlistJoinInput): Promise<WaitlistJoinResult> {
+    const k = eventKeys(input.eventId);
+    const keys = [k.ready, k.waitlist, k.waitLine(input.scope), k.waitScopes, k.waitConfig];
+    const data = JSON.stringify({ c: input.customerId, q: input.quantity, s: input.scope, n: input.name ?? null, p: input.priceCents ?? 0 });
+    const args = [
+      input.entryId, input.seq, data, input.scope, input.quantity, input.eventId, input.currency, input.offerMs,
+      HOLD_RECORD_TTL_MS, input.maxPerCustomer, input.restore ? 'restore' : '',
+    ];
+    const reply = await this.run.waitlistJoin(keys, args);
+    switch (reply[0]) {
+      case 'OK': {
+        const offers: { entryId: string; holdId: string }[] = [];
+        for (let i = 1; i + 1 < reply.length; i += 2) offers.push({ entryId: String(reply[i]), holdId: String(reply[i + 1]) });
+        return { kind: 'ok', offers };
+      }
+      case 'ALREADY': return { kind: 'already' };
+      case 'AVAILABLE': return { kind: 'available', free: Number(reply[1]) };
+      case 'NOT_READY': return { kind: 'not_ready' };
+      default: throw new Error(`unexpected waitlist join reply ${String(reply[0])}`);
+    }
+  }
+
+  /** Takes an entry out of its line; an entry with an offer is left alone and its offer's hold id answered. */
+  async waitlistLeave(eventId: string, entryId: string, scope: string): Promise<{ kind: 'left' } | { kind: 'offered'; holdId: string }> {
+    const k = eventKeys(eventId);
+    const reply = await this.run.waitlistLeave([k.waitlist, k.waitLine(scope), k.waitOffer(entryId), k.waitScopes], [entryId, scope]);
+    return reply[0] === 'OFFERED' ? { kind: 'offered', holdId: String(reply[1]) } : { kind: 'left' };
+  }
+
+  /** Where entries stand in Redis: each one's place in its line (1-based) or its offer, else null. */
+  async waitlistPlaces(eventId: string, entries: { id: string; scope: string }[]): Promise<Map<string, WaitlistPlace>> {
+    const out = new Map<string, WaitlistPlace>();
+    if (!entries.length) return out;
+    const k = eventKeys(eventId);
+    const pipe = this.redis.pipeline();
+    for (const e of entries) pipe.zrank(k.waitLine(e.scope), e.id).get(k.waitOffer(e.id));
+    const res = (await pipe.exec()) ?? [];
+    entries.forEach((e, i) => {
+      const [rankErr, rank] = res[2 * i] ?? [];
+      const [offerErr, offer] = res[2 * i + 1] ?? [];
+      if (rankErr || offerErr) throw rankErr ?? offerErr;
+      if (typeof offer === 'string') {
+        const [holdId, expiresAt] = offer.split('|');
+        out.set(e.id, { kind: 'offered', holdId: holdId!, expiresAtMs: Number(expiresAt) });
+      } else if (rank !== null && rank !== undefined) {
+        out.set(e.id, { kind: 'waiting', position: Number(rank) + 1 });
+      }
+    });
+    return out;
+  }
+
+  /** How many entries wait in each line of the event (scope -> count). */
+  async waitlistLengths(eventId: string, scopes: string[]): Promise<Map<string, number>> {
+    const k = eventKeys(eventId);
+    const pipe = this.redis.pipeline();
+    for (const s of scopes) pipe.zcard(k.waitLine(s));
+    const res = (await pipe.exec()) ?? [];
+    return new Map(scopes.map((s, i) => [s, Number(res[i]?.[1] ?? 0)]));
+  }
+
+  /** The event's offer settings as the waitlist scripts read them (an admin changed the offer time). */
+  async setWaitlistConfig(eventId: string, offerMs: number, maxPerCustomer: number): Promise<void> {
+    const k = eventKeys(eventId);
+    if (await this.redis.exists(k.waitConfig)) await this.redis.hset(k.waitConfig, 'offerMs', offerMs, 'max', maxPerCustomer);
   }
 
   /** Acknowledges persisted entries of the group and removes them from the stream (one round trip). */

@@ -16,6 +16,10 @@ const SINGLE_KEYS = {
   channel: 'changes',
   free: 'free',
   seatIndex: 'seatix',
+  /** The waiting lists (see lua/includes/waitlist.lua): entries, scopes with entries, settings. */
+  waitlist: 'wl',
+  waitScopes: 'wls',
+  waitConfig: 'wlcfg',
 } as const;
 
 /** An event's keys of which it has one per seat, customer, hold or ticket type: kind -> name before the id. */
@@ -28,6 +32,10 @@ const PER_ID_KEYS = {
   ticketType: 'tt',
   ticketTypeExpiry: 'ttexp',
   ticketTypeHolds: 'ttq',
+  /** A waiting list's line, by scope ("t:<tier>" or "tt:<ticket type id>"). */
+  waitLine: 'wlq',
+  /** An entry's offer ("hold id|expiresAt ms"), by entry id. */
+  waitOffer: 'wlo',
 } as const;
 
 export type SingleKeyKind = keyof typeof SINGLE_KEYS;
@@ -73,6 +81,11 @@ function buildEventKeys(eventId: string) {
     /** Free seats (zset seat id -> rank) and the seat index they are ranked by (hold-best, sync-free-seats). */
     free: one('free'),
     seatIndex: one('seatIndex'),
+    waitlist: one('waitlist'),
+    waitScopes: one('waitScopes'),
+    waitConfig: one('waitConfig'),
+    waitLine: perId('waitLine'),
+    waitOffer: perId('waitOffer'),
     /** Prefix of the seat keys, for scripts that find their seats themselves (hold-best). */
     seatPrefix: `${p}:${PER_ID_KEYS.seat}:`,
     seat: perId('seat'),

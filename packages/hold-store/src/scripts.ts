@@ -21,6 +21,8 @@ const SCRIPT_FILES = {
   repairTicketCounters: 'repair-ticket-counters-3.lua',
   repairBought: 'repair-bought-2.lua',
   countHoldRequest: 'count-hold-request-1.lua',
+  waitlistJoin: 'waitlist-join-5.lua',
+  waitlistLeave: 'waitlist-leave-4.lua',
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_FILES;

@@ -22,7 +22,7 @@
     ARGV[9..] seat ids in KEYS order
 
   Output:
-    {"OK", seats freed (including seats whose lease had lapsed)}   {"ALREADY"} when this end was applied before
+    {"OK", seats freed (including seats whose lease had lapsed), offers made to waiting lists}   {"ALREADY"} when this end was applied before
     {"CLAIMED"} a confirm (other than ARGV[8]'s) claims the hold: nothing done
     {"NOT_DUE", ms left}  an expiry of a hold whose time has not come on Redis's clock: nothing done
 ]]
@@ -30,6 +30,8 @@
 --- @include "customer-holds"
 --- @include "live-claims"
 --- @include "free-seats"
+--- @include "ticket-availability"
+--- @include "waitlist"
 
 local holdId, mode = ARGV[1], ARGV[3]
 if mode == 'confirmed' then
@@ -86,6 +88,9 @@ if ttId ~= '' and redis.call('EXISTS', KEYS[6]) == 1 then
     available = tonumber(tt[1]) - tonumber(tt[2]) - tonumber(tt[3] or '0') }))
 end
 
+-- What came back goes to the waiting lists first, in this same step (includes/waitlist).
+local offers = (ready and not confirmed) and serveWaitlists(eventPrefixOf(KEYS[1]), nowMs()) or {}
+
 -- The record shrinks to a tombstone, its status: PostgreSQL has the hold's row.
 redis.call('HDEL', KEYS[9], 'json', 'createdAt', 'expiresAt', 'extensions')
 redis.call('HSET', KEYS[9], 'status', mode)
@@ -99,4 +104,4 @@ if #KEYS >= 13 then
     redis.call('PUBLISH', ARGV[4], cjson.encode({ seatIds = freed, status = 'available' }))
   end
 end
-return {'OK', #freed}
+return {'OK', #freed, #offers / 2}

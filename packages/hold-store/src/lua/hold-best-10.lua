@@ -65,9 +65,13 @@
 --- @include "customer-holds"
 --- @include "free-seats"
 --- @include "sale-window"
+--- @include "ticket-availability"
+--- @include "waitlist"
 
 local now = nowMs()
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_READY'} end
+-- Items that came back (leases that lapsed) go to the waiting lists first (includes/waitlist).
+serveWaitlists(eventPrefixOf(KEYS[1]), now)
 if outsideSaleWindow(ARGV[16], ARGV[17], now) then return {'SALES_CLOSED', now} end
 local index = redis.call('HMGET', KEYS[10], '_n', 't:' .. ARGV[8])
 if not index[1] then return {'NOT_INDEXED'} end

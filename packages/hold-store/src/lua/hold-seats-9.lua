@@ -35,10 +35,15 @@
 --- @include "rate-limited"
 --- @include "customer-holds"
 --- @include "sale-window"
+--- @include "free-seats"
+--- @include "ticket-availability"
+--- @include "waitlist"
 
 local now = nowMs()
 
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_READY'} end
+-- Items that came back (leases that lapsed) go to the waiting lists first (includes/waitlist).
+serveWaitlists(eventPrefixOf(KEYS[1]), now)
 if outsideSaleWindow(ARGV[#ARGV - 2], ARGV[#ARGV - 1], now) then return {'SALES_CLOSED', now} end
 
 -- The outbox is never trimmed (a hold answered 201 must reach PostgreSQL): past

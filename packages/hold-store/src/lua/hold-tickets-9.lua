@@ -28,10 +28,14 @@
 --- @include "customer-holds"
 --- @include "ticket-availability"
 --- @include "sale-window"
+--- @include "free-seats"
+--- @include "waitlist"
 
 local now = nowMs()
 
 if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[2]) == 0 then return {'NOT_READY'} end
+-- Items that came back (leases that lapsed) go to the waiting lists first (includes/waitlist).
+serveWaitlists(eventPrefixOf(KEYS[1]), now)
 if outsideSaleWindow(ARGV[13], ARGV[14], now) then return {'SALES_CLOSED', now} end
 
 -- The outbox is never trimmed (a hold answered 201 must reach PostgreSQL): past
