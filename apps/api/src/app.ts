@@ -97,6 +97,7 @@ export function createApp(deps: AppDeps): Express {
     events: ctx,
     orders: ctx,
     holds: ctx,
+    waitlist: ctx,
     // Stripe signs the exact bytes it sends: its webhook reads the raw body itself.
     webhooks: webhook,
     health: { checks: deps.checks, metrics },

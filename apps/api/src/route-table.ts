@@ -12,6 +12,7 @@ import { RECONCILE_ENDPOINTS } from './routes/reconcile.routes';
 import { STREAM_ENDPOINTS } from './routes/stream.routes';
 import { WEB_ENDPOINTS } from './routes/web.routes';
 import { DEMO_PAYMENT_ENDPOINTS, WEBHOOK_ENDPOINTS } from './routes/webhooks.routes';
+import { WAITLIST_ENDPOINTS } from './routes/waitlist.routes';
 
 /**
  * The API's endpoints, each declared once in its routes file, by group: each
@@ -23,6 +24,7 @@ export const ROUTE_GROUPS = {
   events: EVENT_ENDPOINTS,
   orders: ORDER_ENDPOINTS,
   holds: HOLD_ENDPOINTS,
+  waitlist: WAITLIST_ENDPOINTS,
   webhooks: WEBHOOK_ENDPOINTS,
   health: HEALTH_ENDPOINTS,
   docs: DOCS_ENDPOINTS,

@@ -410,6 +410,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/events/{eventId}/waitlist": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event's waiting list: live entries (waiting, offered) in join order, with position, customer, quantity, state and offer.
+         * @description Roles: admin.
+         */
+        get: operations["adminWaitlist"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/events/{eventId}/waitlist/{entryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an entry with a reason (audited as waitlist.removed); an open offer is released and goes to the next in line.
+         * @description Roles: admin.
+         */
+        delete: operations["adminRemoveWaitlistEntry"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/holds": {
         parameters: {
             query?: never;
@@ -610,6 +650,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/{eventId}/waitlist": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join the waiting list of a tier or ticket type; what comes back is offered in join order as a hold of the customer (entry.offer). Joining again answers the same entry.
+         * @description Roles: customer.
+         */
+        post: operations["joinWaitlist"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{eventId}/waitlist/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The customer's waiting-list entries of the event (every state), in join order.
+         * @description Roles: customer.
+         */
+        get: operations["myWaitlist"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{eventId}/waitlist/{entryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Leave the waiting list; an open offer is released and goes to the next in line.
+         * @description Roles: customer.
+         */
+        delete: operations["leaveWaitlist"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -622,7 +722,7 @@ export interface components {
             };
         };
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "INVALID_SIGNATURE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "EVENT_NOT_FOUND" | "SEAT_NOT_FOUND" | "TICKET_TYPE_NOT_FOUND" | "HOLD_NOT_FOUND" | "ORDER_NOT_FOUND" | "SEATS_UNAVAILABLE" | "SOLD_OUT" | "HOLD_ALREADY_CONFIRMED" | "HOLD_EXPIRED" | "HOLD_NOT_ACTIVE" | "HOLD_EXTENSION_LIMIT" | "HOLD_TIME_CAP" | "SALES_CLOSED" | "PAYMENT_NOT_FOUND" | "PAYMENT_NOT_REFUNDABLE" | "PAYMENT_REJECTED" | "IDEMPOTENCY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "STREAM_LIMIT_REACHED";
+        ErrorCode: "VALIDATION_FAILED" | "INVALID_SIGNATURE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "EVENT_NOT_FOUND" | "SEAT_NOT_FOUND" | "TICKET_TYPE_NOT_FOUND" | "HOLD_NOT_FOUND" | "ORDER_NOT_FOUND" | "SEATS_UNAVAILABLE" | "SOLD_OUT" | "HOLD_ALREADY_CONFIRMED" | "HOLD_EXPIRED" | "HOLD_NOT_ACTIVE" | "HOLD_EXTENSION_LIMIT" | "HOLD_TIME_CAP" | "SALES_CLOSED" | "PAYMENT_NOT_FOUND" | "PAYMENT_NOT_REFUNDABLE" | "PAYMENT_REJECTED" | "IDEMPOTENCY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "STREAM_LIMIT_REACHED" | "WAITLIST_ENTRY_NOT_FOUND" | "WAITLIST_NOT_NEEDED";
         Hold: {
             id: string;
             eventId: string;
@@ -931,12 +1031,50 @@ export interface components {
             /** @constant */
             received: true;
         };
+        AdminWaitlistResponse: {
+            entries: {
+                id: string;
+                /** @enum {string} */
+                state: "waiting" | "offered" | "purchased" | "expired" | "left" | "removed";
+                position: number | null;
+                tier?: string;
+                ticketTypeId?: string;
+                quantity: number;
+                /** Format: date-time */
+                createdAt: string;
+                offer: {
+                    holdId: string;
+                    /** Format: date-time */
+                    expiresAt: string;
+                } | null;
+                customerId: string;
+            }[];
+        };
+        AdminRemoveWaitlistEntryBody: {
+            reason: string;
+        };
+        AdminWaitlistEntryResponse: {
+            entry: {
+                id: string;
+                /** @enum {string} */
+                state: "waiting" | "offered" | "purchased" | "expired" | "left" | "removed";
+                position: number | null;
+                tier?: string;
+                ticketTypeId?: string;
+                quantity: number;
+                /** Format: date-time */
+                createdAt: string;
+                offer: {
+                    holdId: string;
+                    /** Format: date-time */
+                    expiresAt: string;
+                } | null;
+                customerId: string;
+            };
+        };
         HoldsResponse: {
             holds: components["schemas"]["Hold"][];
             nextCursor: string | null;
-        };
-        AdminReleaseHoldBody: {
-            reason: string;
         };
         OrdersResponse: {
             orders: components["schemas"]["Order"][];
@@ -970,6 +1108,47 @@ export interface components {
         QueuesSessionResponse: {
             url: string;
             expiresInSeconds: number;
+        };
+        JoinWaitlistBody: {
+            tier?: string;
+            ticketTypeId?: string;
+            quantity: number;
+        };
+        WaitlistEntryResponse: {
+            entry: {
+                id: string;
+                /** @enum {string} */
+                state: "waiting" | "offered" | "purchased" | "expired" | "left" | "removed";
+                position: number | null;
+                tier?: string;
+                ticketTypeId?: string;
+                quantity: number;
+                /** Format: date-time */
+                createdAt: string;
+                offer: {
+                    holdId: string;
+                    /** Format: date-time */
+                    expiresAt: string;
+                } | null;
+            };
+        };
+        WaitlistEntriesResponse: {
+            entries: {
+                id: string;
+                /** @enum {string} */
+                state: "waiting" | "offered" | "purchased" | "expired" | "left" | "removed";
+                position: number | null;
+                tier?: string;
+                ticketTypeId?: string;
+                quantity: number;
+                /** Format: date-time */
+                createdAt: string;
+                offer: {
+                    holdId: string;
+                    /** Format: date-time */
+                    expiresAt: string;
+                } | null;
+            }[];
         };
     };
     responses: never;
@@ -1005,8 +1184,10 @@ export type SchemaConfirmHoldBody = components['schemas']['ConfirmHoldBody'];
 export type SchemaOrderResponse = components['schemas']['OrderResponse'];
 export type SchemaStripeWebhookBody = components['schemas']['StripeWebhookBody'];
 export type SchemaReceivedResponse = components['schemas']['ReceivedResponse'];
+export type SchemaAdminWaitlistResponse = components['schemas']['AdminWaitlistResponse'];
+export type SchemaAdminRemoveWaitlistEntryBody = components['schemas']['AdminRemoveWaitlistEntryBody'];
+export type SchemaAdminWaitlistEntryResponse = components['schemas']['AdminWaitlistEntryResponse'];
 export type SchemaHoldsResponse = components['schemas']['HoldsResponse'];
-export type SchemaAdminReleaseHoldBody = components['schemas']['AdminReleaseHoldBody'];
 export type SchemaOrdersResponse = components['schemas']['OrdersResponse'];
 export type SchemaPaymentsResponse = components['schemas']['PaymentsResponse'];
 export type SchemaAdminMarkRefundedBody = components['schemas']['AdminMarkRefundedBody'];
@@ -1016,6 +1197,9 @@ export type SchemaAuditResponse = components['schemas']['AuditResponse'];
 export type SchemaReconcileQueuedResponse = components['schemas']['ReconcileQueuedResponse'];
 export type SchemaReconcileReportResponse = components['schemas']['ReconcileReportResponse'];
 export type SchemaQueuesSessionResponse = components['schemas']['QueuesSessionResponse'];
+export type SchemaJoinWaitlistBody = components['schemas']['JoinWaitlistBody'];
+export type SchemaWaitlistEntryResponse = components['schemas']['WaitlistEntryResponse'];
+export type SchemaWaitlistEntriesResponse = components['schemas']['WaitlistEntriesResponse'];
 export type $defs = Record<string, never>;
 export interface operations {
     health: {
@@ -2335,6 +2519,163 @@ export interface operations {
             };
         };
     };
+    adminWaitlist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the entries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminWaitlistResponse"];
+                };
+            };
+            /** @description VALIDATION_FAILED: `details.fields` names each field and why */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the role may not call this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EVENT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminRemoveWaitlistEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+                entryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminRemoveWaitlistEntryBody"];
+            };
+        };
+        responses: {
+            /** @description the entry, removed (or as it was when it had ended) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminWaitlistEntryResponse"];
+                };
+            };
+            /** @description VALIDATION_FAILED: `details.fields` names each field and why */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the role may not call this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WAITLIST_ENTRY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     adminListHolds: {
         parameters: {
             query?: {
@@ -2416,7 +2757,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AdminReleaseHoldBody"];
+                "application/json": components["schemas"]["AdminRemoveWaitlistEntryBody"];
             };
         };
         responses: {
@@ -3060,6 +3401,257 @@ export interface operations {
                 };
             };
             /** @description SERVICE_UNAVAILABLE (`details.reason: "issuer_unavailable"`): the token issuer (AUTH_ISSUER) could not be reached to check the token; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    joinWaitlist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JoinWaitlistBody"];
+            };
+        };
+        responses: {
+            /** @description the customer's live entry for this tier or ticket type */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitlistEntryResponse"];
+                };
+            };
+            /** @description in line (or offered at once when enough came back meanwhile) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitlistEntryResponse"];
+                };
+            };
+            /** @description VALIDATION_FAILED: `details.fields` names each field and why */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the role may not call this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EVENT_NOT_FOUND or TICKET_TYPE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WAITLIST_NOT_NEEDED (nobody waits and enough is free: hold it; details.available) or SALES_CLOSED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    myWaitlist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the entries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitlistEntriesResponse"];
+                };
+            };
+            /** @description VALIDATION_FAILED: `details.fields` names each field and why */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the role may not call this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EVENT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    leaveWaitlist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+                entryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the entry, left (or as it was when it had ended) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitlistEntryResponse"];
+                };
+            };
+            /** @description VALIDATION_FAILED: `details.fields` names each field and why */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the role may not call this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WAITLIST_ENTRY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -291,3 +291,18 @@ export function issuesToDetails(error: z.ZodError): { fields: { path: string; me
 export { z };
 export * from './responses';
 export * from './hold-id';
+
+/** Joining a waiting list: a tier (seats, best available) or a ticket type, and how many. */
+export const joinWaitlistBody = z
+  .strictObject({
+    tier: z.string().min(1).max(50),
+    ticketTypeId: id,
+    quantity: z.number().int().min(1).max(100),
+  })
+  .partial({ tier: true, ticketTypeId: true })
+  .superRefine((b, ctx) => {
+    if ((b.tier === undefined) === (b.ticketTypeId === undefined)) {
+      ctx.addIssue({ code: 'custom', path: b.tier !== undefined ? ['ticketTypeId'] : [], message: 'give exactly one of tier or ticketTypeId (with quantity)' });
+    }
+  });
+export type JoinWaitlistBody = z.infer<typeof joinWaitlistBody>;

@@ -16,6 +16,7 @@ export const errorCodes = [
   'HOLD_EXPIRED', 'HOLD_NOT_ACTIVE', 'HOLD_EXTENSION_LIMIT', 'HOLD_TIME_CAP', 'SALES_CLOSED', 'PAYMENT_NOT_FOUND',
   'PAYMENT_NOT_REFUNDABLE', 'PAYMENT_REJECTED', 'IDEMPOTENCY_IN_PROGRESS', 'PAYLOAD_TOO_LARGE', 'LIMIT_EXCEEDED',
   'IDEMPOTENCY_KEY_REUSED', 'RATE_LIMITED', 'INTERNAL', 'SERVICE_UNAVAILABLE', 'OVERLOADED', 'STREAM_LIMIT_REACHED',
+  'WAITLIST_ENTRY_NOT_FOUND', 'WAITLIST_NOT_NEEDED',
 ] as const;
 export const errorCode = z.enum(errorCodes);
 export type ErrorCode = z.infer<typeof errorCode>;
@@ -162,6 +163,22 @@ export const salesObject = z.object({
   perMinute: z.array(z.object({ minute: time, holds: z.number().int(), orders: z.number().int() })),
 });
 
+/** A waiting-list entry (issue 30): its place while waiting, its offer (a hold of the customer) while offered. */
+export const waitlistEntryObject = z.object({
+  id: z.string(),
+  state: z.enum(['waiting', 'offered', 'purchased', 'expired', 'left', 'removed']),
+  /** 1-based place in its line while waiting, else null. */
+  position: z.number().int().nullable(),
+  tier: z.string().optional(),
+  ticketTypeId: z.string().optional(),
+  quantity: z.number().int(),
+  createdAt: time,
+  offer: z.object({ holdId: z.string(), expiresAt: time }).nullable(),
+});
+
+/** The admin's view of an entry: whose it is, too. */
+export const adminWaitlistEntryObject = waitlistEntryObject.extend({ customerId: z.string() });
+
 export const responses = {
   health: z.object({ status: z.literal('ok') }),
   ready: z.object({ status: z.literal('ready') }),
@@ -181,5 +198,9 @@ export const responses = {
   time: z.object({ serverTime: time }),
   reconcileQueued: z.object({ jobId: z.string(), status: z.literal('queued') }),
   reconcileReport: z.object({ report: reconcileReportObject.nullable() }),
+  waitlistEntry: z.object({ entry: waitlistEntryObject }),
+  waitlistEntries: z.object({ entries: z.array(waitlistEntryObject) }),
+  adminWaitlist: z.object({ entries: z.array(adminWaitlistEntryObject) }),
+  adminWaitlistEntry: z.object({ entry: adminWaitlistEntryObject }),
   queuesSession: z.object({ url: z.string(), expiresInSeconds: z.number().int().min(0) }),
 };

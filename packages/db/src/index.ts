@@ -13,3 +13,4 @@ export * from './payment.repository';
 export * from './sales.repository';
 export * from './confirm-batch.repository';
 export * from './webhook.repository';
+export * from './waitlist.repository';

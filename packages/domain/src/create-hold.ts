@@ -124,8 +124,10 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
     case 'limit_exceeded':
       throw errors.limitExceeded(event.maxTicketsPerCustomer, result.inUse);
     case 'unavailable':
+      ctx.persister.notify(eventId); // the script may have served waiting lists (lapsed leases) first
       throw errors.seatsUnavailable(result.seatIds);
     case 'sold_out':
+      ctx.persister.notify(eventId);
       throw errors.soldOut(Math.max(0, result.available));
     case 'not_ready':
       throw errors.unavailable('Redis');

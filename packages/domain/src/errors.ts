@@ -34,6 +34,9 @@ export const errors = {
   ticketTypeNotFound: () => new AppError('TICKET_TYPE_NOT_FOUND', 'No ticket type of this event has this id.', 404),
   holdNotFound: () => new AppError('HOLD_NOT_FOUND', 'No hold has this id.', 404),
   orderNotFound: () => new AppError('ORDER_NOT_FOUND', 'No order has this id.', 404),
+  waitlistEntryNotFound: () => new AppError('WAITLIST_ENTRY_NOT_FOUND', 'No waiting-list entry of this event has this id.', 404),
+  waitlistNotNeeded: (available: number) =>
+    new AppError('WAITLIST_NOT_NEEDED', 'Nobody waits and enough is free for this quantity: hold it instead.', 409, { available }),
   seatsUnavailable: (seatIds: string[]) =>
     new AppError('SEATS_UNAVAILABLE', 'Some of these seats are held or sold; nothing was held.', 409, { seatIds }),
   soldOut: (available: number) =>

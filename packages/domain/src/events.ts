@@ -120,7 +120,7 @@ export async function updateEvent(
   ctx: DomainContext, eventId: string, patch: Partial<EventSettings>, adminId: string,
 ): Promise<EventView> {
   if (!isUuid(eventId)) throw errors.eventNotFound();
-  await runTransaction(ctx.db, async (tx) => {
+  const next = await runTransaction(ctx.db, async (tx) => {
     const row = await lockEvent(tx, eventId);
     if (!row) throw errors.eventNotFound();
     const next: EventSettings = {
@@ -142,8 +142,13 @@ export async function updateEvent(
       Object.entries(patch).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v && typeof v === 'object' ? { ...v } : (v ?? null)]),
     );
     await recordAudit(tx, { actor: `admin:${adminId}`, action: 'event.updated', eventId, details: changed });
+    return next;
   });
   ctx.catalog.invalidate(eventId);
+  // Offers made from now on take the new offer time and limit (the waiting lists' copy in Redis).
+  await ctx.store.setWaitlistConfig(eventId, next.waitlistOfferSeconds * 1000, next.maxTicketsPerCustomer).catch((err: Error) => {
+    ctx.log.warn({ err: err.message, eventId }, 'waiting-list settings not updated in Redis; the next join writes them');
+  });
   return getEvent(ctx, eventId);
 }
 

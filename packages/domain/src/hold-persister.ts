@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { DataRefused, insertHoldsIfMissing, type Db, type NewHoldRow } from '@holdfast/db';
+import { DataRefused, insertHoldsIfMissing, markWaitlistOffered, runTransaction, type Db, type DbClient, type NewHoldRow } from '@holdfast/db';
 import type { HoldStore, OutboxEntry } from '@holdfast/hold-store';
 import type { Logger } from './context';
 import { parseRecord } from './hold-view';
@@ -89,7 +89,7 @@ export class HoldPersister {
     for (;;) {
       const entries = await this.store.claimOutbox(eventId, this.consumer, 500, this.claimIdleMs);
       if (!entries.length) return written;
-      const good: { entry: OutboxEntry; row: NewHoldRow }[] = [];
+      const good: { entry: OutboxEntry; row: OfferRow }[] = [];
       const bad: { entry: OutboxEntry; error: string }[] = [];
       for (const entry of entries) {
         try {
@@ -100,14 +100,14 @@ export class HoldPersister {
       }
       let rows = good.map((g) => g.row);
       try {
-        written += await insertHoldsIfMissing(this.db, rows);
+        written += await insertWithOffers(this.db, rows);
       } catch (err) {
         if (!(err instanceof DataRefused)) throw err;
         // One record spoils the batch: write them one by one, setting aside each refused one.
         rows = [];
         for (const g of good) {
           try {
-            written += await insertHoldsIfMissing(this.db, [g.row]);
+            written += await insertWithOffers(this.db, [g.row]);
             rows.push(g.row);
           } catch (one) {
             if (!(one instanceof DataRefused)) throw one;
@@ -133,8 +133,27 @@ export class HoldPersister {
   }
 }
 
+/** A hold offered to a waiting-list entry (its record names the entry). */
+type OfferRow = NewHoldRow & { waitlistEntryId?: string };
+
+/**
+ * Inserts the holds; the waiting-list entries offered some of them are marked
+ * offered in the same transaction (an entry is never waiting in PostgreSQL while
+ * its offer's hold is there: reconciliation would put it in line again).
+ */
+async function insertWithOffers(db: Db, rows: OfferRow[]): Promise<number> {
+  const offers = rows.filter((r) => r.waitlistEntryId);
+  const insert = (tx: DbClient) => insertHoldsIfMissing(tx, rows.map(({ waitlistEntryId: _, ...r }) => r));
+  if (!offers.length) return insert(db);
+  return runTransaction(db, async (tx) => {
+    const n = await insert(tx);
+    await markWaitlistOffered(tx, offers.map((o) => ({ entryId: o.waitlistEntryId!, holdId: o.id, offeredAt: o.createdAt, expiresAt: o.expiresAt })));
+    return n;
+  });
+}
+
 /** The row an outbox entry stands for; throws when its record is not a hold record. */
-function toRow(eventId: string, e: OutboxEntry): NewHoldRow {
+function toRow(eventId: string, e: OutboxEntry): OfferRow {
   const r = parseRecord(e.json);
   if (!r || typeof r !== 'object' || !Array.isArray(r.items) || typeof r.customerId !== 'string') {
     throw new Error('not a hold record');
@@ -142,5 +161,6 @@ function toRow(eventId: string, e: OutboxEntry): NewHoldRow {
   return {
     id: e.holdId, eventId, customerId: r.customerId, createdAt: new Date(e.createdAtMs),
     expiresAt: new Date(e.expiresAtMs), items: r.items, totalCents: r.totalCents, currency: r.currency,
+    ...(typeof r.waitlistEntryId === 'string' ? { waitlistEntryId: r.waitlistEntryId } : {}),
   };
 }

@@ -17,6 +17,8 @@ export interface HoldRecordJson {
   items: HoldItem[];
   totalCents: number;
   currency: string;
+  /** Set on a waiting-list offer: the entry it was made for. */
+  waitlistEntryId?: string;
 }
 
 export const parseRecord = (json: string): HoldRecordJson => JSON.parse(json) as HoldRecordJson;

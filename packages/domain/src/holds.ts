@@ -85,7 +85,9 @@ export async function endHoldInRedis(
   claimToken?: string,
 ): Promise<void> {
   const { seatIds, ticketTypeId, quantity } = holdContents(row.items as HoldItem[]);
-  await ctx.store.endHold({
+  const ended = await ctx.store.endHold({
     eventId: row.eventId, holdId: row.id, customerId: row.customerId, mode, seatIds, ticketTypeId, quantity, claimToken,
   });
+  // What came back went to waiting lists as new holds (offers): PostgreSQL hears of them from the outbox.
+  if (ended.offers) ctx.persister.notify(row.eventId);
 }

@@ -35,3 +35,8 @@ export {
 export { getOrder, orderFromRow, type Order } from './orders';
 export { applyStripePayment, type StripePayment, type StripeOutcome } from './apply-stripe-payment';
 export { recordWebhookEvent } from './webhook-events';
+export {
+  joinWaitlist, myWaitlist, leaveWaitlist, adminWaitlist, waitlistNumbers, restoreWaitlists,
+  type WaitlistEntryView, type AdminWaitlistEntryView, type JoinWaitlistInput, type WaitlistLeaver,
+} from './waitlist';
+export { restoreWaitlist, scopeOf } from './waitlist-line';

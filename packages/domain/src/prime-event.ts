@@ -3,6 +3,7 @@ import type { DomainContext } from './context';
 import type { PrimeHold } from '@holdfast/hold-store';
 import { holdContents, type HoldItem, type HoldRecordJson } from './hold-view';
 import { syncSeatIndex } from './seat-index';
+import { restoreWaitlist } from './waitlist-line';
 
 const inflight = new WeakMap<DomainContext, Map<string, Promise<void>>>();
 
@@ -37,6 +38,8 @@ export function primeEvent(ctx: DomainContext, eventId: string): Promise<void> {
       if (primed) ctx.log.info({ eventId, soldSeats: state.soldSeatIds.length }, 'primed event in Redis from PostgreSQL');
       // Best available needs the free-seat index, built from the state just loaded.
       await syncSeatIndex(ctx, eventId);
+      // Redis had lost the event: its waiting lines come back from PostgreSQL (the record), in join order.
+      if (primed) await restoreWaitlist(ctx, eventId);
     })().finally(() => map!.delete(eventId));
     map.set(eventId, p);
   }

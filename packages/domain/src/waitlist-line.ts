@@ -1,0 +1,45 @@
+// A waiting list's line in Redis: its name, what an entry carries there, and putting
+// PostgreSQL's waiting entries back when Redis lost them (priming, reconciliation).
+import { listEventWaitlist, type WaitlistEntryRow } from '@holdfast/db';
+import type { WaitlistJoinInput } from '@holdfast/hold-store';
+import type { DomainContext } from './context';
+import type { Catalog } from './event-catalog';
+
+/** A line's name in Redis: "t:<tier>" or "tt:<ticket type id>". */
+export const scopeOf = (e: Pick<WaitlistEntryRow, 'tier' | 'ticketTypeId'>): string =>
+  e.tier !== null ? `t:${e.tier}` : `tt:${e.ticketTypeId}`;
+
+/** What Redis keeps of an entry, and the event's offer settings. */
+export function joinInput(catalog: Catalog, row: WaitlistEntryRow, restore: boolean): WaitlistJoinInput {
+  const tt = row.ticketTypeId ? catalog.ticketTypeById.get(row.ticketTypeId) : undefined;
+  return {
+    eventId: row.eventId, entryId: row.id, seq: row.seq, customerId: row.customerId, scope: scopeOf(row), quantity: row.quantity,
+    name: tt?.name, priceCents: tt?.priceCents, currency: catalog.event.currency,
+    offerMs: catalog.event.waitlistOfferSeconds * 1000, maxPerCustomer: catalog.event.maxTicketsPerCustomer, restore,
+  };
+}
+
+/**
+ * Puts the event's waiting entries back in Redis's lines (after Redis lost the
+ * event: PostgreSQL is the record), in join order; entries in line or with an
+ * offer already are left as they are. Answers how many went back.
+ */
+export async function restoreWaitlist(ctx: DomainContext, eventId: string): Promise<number> {
+  const rows = (await listEventWaitlist(ctx.db, eventId, true, 100_000)).filter((r) => r.state === 'waiting');
+  if (!rows.length) return 0;
+  const catalog = await ctx.catalog.get(eventId);
+  if (!catalog) return 0;
+  let restored = 0;
+  let offers = 0;
+  for (const row of rows) {
+    const r = await ctx.store.waitlistJoin(joinInput(catalog, row, true));
+    if (r.kind === 'ok') {
+      restored++;
+      offers += r.offers.length;
+    }
+  }
+  if (offers) ctx.persister.notify(eventId);
+  if (restored) ctx.log.info({ eventId, restored }, 'waiting-list entries put back in Redis from PostgreSQL');
+  return restored;
+}
+
