@@ -54,3 +54,34 @@ test('when committed rows break a rule, then the invariant checker names it, and
     await dropTestEvent(api, event.id);
   }
 });
+
+test('when a seat is in two holds at once, or a later waiting-list entry is offered while an earlier one that fits waits, then the checker names each rule', async () => {
+  const { event, seats } = await createTestEvent(api, { seats: seatGrid(['A'], 1, 2, 'floor') });
+  const db = api.rt.db;
+  try {
+    const held = await holdSeats(api, event.id, 'inv-wl-1', [seats[0]!.id]);
+    await api.rt.ctx.persister.flush([event.id]);
+    expect(await rules(event.id)).toEqual([]);
+    const twin = `${held.id.slice(0, -4)}beef`;
+    await db.$executeRawUnsafe(`
+      INSERT INTO holds (id, event_id, customer_id, status, created_at, expires_at, items, total_cents, currency)
+      SELECT $1, event_id, 'inv-wl-2', 'ACTIVE', created_at + interval '1 second', expires_at, items, total_cents, currency FROM holds WHERE id = $2`, twin, held.id);
+    expect(await rules(event.id)).toEqual(['no seat is in two holds (offers included) at the same time']);
+    // Released before the other began: no overlap.
+    await db.$executeRawUnsafe(`UPDATE holds SET status = 'RELEASED', ended_at = created_at + interval '500 milliseconds' WHERE id = $1`, held.id);
+    expect(await rules(event.id)).toEqual([]);
+
+    await db.$executeRawUnsafe(`
+      INSERT INTO waitlist_entries (id, event_id, customer_id, tier, quantity, created_at)
+      VALUES (gen_random_uuid(), $1::uuid, 'inv-wl-early', 'floor', 1, now() - interval '1 minute')`, event.id);
+    await db.$executeRawUnsafe(`
+      INSERT INTO waitlist_entries (id, event_id, customer_id, tier, quantity, state, hold_id, offered_at, created_at)
+      VALUES (gen_random_uuid(), $1::uuid, 'inv-wl-late', 'floor', 2, 'offered', $2, now(), now() - interval '30 seconds')`, event.id, twin);
+    expect(await rules(event.id)).toEqual(['waiting-list offers go in join order']);
+    // The earlier entry wanted more than came back: passing it over is the rule.
+    await db.$executeRawUnsafe(`UPDATE waitlist_entries SET quantity = 3 WHERE customer_id = 'inv-wl-early' AND event_id = $1::uuid`, event.id);
+    expect(await rules(event.id)).toEqual([]);
+  } finally {
+    await dropTestEvent(api, event.id);
+  }
+});

@@ -95,6 +95,30 @@ const CHECKS: Check[] = [
           WHERE COALESCE(c.sold, 0) <> COALESCE(o.owned, 0)`,
   },
   {
+    // A hold's time: from its creation to its release (ended_at) or, otherwise, its expiresAt.
+    name: 'no seat is in two holds (offers included) at the same time',
+    sql: `WITH spans AS (
+            SELECT h.id, item->>'seatId' AS seat_id, h.created_at AS since,
+                   CASE WHEN h.status = 'RELEASED' THEN LEAST(COALESCE(h.ended_at, h.expires_at), h.expires_at) ELSE h.expires_at END AS until
+            FROM holds h CROSS JOIN LATERAL jsonb_array_elements(h.items) item
+            WHERE h.event_id = $1::uuid AND item ? 'seatId')
+          SELECT a.seat_id, a.id AS hold, b.id AS other_hold
+          FROM spans a JOIN spans b ON a.seat_id = b.seat_id AND a.id < b.id
+          WHERE a.since < b.until AND b.since < a.until`,
+  },
+  {
+    // An entry was offered while an earlier one of the same line that wanted no more was waiting.
+    name: 'waiting-list offers go in join order',
+    sql: `SELECT later.id::text AS offered_entry, earlier.id::text AS passed_over
+          FROM waitlist_entries later JOIN waitlist_entries earlier
+            ON earlier.event_id = later.event_id AND earlier.seq < later.seq AND earlier.quantity <= later.quantity
+           AND earlier.tier IS NOT DISTINCT FROM later.tier AND earlier.ticket_type_id IS NOT DISTINCT FROM later.ticket_type_id
+          WHERE later.event_id = $1::uuid AND later.offered_at IS NOT NULL
+            AND earlier.created_at < later.offered_at
+            AND (earlier.offered_at IS NULL OR earlier.offered_at > later.offered_at)
+            AND (earlier.ended_at IS NULL OR earlier.ended_at > later.offered_at)`,
+  },
+  {
     name: 'order numbers have the form PREFIX-YYYY-NNNNNN',
     sql: `SELECT id::text AS order_id, number FROM orders
           WHERE event_id = $1::uuid AND number !~ '^[A-Z]+-[0-9]{4}-[0-9]{6,}$'`,

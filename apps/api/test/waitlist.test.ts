@@ -1,0 +1,213 @@
+// The waiting list: buyers who came after the sell-out line up for a tier or ticket
+// type; what comes back (a release, a lapse, a cancelled order) is offered in join
+// order as their own hold, in the same Redis step, and paid like any hold.
+import { expireHold } from '@holdfast/domain';
+import {
+  confirmVia, expectInvariants, holdPost, seatGrid, sleepUntil, useTestApi, waitFor,
+} from '@holdfast/test-kit';
+
+const { api, newEvent } = useTestApi();
+
+const run = `${process.pid}-${Date.now().toString(36)}`;
+const customer = (name: string) => `${name}-${run}`;
+
+type Entry = { id: string; state: string; position: number | null; quantity: number; offer: { holdId: string; expiresAt: string } | null };
+
+const join = (eventId: string, who: string, body: Record<string, unknown>) =>
+  api.call('POST', `/v1/events/${eventId}/waitlist`, { token: api.token('customer', who), body });
+
+async function mine(eventId: string, who: string): Promise<Entry[]> {
+  const res = await api.call('GET', `/v1/events/${eventId}/waitlist/me`, { token: api.token('customer', who) });
+  expect(res.status).toBe(200);
+  return res.body.entries;
+}
+
+async function entryOf(eventId: string, who: string): Promise<Entry> {
+  const entries = await mine(eventId, who);
+  return entries[entries.length - 1]!;
+}
+
+async function hold(eventId: string, who: string, body: Record<string, unknown>) {
+  const res = await holdPost(api, eventId, who, body);
+  if (res.status !== 201) throw new Error(`hold failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.hold as { id: string; expiresAt: string; items: { seatId?: string; label?: string; quantity: number }[] };
+}
+
+const release = (holdId: string, who: string) => api.call('DELETE', `/v1/holds/${holdId}`, { token: api.token('customer', who) });
+const holdOf = (holdId: string, who: string) => api.call('GET', `/v1/holds/${holdId}`, { token: api.token('customer', who) });
+const flush = (eventId: string) => api.rt.ctx.persister.flush([eventId]);
+
+describe('general admission', () => {
+  test('when tickets come back by a release, then they are offered to the line in join order as the customers\' holds, and outsiders find it sold out', async () => {
+    const { event } = await newEvent({ maxTicketsPerCustomer: 4, waitlistOfferSeconds: 120, ticketTypes: [{ name: 'GA', priceCents: 2500, capacity: 2 }] });
+    const tt = event.ticketTypes[0].id;
+    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map(customer) as [string, string, string, string];
+
+    // Nobody waits and tickets are free: hold them instead.
+    const early = await join(event.id, b, { ticketTypeId: tt, quantity: 1 });
+    expect({ status: early.status, code: early.body.error.code, available: early.body.error.details.available })
+      .toEqual({ status: 409, code: 'WAITLIST_NOT_NEEDED', available: 2 });
+
+    const bought = await hold(event.id, a, { ticketTypeId: tt, quantity: 2 });
+    const jb = await join(event.id, b, { ticketTypeId: tt, quantity: 1 });
+    expect(jb.status).toBe(201);
+    expect(jb.body.entry).toEqual({
+      id: expect.any(String), state: 'waiting', position: 1, ticketTypeId: tt, quantity: 1, createdAt: expect.any(String), offer: null,
+    });
+    const jc = await join(event.id, c, { ticketTypeId: tt, quantity: 1 });
+    expect(jc.body.entry).toMatchObject({ state: 'waiting', position: 2 });
+    // Joining again answers the same entry.
+    const again = await join(event.id, b, { ticketTypeId: tt, quantity: 1 });
+    expect({ status: again.status, id: again.body.entry.id }).toEqual({ status: 200, id: jb.body.entry.id });
+
+    expect((await release(bought.id, a)).status).toBe(200);
+    const offerB = await entryOf(event.id, b);
+    const offerC = await entryOf(event.id, c);
+    expect([offerB.state, offerC.state]).toEqual(['offered', 'offered']);
+    const heldB = await holdOf(offerB.offer!.holdId, b);
+    expect(heldB.body.hold).toMatchObject({ status: 'active', customerId: b, items: [{ ticketTypeId: tt, quantity: 1, priceCents: 2500 }], totalCents: 2500 });
+    expect(Date.parse(heldB.body.hold.expiresAt) - Date.parse(heldB.body.hold.createdAt)).toBe(120_000);
+    // Nothing was free in between: an outsider finds it sold out.
+    expect((await holdPost(api, event.id, d, { ticketTypeId: tt, quantity: 1 })).body.error.code).toBe('SOLD_OUT');
+
+    // B pays the offer like any hold; C leaves while offered, and its ticket is free again (nobody waits).
+    expect((await confirmVia(api, offerB.offer!.holdId)).status).toBe(201);
+    const left = await api.call('DELETE', `/v1/events/${event.id}/waitlist/${offerC.id}`, { token: api.token('customer', c) });
+    expect(left.body.entry).toMatchObject({ id: offerC.id, state: 'left', offer: null });
+    expect((await holdOf(offerC.offer!.holdId, c)).body.hold.status).toBe('released');
+    expect((await holdPost(api, event.id, d, { ticketTypeId: tt, quantity: 1 })).status).toBe(201);
+
+    await flush(event.id);
+    expect((await entryOf(event.id, b)).state).toBe('purchased');
+    // Purchased: B may join again.
+    expect((await join(event.id, b, { ticketTypeId: tt, quantity: 1 })).status).toBe(201);
+    await expectInvariants(api.rt.db, event.id);
+  });
+
+  test('when a waiting-list request is wrong, then 400/404 name it and nothing is written', async () => {
+    const { event } = await newEvent({ maxTicketsPerCustomer: 2, ticketTypes: [{ name: 'GA', priceCents: 100, capacity: 1 }], seats: seatGrid(['A'], 1, 1, 'floor') });
+    const who = customer('bad');
+    const tt = event.ticketTypes[0].id;
+    const cases: [Record<string, unknown>, number, string][] = [
+      [{ ticketTypeId: tt, quantity: 3 }, 400, 'VALIDATION_FAILED'],
+      [{ ticketTypeId: tt, tier: 'floor', quantity: 1 }, 400, 'VALIDATION_FAILED'],
+      [{ quantity: 1 }, 400, 'VALIDATION_FAILED'],
+      [{ tier: 'balcony', quantity: 1 }, 400, 'VALIDATION_FAILED'],
+      [{ ticketTypeId: '00000000-0000-4000-8000-000000000000', quantity: 1 }, 404, 'TICKET_TYPE_NOT_FOUND'],
+      [{ ticketTypeId: tt, quantity: 0 }, 400, 'VALIDATION_FAILED'],
+    ];
+    for (const [body, status, code] of cases) {
+      const res = await join(event.id, who, body);
+      expect({ body, status: res.status, code: res.body.error.code }).toEqual({ body, status, code });
+    }
+    expect((await join('00000000-0000-4000-8000-000000000000', who, { ticketTypeId: tt, quantity: 1 })).body.error.code).toBe('EVENT_NOT_FOUND');
+    expect(await mine(event.id, who)).toEqual([]);
+    // Another customer's entry is not found for them.
+    await hold(event.id, customer('owner'), { ticketTypeId: tt, quantity: 1 });
+    const mineJoin = await join(event.id, who, { ticketTypeId: tt, quantity: 1 });
+    const other = await api.call('DELETE', `/v1/events/${event.id}/waitlist/${mineJoin.body.entry.id}`, { token: api.token('customer', customer('thief')) });
+    expect({ status: other.status, code: other.body.error.code }).toEqual({ status: 404, code: 'WAITLIST_ENTRY_NOT_FOUND' });
+    expect((await api.call('POST', `/v1/events/${event.id}/waitlist`, { token: api.token('admin'), body: { ticketTypeId: tt, quantity: 1 } })).status).toBe(403);
+  });
+});
+
+describe('seats of a tier', () => {
+  test('when a hold of 4 lapses, then the party of 4 first in line gets the 4 side by side and the single behind it waits; when the party leaves, the single is served', async () => {
+    const { event } = await newEvent({
+      holdTtlSeconds: 1, maxTicketsPerCustomer: 4, seats: [...seatGrid(['A'], 1, 4, 'floor'), ...seatGrid(['B'], 1, 2, 'balcony', 1000)],
+    });
+    const [a, party, single, outsider] = ['a', 'party', 'single', 'outsider'].map(customer) as [string, string, string, string];
+    const first = await hold(event.id, a, { tier: 'floor', quantity: 4 });
+    expect((await join(event.id, party, { tier: 'floor', quantity: 4 })).body.entry).toMatchObject({ state: 'waiting', position: 1, tier: 'floor' });
+    expect((await join(event.id, single, { tier: 'floor', quantity: 1 })).body.entry).toMatchObject({ state: 'waiting', position: 2 });
+    // Another tier's line is its own (and nobody waits there).
+    expect((await join(event.id, single, { tier: 'balcony', quantity: 1 })).body.error.code).toBe('WAITLIST_NOT_NEEDED');
+
+    await sleepUntil(first.expiresAt, 150);
+    // The lease lapsed: before any expiry job, the outsider's request gives its seats to the line first.
+    expect((await holdPost(api, event.id, outsider, { tier: 'floor', quantity: 1 })).body.error.code).toBe('SOLD_OUT');
+    const offered = await entryOf(event.id, party);
+    expect(offered.state).toBe('offered');
+    const partyHold = (await holdOf(offered.offer!.holdId, party)).body.hold;
+    expect(partyHold.items.map((i: { label: string }) => i.label).sort()).toEqual(['A-1-1', 'A-1-2', 'A-1-3', 'A-1-4']);
+    expect(await entryOf(event.id, single)).toMatchObject({ state: 'waiting', position: 1 });
+    // The expiry job after it changes nothing: the seats are the party's.
+    expect((await expireHold(api.rt.ctx, first.id)).kind).toBe('expired');
+    expect((await holdOf(offered.offer!.holdId, party)).body.hold.status).toBe('active');
+
+    // The party leaves while offered: the single gets one seat, three are free for anyone.
+    const left = await api.call('DELETE', `/v1/events/${event.id}/waitlist/${offered.id}`, { token: api.token('customer', party) });
+    expect(left.body.entry.state).toBe('left');
+    expect((await entryOf(event.id, single)).state).toBe('offered');
+    expect((await holdPost(api, event.id, outsider, { tier: 'floor', quantity: 3 })).status).toBe(201);
+    await flush(event.id);
+    await expectInvariants(api.rt.db, event.id);
+  });
+
+  test('when 1 seat comes back, then the single behind a party of 4 is served and the party keeps its place; when 4 are back together, the party gets them side by side', async () => {
+    const { event } = await newEvent({ maxTicketsPerCustomer: 4, seats: seatGrid(['A'], 1, 4, 'floor') });
+    const [a, b, party, single] = ['a', 'b', 'party', 'single'].map(customer) as [string, string, string, string];
+    const one = await hold(event.id, a, { tier: 'floor', quantity: 1 });
+    const three = await hold(event.id, b, { tier: 'floor', quantity: 3 });
+    await join(event.id, party, { tier: 'floor', quantity: 4 });
+    await join(event.id, single, { tier: 'floor', quantity: 1 });
+    await release(one.id, a);
+    const singleOffer = await entryOf(event.id, single);
+    expect(singleOffer.state).toBe('offered');
+    expect(await entryOf(event.id, party)).toMatchObject({ state: 'waiting', position: 1 });
+    await release(three.id, b);
+    expect((await entryOf(event.id, party)).state).toBe('waiting');
+    // The single leaves while offered: its seat goes back to the line, and with it 4 are free together.
+    await api.call('DELETE', `/v1/events/${event.id}/waitlist/${singleOffer.id}`, { token: api.token('customer', single) });
+    const partyOffer = await entryOf(event.id, party);
+    expect(partyOffer.state).toBe('offered');
+    const items = (await holdOf(partyOffer.offer!.holdId, party)).body.hold.items;
+    expect(items.map((i: { label: string }) => i.label).sort()).toEqual(['A-1-1', 'A-1-2', 'A-1-3', 'A-1-4']);
+    await flush(event.id);
+    await expectInvariants(api.rt.db, event.id);
+  });
+
+  test('when an offer lapses, then it moves to the next entry, and the lapsed entry reads expired', async () => {
+    const { event } = await newEvent({ holdTtlSeconds: 60, waitlistOfferSeconds: 1, seats: seatGrid(['A'], 1, 2, 'floor') });
+    const [a, first, second] = ['a', 'first', 'second'].map(customer) as [string, string, string];
+    const taken = await hold(event.id, a, { tier: 'floor', quantity: 2 });
+    await join(event.id, first, { tier: 'floor', quantity: 2 });
+    await join(event.id, second, { tier: 'floor', quantity: 2 });
+    await release(taken.id, a);
+    const offer = await entryOf(event.id, first);
+    expect(offer.state).toBe('offered');
+    expect(Date.parse(offer.offer!.expiresAt) - Date.now()).toBeLessThanOrEqual(1000);
+    await flush(event.id);
+    await sleepUntil(offer.offer!.expiresAt, 150);
+    expect((await expireHold(api.rt.ctx, offer.offer!.holdId)).kind).toBe('expired');
+    await flush(event.id);
+    expect(await entryOf(event.id, first)).toMatchObject({ state: 'expired', offer: null });
+    const next = await entryOf(event.id, second);
+    expect(next.state).toBe('offered');
+    expect((await holdOf(next.offer!.holdId, second)).body.hold.items).toHaveLength(2);
+    await expectInvariants(api.rt.db, event.id);
+  });
+});
+
+test('when hundreds of buyers hammer a sold-out tier while its seats come back, then every returned seat goes to the line and no seat is in two holds', async () => {
+  const seats = 20;
+  const { event } = await newEvent({ holdTtlSeconds: 120, maxTicketsPerCustomer: 2, seats: seatGrid(['A', 'B'], 2, seats / 4, 'floor') });
+  const holders = Array.from({ length: seats }, (_, i) => customer(`holder${i}`));
+  const held = await Promise.all(holders.map((h) => hold(event.id, h, { tier: 'floor', quantity: 1 })));
+  const waiters = Array.from({ length: seats }, (_, i) => customer(`waiter${i}`));
+  for (const w of waiters) expect((await join(event.id, w, { tier: 'floor', quantity: 1 })).status).toBe(201);
+
+  const outsiders = Array.from({ length: 300 }, (_, i) => customer(`bot${i}`));
+  const [attempts] = await Promise.all([
+    Promise.all(outsiders.map((o) => holdPost(api, event.id, o, { tier: 'floor', quantity: 1 }))),
+    Promise.all(held.map((h, i) => release(h.id, holders[i]!))),
+  ]);
+  expect(attempts.filter((r) => r.status === 201)).toEqual([]);
+  const entries = await Promise.all(waiters.map((w) => entryOf(event.id, w)));
+  expect(entries.map((e) => e.state)).toEqual(waiters.map(() => 'offered'));
+  const offered = await Promise.all(entries.map(async (e, i) => (await holdOf(e.offer!.holdId, waiters[i]!)).body.hold.items[0].seatId as string));
+  expect(new Set(offered).size).toBe(seats);
+  await waitFor('offers persisted', async () => (await flush(event.id)) === 0 && (await api.rt.db.$queryRawUnsafe<{ n: number }[]>(
+    "SELECT count(*)::int AS n FROM waitlist_entries WHERE event_id = $1::uuid AND state = 'offered'", event.id))[0]!.n === seats);
+  await expectInvariants(api.rt.db, event.id);
+});
