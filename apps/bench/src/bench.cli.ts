@@ -10,6 +10,7 @@ import path from 'node:path';
 import { benchPlan } from './bench-plan.config';
 import { ALL_SECTIONS, type Section } from './bench-report.types';
 import { runBench } from './bench.runner';
+import { benchJson } from './report/bench-json.format';
 import { renderMarkdown, renderSvg } from './report/bench-report.format';
 
 interface CliArgs {
@@ -71,7 +72,7 @@ async function main(): Promise<void> {
   if (args.out) {
     const out = path.resolve(process.env.INIT_CWD ?? process.cwd(), args.out);
     await mkdir(path.dirname(out), { recursive: true });
-    await writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
+    await writeFile(out, `${JSON.stringify(benchJson(report), null, 2)}\n`);
     await writeFile(svgPathFor(out), renderSvg(report));
     process.stderr.write(`[bench] wrote ${out} and ${svgPathFor(out)}\n`);
   }

@@ -2,6 +2,7 @@ import { isSkipped, type BenchReport, type PathSummary } from '../bench-report.t
 import { groupCommitSection } from '../holdfast/holdfast-confirm-batch.bench';
 import { formatNumber, formatRatio, markdownTable, ratio, type Cell } from './markdown-table.format';
 import { renderBarChart, type ChartPanel } from './svg-chart.render';
+import { stableRatios } from './bench-json.format';
 import { renderClusterSection } from '../holdfast/holdfast-cluster.bench';
 import { renderPersistSection } from '../holdfast/holdfast-persist.bench';
 import { renderSoakSection } from '../holdfast/holdfast-soak.bench';
@@ -422,8 +423,27 @@ function targetsSection(report: BenchReport): string[] {
       (growth.p50Spread ?? 0) <= 0.2 && (growth.p99Spread ?? 0) <= 0.2 ? 'met' : 'missed',
     ]);
   }
+  // Issue 31's targets, by the stable ratios the --out JSON carries (report/bench-json.format.ts).
+  const stable = stableRatios(report);
+  const r31 = stable.holdPath.ratios;
+  if (hold && !isSkipped(hold.holdfastApi) && r31.holdfastVsBareNodeThroughput !== null) {
+    rows.push(target('hold throughput ≥ 0.65 × bare node:http (aim 0.8×)', r31.holdfastVsBareNodeThroughput, (v) => v >= 0.65));
+    rows.push(target('hold p99 ≤ 1.5 × bare node:http', r31.holdfastVsBareNodeP99, (v) => v <= 1.5));
+    rows.push(target('hold throughput ≥ 1.0 × minimal Express, equal node flags', r31.holdfastVsExpressThroughput, (v) => v >= 1));
+  }
+  if (stable.raceLab.holdfastVsSkipLocked !== null) {
+    rows.push(target('race lab: purchases/s ≥ 1.0 × SKIP LOCKED', stable.raceLab.holdfastVsSkipLocked, (v) => v >= 1));
+  }
+  if (stable.confirmPath.holdfastVsPgbenchBatch !== null) {
+    rows.push(target('confirms/s ≥ 0.6 × pgbench, batch-shaped transactions', stable.confirmPath.holdfastVsPgbenchBatch, (v) => v >= 0.6));
+  }
+  const soak = report.soak;
+  if (soak && soak.ended.bytesPerEndedHoldAfterHour !== null) {
+    const bytes = soak.ended.bytesPerEndedHoldAfterHour;
+    rows.push(['Redis ≤ 200 bytes per ended hold an hour after the sale (soak, from the TTLs)', `${bytes} bytes`, bytes <= 200 ? 'met' : 'missed']);
+  }
   if (rows.length === 0) return [];
-  return ['', '## Targets (issue 7)', '', markdownTable(['target', 'measured', 'verdict'], rows)];
+  return ['', '## Targets (issues 7 and 31)', '', markdownTable(['target', 'measured', 'verdict'], rows)];
 }
 
 function target(label: string, value: number | null, ok: (value: number) => boolean): Cell[] {

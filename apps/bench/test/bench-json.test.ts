@@ -1,0 +1,79 @@
+// The `--out` JSON carries each target's ratio under a stable name, null when
+// its section did not run (report/bench-json.format.ts), computed from the
+// rounds as the report's tables are.
+import type { RedisBenchmarkResult } from '../src/baselines/redis-benchmark.runner';
+import type { PgbenchResult } from '../src/baselines/pgbench.runner';
+import type { BenchReport, ConfirmRound, HoldRound } from '../src/bench-report.types';
+import { benchPlan } from '../src/bench-plan.config';
+import { summariseHoldRounds } from '../src/bench.runner';
+import type { ConfirmRun } from '../src/holdfast/holdfast-confirms.bench';
+import type { HttpLoadResult } from '../src/http-load.generator';
+import type { LatencySummary } from '../src/latency.histogram';
+import type { StrategyResult } from '../src/race-lab.runner';
+import { benchJson, holdfastVsPgbenchBatch, holdfastVsSkipLocked } from '../src/report/bench-json.format';
+
+const STABLE_NAMES = [
+  'holdPath.ratios.holdfastVsBareNodeThroughput', 'holdPath.ratios.holdfastVsBareNodeP99', 'holdPath.ratios.holdfastVsExpressThroughput',
+  'raceLab.holdfastVsSkipLocked', 'confirmPath.holdfastVsPgbench', 'confirmPath.holdfastVsPgbenchBatch',
+];
+
+const at = (json: unknown, dotted: string): unknown =>
+  dotted.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' && k in o ? (o as Record<string, unknown>)[k] : undefined), json);
+
+const latency = (p99Ms: number): LatencySummary => ({ count: 1, minMs: 1, meanMs: 1, p50Ms: 1, p90Ms: 1, p99Ms, maxMs: p99Ms });
+const load = (okPerSec: number, p99Ms: number): HttpLoadResult => ({
+  requests: 1000, ok: 1000, failed: 0, errors: 0, statusCounts: { 201: 1000 }, failureSamples: [], durationMs: 1000,
+  okPerSec, requestsPerSec: okPerSec, stoppedBy: 'count', latency: latency(p99Ms), okLatency: latency(p99Ms),
+});
+const rb: RedisBenchmarkResult = { command: 'SET', requests: 1, concurrency: 50, requestsPerSec: 40_000, avgMs: 1, p50Ms: 1, p95Ms: 1, p99Ms: 2 } as RedisBenchmarkResult;
+const holdRound = (holdfast: [number, number], bare: [number, number], express: [number, number]): HoldRound => ({
+  redisBenchmark: rb, minimalExpress: load(...express), bareNode: load(...bare), holdfastApi: load(...holdfast),
+  expressCpuMsPerRequest: 0.4, bareNodeCpuMsPerRequest: 0.1, holdfastCpuMsPerRequest: 0.3,
+});
+
+function emptyReport(): BenchReport {
+  return {
+    meta: {} as BenchReport['meta'], plan: benchPlan(true), raceLab: null, holdPath: null, growth: null, confirmPath: null, best: null,
+  };
+}
+
+test('when no section ran, then the JSON still has every stable name, each null, and says the sections did not run', () => {
+  const json = JSON.parse(JSON.stringify(benchJson(emptyReport()))) as unknown;
+  for (const name of STABLE_NAMES) expect([name, at(json, name)]).toEqual([name, null]);
+  expect(at(json, 'holdPath.ran')).toBe(false);
+  expect(at(json, 'raceLab.ran')).toBe(false);
+  expect(at(json, 'confirmPath.ran')).toBe(false);
+});
+
+test('when the hold path ran, then its stable ratios are the medians of the per-round ratios against the bare server and Express', () => {
+  const hold = summariseHoldRounds(50, 4, [
+    holdRound([1000, 30], [2000, 20], [1000, 60]), // 0.5×, 1.5×; 1.0×
+    holdRound([1500, 30], [2000, 30], [1000, 60]), // 0.75×, 1.0×; 1.5×
+    holdRound([1200, 40], [2000, 20], [1000, 60]), // 0.6×, 2.0×; 1.2×
+  ]);
+  const json = JSON.parse(JSON.stringify(benchJson({ ...emptyReport(), holdPath: hold }))) as unknown;
+  expect(at(json, 'holdPath.ratios.holdfastVsBareNodeThroughput')).toBe(0.6);
+  expect(at(json, 'holdPath.ratios.holdfastVsBareNodeP99')).toBe(1.5);
+  expect(at(json, 'holdPath.ratios.holdfastVsExpressThroughput')).toBe(1.2);
+  expect(at(json, 'holdPath.ratios.holdfastVsBareNodeCpuPerRequest')).toBe(3);
+  expect(at(json, 'holdPath.bareNode.okPerSec')).toBe(2000);
+  expect(at(json, 'raceLab.holdfastVsSkipLocked')).toBeNull();
+});
+
+test('when the race lab ran, then holdfast is compared with SKIP LOCKED by purchases per second; null when either did not run', () => {
+  const result = (id: string, purchasesPerSec: number, skipped: string | null = null) =>
+    ({ id, purchasesPerSec, attemptsPerSec: purchasesPerSec * 3, skipped }) as StrategyResult;
+  expect(holdfastVsSkipLocked({ results: [result('skip-locked', 400), result('holdfast', 300), result('select-for-update', 100)] })).toBe(0.75);
+  expect(holdfastVsSkipLocked({ results: [result('skip-locked', 400), result('holdfast', 0, 'no confirm endpoint')] })).toBeNull();
+  expect(holdfastVsSkipLocked({ results: [result('holdfast', 300)] })).toBeNull();
+});
+
+test('when confirm rounds ran, then the batch ratio is the median over the rounds that had a batch-shaped pgbench', () => {
+  const round = (confirmsPerSec: number, batch: number | null): ConfirmRound => ({
+    pgbench: { tps: 1000 } as PgbenchResult,
+    holdfastApi: { confirms: load(confirmsPerSec, 10) } as ConfirmRun,
+    ...(batch === null ? {} : { pgbenchBatch: { confirmsPerSec: batch } as PgbenchResult }),
+  });
+  expect(holdfastVsPgbenchBatch([round(500, 1000), round(800, 1000), round(600, 1000), round(900, null)])).toBe(0.6);
+  expect(holdfastVsPgbenchBatch([round(500, null)])).toBeNull();
+});
