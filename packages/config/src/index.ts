@@ -67,6 +67,10 @@ const envSchema = z.object({
   AUTH_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
   AUTH_JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   // --- end of the issuer block ---
+  // Traces (OpenTelemetry): off unless an endpoint is set. Empty counts as unset.
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^https?:\/\/[^\s]+$/, 'must be an http:// or https:// URL (the collector\'s OTLP/HTTP base, e.g. http://collector:4318)').optional()),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['http/protobuf', 'http/json'], { error: 'must be http/protobuf or http/json (gRPC is not supported)' }).default('http/protobuf')),
+  OTEL_SERVICE_NAME: z.preprocess((v) => (v === '' ? undefined : v), z.string().max(200).optional()),
 });
 
 /** Our roles; a token's role claim names one of these (or a name AUTH_ROLE_MAP renames to one). */
@@ -174,6 +178,15 @@ export interface Config {
   confirmClaim: { leaseMs: number; marginMs: number };
   /** Plain requests to the hot endpoints (hold, confirm) skip Express's per-request machinery (apps/api/src/fast-path.ts). */
   httpFastPath: boolean;
+  /** OpenTelemetry traces (@holdfast/telemetry's startTelemetry). */
+  telemetry: {
+    /** OTEL_EXPORTER_OTLP_ENDPOINT: the collector's OTLP/HTTP base URL; null: tracing off, no SDK loaded. */
+    endpoint: string | null;
+    /** OTEL_EXPORTER_OTLP_PROTOCOL. */
+    protocol: 'http/protobuf' | 'http/json';
+    /** OTEL_SERVICE_NAME; null: holdfast-api for the API, holdfast-worker for the worker. */
+    serviceName: string | null;
+  };
   /** Settings that fell back to development values; the caller logs them as warnings. */
   warnings: string[];
 }
@@ -272,6 +285,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     confirmMaxWaiting: e.CONFIRM_MAX_WAITING,
     confirmClaim: { leaseMs: e.CONFIRM_CLAIM_LEASE_MS, marginMs: e.DATABASE_QUERY_TIMEOUT_MS + CLAIM_MARGIN_EXTRA_MS },
     httpFastPath: e.HTTP_FAST_PATH ?? true,
+    telemetry: {
+      endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
+      protocol: e.OTEL_EXPORTER_OTLP_PROTOCOL,
+      serviceName: e.OTEL_SERVICE_NAME ?? null,
+    },
     warnings,
   };
 }

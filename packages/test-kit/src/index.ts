@@ -18,3 +18,4 @@ export * from './log-lines';
 export * from './expiry-jobs';
 export * from './tcp-relay';
 export * from './clock';
+export * from './otlp-receiver';
