@@ -9,8 +9,9 @@ import { seedDemoEvent } from './demo-seed';
 import { drainApi, listenApi } from './api-listen';
 import { stopOnSignal } from './stop-on-signal';
 
-/** The environment variable that tells a forked process it is API process number N. */
-export const API_PROCESS_ENV = 'HOLDFAST_API_PROCESS';
+import { API_PROCESS_ENV } from './api-process-env';
+
+export { API_PROCESS_ENV };
 
 interface Listening { type: 'holdfast:listening'; port: number; index: number }
 

@@ -1,17 +1,15 @@
 // `npm start`: checks PostgreSQL and Redis, creates the database and applies the
 // migrations, then runs the API and the worker beside it until SIGINT/SIGTERM.
+// Only the configuration and the tracing API are imported up front: when
+// OTEL_EXPORTER_OTLP_ENDPOINT is set, traces start (and hook `require`) before
+// server.ts loads Express, ioredis, pg and BullMQ.
 import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from '@holdfast/config';
-import { createApiRuntime, createLogger } from '@holdfast/api';
-import { startWorker } from '@holdfast/worker';
-import { seedDemoEvent } from './demo-seed';
-import { preflight, StartupError } from './preflight';
-import { API_PROCESS_ENV, runApiProcess, superviseApiProcesses } from './api-processes';
-import { superviseWorkers } from './worker-process';
-import { announceCheckoutPage, announceListenHost, drainApi, listenApi } from './api-listen';
-import { stopOnSignal } from './stop-on-signal';
+import { startTelemetry } from '@holdfast/telemetry';
+import { API_PROCESS_ENV } from './api-process-env';
+import { fail } from './fail';
 
-type Role = 'all' | 'api' | 'worker';
+export type Role = 'all' | 'api' | 'worker';
 
 /** `npm start -- --only api|worker` runs one of the two; the default runs both. */
 function roleFromArgs(argv: string[]): Role {
@@ -22,9 +20,15 @@ function roleFromArgs(argv: string[]): Role {
   fail(`--only takes "api" or "worker", not ${JSON.stringify(role ?? '')}`);
 }
 
-function fail(message: string): never {
-  process.stderr.write(`holdfast: ${message}\n`);
-  process.exit(1);
+/**
+ * The service this process traces as, or null when it serves nothing itself
+ * (a primary whose API processes or worker processes are its children, each
+ * tracing on its own).
+ */
+function tracedAs(role: Role, config: Config, forkedApi: boolean): string | null {
+  if (forkedApi) return 'holdfast-api';
+  if (role === 'worker') return config.workerProcesses > 1 ? null : 'holdfast-worker';
+  return config.apiProcesses > 1 ? null : 'holdfast-api';
 }
 
 async function main(): Promise<void> {
@@ -36,65 +40,11 @@ async function main(): Promise<void> {
     if (err instanceof ConfigError) fail(err.message);
     throw err;
   }
-  const log = createLogger(config, 'holdfast');
-  if (cluster.isWorker && process.env[API_PROCESS_ENV] !== undefined) {
-    // A forked API process (API_PROCESSES > 1): the primary checked everything already.
-    return runApiProcess(config, log, Number(process.env[API_PROCESS_ENV]));
-  }
-  for (const w of config.warnings) log.warn(w);
-
-  const checked = await preflight(config).catch((err: unknown) => {
-    if (err instanceof StartupError) fail(err.message);
-    throw err;
-  });
-  if (checked.createdDatabase) log.info('created the database');
-  if (checked.evictionWarning) log.warn(checked.evictionWarning);
-
-  if (role === 'worker') return config.workerProcesses > 1 ? runWorkersOnly(config, log) : runWorkerOnly(config, log);
-  if (config.apiProcesses > 1) return runApiProcesses(config, log, role === 'all');
-
-  const rt = await createApiRuntime(config, log);
-  const { server, port } = await listenApi(rt, config);
-  log.info({ port, demoMode: config.demoMode }, 'holdfast API listening');
-  announceListenHost(config);
-
-  const worker = role === 'all' ? superviseWorkers(log, process.env, config.workerProcesses, config.workerMetricsPort) : null;
-
-  stopOnSignal(log, 'draining', async () => {
-    const workerStopped = worker?.stop();
-    await drainApi(server, rt);
-    await workerStopped;
-  }, { logStopped: true });
-
-  if (config.demoMode) {
-    const demo = await seedDemoEvent(rt.ctx);
-    if (demo) log.info({ eventId: demo }, 'created the demo event');
-    announceCheckoutPage(config, port);
-  }
-}
-
-/** API_PROCESSES > 1: node:cluster API processes on one port, and the worker processes beside them. */
-async function runApiProcesses(config: Config, log: ReturnType<typeof createLogger>, withWorkers: boolean): Promise<void> {
-  const api = superviseApiProcesses(config, log);
-  const workers = withWorkers ? superviseWorkers(log, process.env, config.workerProcesses, config.workerMetricsPort) : null;
-  stopOnSignal(log, 'draining', () => Promise.all([api.stop(), workers?.stop()]), { logStopped: true });
-  const port = await api.listening;
-  log.info({ port, apiProcesses: config.apiProcesses, workerProcesses: withWorkers ? config.workerProcesses : 0 }, 'holdfast API processes listening');
-  announceListenHost(config);
-  announceCheckoutPage(config, port);
-}
-
-/** `--only worker` with WORKER_PROCESSES > 1: that many supervised worker processes. */
-async function runWorkersOnly(config: Config, log: ReturnType<typeof createLogger>): Promise<void> {
-  const workers = superviseWorkers(log, process.env, config.workerProcesses, config.workerMetricsPort);
-  log.info({ workerProcesses: config.workerProcesses }, 'holdfast workers running');
-  stopOnSignal(log, 'draining the workers', () => workers.stop());
-}
-
-async function runWorkerOnly(config: Config, log: ReturnType<typeof createLogger>): Promise<void> {
-  const worker = await startWorker(config, { log });
-  log.info('holdfast worker running');
-  stopOnSignal(log, 'draining the worker', () => worker.close());
+  const forkedApi = cluster.isWorker && process.env[API_PROCESS_ENV] !== undefined;
+  const service = tracedAs(role, config, forkedApi);
+  const telemetry = service ? startTelemetry(config.telemetry, service) : null;
+  const { runServer } = await import('./server');
+  return runServer(config, role, telemetry, forkedApi ? Number(process.env[API_PROCESS_ENV]) : null);
 }
 
 main().catch((err: unknown) => fail(err instanceof Error ? err.message : String(err)));

@@ -1,8 +1,15 @@
 import type { Logger } from 'pino';
 
+const lastSteps: (() => Promise<unknown>)[] = [];
+
+/** A step run after every drain, just before the process exits (e.g. exporting the last spans). */
+export function atLastStop(step: () => Promise<unknown>): void {
+  lastSteps.push(step);
+}
+
 /**
  * On the first of `signals` (a second one is ignored while draining): logs
- * `message` with the signal, runs `drain`, optionally logs "stopped", exits 0.
+ * `message` with the signal, runs `drain` (then the atLastStop steps), optionally logs "stopped", exits 0.
  */
 export function stopOnSignal(
   log: Logger,
@@ -16,6 +23,7 @@ export function stopOnSignal(
     stopping = true;
     log.info({ signal, ...options.fields }, message);
     await drain();
+    for (const step of lastSteps) await step().catch(() => undefined);
     if (options.logStopped) log.info('stopped');
     process.exit(0);
   };

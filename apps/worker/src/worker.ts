@@ -5,6 +5,7 @@ import { PRETTY_TRANSPORT, prettyLogs, type Config } from '@holdfast/config';
 import { createDb } from '@holdfast/db';
 import { createDomain, type DomainContext } from '@holdfast/domain';
 import { createRedisClient, HoldStore, maxmemoryPolicy, ReconcileStore } from '@holdfast/hold-store';
+import { withJobSpan } from '@holdfast/telemetry';
 import {
   EXPIRE_HOLD_JOB, EXPIRE_HOLDS_JOB, EXPIRY_QUEUE, MAINTENANCE_QUEUE, RECONCILE_JOB, SWEEP_JOB, queuePrefix, scheduleExpiries, workerConnection,
 } from '@holdfast/jobs';
@@ -106,16 +107,17 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
   const sweep = sweepProcessor(ctx, rs);
   const reconcileJob = reconcileProcessor(ctx, rs, (e) => metrics.repair(e.kind, e.count));
   const workers = [
-    new Worker(EXPIRY_QUEUE, async (job: Job, token?: string) => {
+    // Each job runs in its span `job <name>` (when tracing is on), a child of the trace that scheduled it.
+    new Worker(EXPIRY_QUEUE, (job: Job, token?: string) => withJobSpan(job, async () => {
       if (job.name === EXPIRE_HOLDS_JOB) return expireBatch(job);
       if (job.name === EXPIRE_HOLD_JOB) return expireOne(job, token);
       throw new Error(`unknown expiry job ${job.name}`);
-    }, workerOpts),
-    new Worker(MAINTENANCE_QUEUE, async (job: Job) => {
+    }), workerOpts),
+    new Worker(MAINTENANCE_QUEUE, (job: Job) => withJobSpan(job, async () => {
       if (job.name === SWEEP_JOB) return sweep(job);
       if (job.name === RECONCILE_JOB) return reconcileJob(job);
       throw new Error(`unknown maintenance job ${job.name}`);
-    }, { ...workerOpts, concurrency: 1 }),
+    }), { ...workerOpts, concurrency: 1 }),
   ];
   for (const w of workers) {
     w.on('completed', (job) => metrics.jobs.inc({ queue: w.name, name: job.name, result: 'completed' }));

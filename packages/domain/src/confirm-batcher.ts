@@ -7,6 +7,7 @@
 import {
   confirmBatch, ConfirmOutcomeUnknown, DatabaseUnavailable, settleConfirmBatch, type ConfirmBatchItem, type ConfirmBatchResult, type Db,
 } from '@holdfast/db';
+import { withSpan } from '@holdfast/telemetry';
 import { errors } from './errors';
 
 export interface ConfirmBatchSettings {
@@ -151,7 +152,8 @@ export class ConfirmBatcher {
     const batch = this.queue.splice(0, maxBatch);
     for (const p of batch) this.leave(p.ticket);
     this.running++;
-    void this.execute(batch).finally(() => {
+    // The span `confirm.batch` (when tracing is on): a child of the confirm that started the batch.
+    void withSpan('confirm.batch', { 'holdfast.confirm.batch_size': batch.length }, () => this.execute(batch)).finally(() => {
       this.running--;
       this.next(true);
     });

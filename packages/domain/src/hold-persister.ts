@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DataRefused, insertHoldsIfMissing, markWaitlistOffered, runTransaction, type Db, type DbClient, type NewHoldRow } from '@holdfast/db';
 import type { HoldStore, OutboxEntry } from '@holdfast/hold-store';
+import { withSpan } from '@holdfast/telemetry';
 import type { Logger } from './context';
 import { parseRecord } from './hold-view';
 
@@ -70,7 +71,13 @@ export class HoldPersister {
     const run = (async () => {
       for (const eventId of ids) {
         try {
-          written += await this.drain(eventId);
+          // The span `outbox.drain` (when tracing is on): a child of the hold whose notify set the timer,
+          // and the parent of the expiry jobs it schedules (onPersisted).
+          written += await withSpan('outbox.drain', { 'holdfast.event_id': eventId }, async (span) => {
+            const n = await this.drain(eventId);
+            span?.setAttribute('holdfast.outbox.written', n);
+            return n;
+          });
         } catch (err) {
           this.dirty.add(eventId);
           this.log.warn({ err, eventId }, 'could not persist holds yet; will retry');

@@ -1,3 +1,4 @@
+import { tracingEnabled, withSpan } from '@holdfast/telemetry';
 import { IdempotencyStore } from './idempotency-store';
 import type { RedisClient } from './redis-client';
 import { eventKeys } from './keys';
@@ -291,7 +292,20 @@ export class HoldStore {
    * Runs a hold script and parses its reply; with replica acks, WAIT follows on the
    * same connection and an 'ok' too few replicas have is given back (ReplicaAckError).
    */
-  private async acknowledged<T extends { kind: string }>(
+  private acknowledged<T extends { kind: string }>(
+    name: ScriptName, keys: string[], args: (string | number)[],
+    parseReply: (reply: (string | number)[]) => T, giveBack: (attempt: T) => Promise<unknown>,
+  ): Promise<T> {
+    // The span `hold.script`, when tracing is on: the script's EVALSHA is its child.
+    if (!tracingEnabled()) return this.acknowledgedRun(name, keys, args, parseReply, giveBack);
+    return withSpan('hold.script', { 'holdfast.script': name }, async (span) => {
+      const attempt = await this.acknowledgedRun(name, keys, args, parseReply, giveBack);
+      span?.setAttribute('holdfast.hold.outcome', attempt.kind);
+      return attempt;
+    });
+  }
+
+  private async acknowledgedRun<T extends { kind: string }>(
     name: ScriptName, keys: string[], args: (string | number)[],
     parseReply: (reply: (string | number)[]) => T, giveBack: (attempt: T) => Promise<unknown>,
   ): Promise<T> {

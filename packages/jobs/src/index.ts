@@ -3,6 +3,7 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { holdIdSchema } from '@holdfast/contracts';
 import { redisOptionsFromUrl } from '@holdfast/hold-store';
+import { injectTraceContext } from '@holdfast/telemetry';
 import { Cluster } from 'ioredis';
 import { z } from 'zod';
 
@@ -79,6 +80,16 @@ const EXPIRY_KEEP = { ...KEEP, removeOnComplete: { age: 3600, count: 1000 } };
 const EXPIRY_ATTEMPTS = { attempts: 10, backoff: { type: 'exponential', delay: 1000 } };
 
 /**
+ * The trace the job is scheduled in, in BullMQ's own option for it
+ * (`telemetry.metadata`): the worker's span `job <name>` continues it. Nothing
+ * when tracing is off.
+ */
+function traced(): { telemetry?: { metadata: string } } {
+  const metadata = injectTraceContext();
+  return metadata ? { telemetry: { metadata } } : {};
+}
+
+/**
  * The delayed expiry jobs of holds just persisted: holds whose times lie within
  * EXPIRY_JOB_SPREAD_MS of each other share one job (at most EXPIRY_JOB_MAX_HOLDS),
  * due at the latest of their times. A flash sale persists its holds in batches,
@@ -89,6 +100,7 @@ const EXPIRY_ATTEMPTS = { attempts: 10, backoff: { type: 'exponential', delay: 1
  */
 export async function scheduleExpiries(queue: Queue, holds: { id: string; expiresAt: Date }[], now = Date.now()): Promise<void> {
   if (!holds.length) return;
+  const trace = traced();
   const sorted = [...holds].sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime());
   const groups: { id: string; expiresAt: Date }[][] = [];
   for (const hold of sorted) {
@@ -105,6 +117,7 @@ export async function scheduleExpiries(queue: Queue, holds: { id: string; expire
         delay: Math.max(0, group[group.length - 1]!.expiresAt.getTime() - now),
         ...EXPIRY_ATTEMPTS,
         ...EXPIRY_KEEP,
+        ...trace,
       },
     })),
   );
@@ -120,12 +133,13 @@ export async function scheduleExpiry(queue: Queue, hold: { id: string; expiresAt
     delay: Math.max(0, hold.expiresAt.getTime() - now),
     ...EXPIRY_ATTEMPTS,
     ...EXPIRY_KEEP,
+    ...traced(),
   });
 }
 
 /** Asks the worker for a reconciliation run now; returns the job id. */
 export async function requestReconcile(queue: Queue, requestedBy: string): Promise<string> {
-  const job = await queue.add(RECONCILE_JOB, { requestedBy }, { attempts: 1, ...KEEP });
+  const job = await queue.add(RECONCILE_JOB, { requestedBy }, { attempts: 1, ...KEEP, ...traced() });
   return job.id!;
 }
 
