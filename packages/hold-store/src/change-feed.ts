@@ -4,7 +4,9 @@ import { StoreUnavailableError, translateErrorsOf } from './store-errors';
 
 export type Change =
   | { type: 'seat'; seatId: string; status: 'available' | 'held' | 'sold' }
-  | { type: 'availability'; ticketTypeId: string; available: number };
+  | { type: 'availability'; ticketTypeId: string; available: number }
+  /** The event's waiting room admitted places: how many so far, and how many wait (one message per admission, never per buyer). */
+  | { type: 'queue'; admitted: number; waiting: number };
 
 type Listener = (change: Change) => void;
 
@@ -94,7 +96,7 @@ export class ChangeFeed {
     const eventId = this.channelToEvent.get(channel);
     const set = eventId ? this.subscriptions.get(eventId)?.listeners : undefined;
     if (!set) return;
-    let payload: { seatIds?: string[]; status?: string; ticketTypeId?: string; available?: number };
+    let payload: { seatIds?: string[]; status?: string; ticketTypeId?: string; available?: number; queue?: { admitted?: unknown; waiting?: unknown } };
     try {
       payload = JSON.parse(message);
     } catch {
@@ -105,6 +107,8 @@ export class ChangeFeed {
       for (const seatId of payload.seatIds) changes.push({ type: 'seat', seatId, status: payload.status as 'held' });
     } else if (payload.ticketTypeId && typeof payload.available === 'number') {
       changes.push({ type: 'availability', ticketTypeId: payload.ticketTypeId, available: Math.max(0, payload.available) });
+    } else if (payload.queue && typeof payload.queue.admitted === 'number' && typeof payload.queue.waiting === 'number') {
+      changes.push({ type: 'queue', admitted: payload.queue.admitted, waiting: payload.queue.waiting });
     }
     for (const change of changes) for (const l of set) l(change);
   }

@@ -1,5 +1,6 @@
 import { tracingEnabled, withSpan } from '@holdfast/telemetry';
 import { IdempotencyStore } from './idempotency-store';
+import { QueueStore } from './queue-store';
 import type { RedisClient } from './redis-client';
 import { eventKeys } from './keys';
 import { registerScripts, scriptCommand, writeCoalescer, type ScriptName, type ScriptRunner } from './scripts';
@@ -32,7 +33,12 @@ export type HoldAttempt =
   | { kind: 'rate_limited'; retryAfterMs: number }
   | { kind: 'limit_exceeded'; inUse: number }
   | { kind: 'unavailable'; seatIds: string[] }
-  | { kind: 'sold_out'; available: number };
+  | { kind: 'sold_out'; available: number }
+  /** The event has a waiting room and the queue pass does not let this customer hold (nothing written). */
+  | { kind: 'queue_pass'; reason: QueuePassRefusal };
+
+/** Why a queue pass was refused inside a hold script (includes/queue-pass.lua). */
+export type QueuePassRefusal = 'forged' | 'other_customer' | 'ended';
 
 /** What every hold attempt carries besides its selection. */
 export interface HoldRequestBase {
@@ -49,6 +55,8 @@ export interface HoldRequestBase {
   /** The sale window [start, end) in ms since the epoch, checked by the script on Redis's clock; null or absent: open. */
   salesStartMs?: number | null;
   salesEndMs?: number | null;
+  /** The queue pass the request carries, checked by the script; absent or '' when the event has no waiting room. */
+  queuePass?: string;
 }
 
 /** A selection the seat script may take, with the hold's JSON (items, totals) should it win. */
@@ -254,6 +262,8 @@ function parse(reply: (string | number)[]): HoldAttempt {
       return { kind: 'unavailable', seatIds: rest.map(String) };
     case 'SOLD_OUT':
       return { kind: 'sold_out', available: Number(rest[0]) };
+    case 'QUEUE_PASS':
+      return { kind: 'queue_pass', reason: String(rest[0]) as QueuePassRefusal };
     default:
       throw new Error(`unexpected hold script reply ${String(tag)}`);
   }
@@ -270,11 +280,14 @@ export class HoldStore {
   private readonly coalesce: () => void;
   /** Idempotency keys, on the same connection. */
   readonly idempotency: IdempotencyStore;
+  /** The events' waiting rooms (issue 29), on the same connection. */
+  readonly queue: QueueStore;
 
   constructor(private readonly redis: RedisClient, private readonly replicaAcks: ReplicaAcks | null = null) {
     this.coalesce = writeCoalescer(redis);
     this.run = registerScripts(redis, this.coalesce);
     this.idempotency = new IdempotencyStore(redis);
+    this.queue = new QueueStore(this.run);
   }
 
   /**
@@ -335,12 +348,13 @@ export class HoldStore {
     const keys = [
       k.ready, k.sold, k.held, k.customer(req.customerId), k.bought,
       k.rateLimit(req.customerId), k.hold(req.holdId), k.outbox, k.free,
-      ...seatIds.map(k.seat),
+      ...seatIds.map(k.seat), k.queuePasses, k.queueActive,
     ];
     const args = [
       req.holdId, req.customerId, req.ttlMs, req.maxPerCustomer, req.rateLimit, req.rateWindowMs,
       k.channel, req.candidates.length, HOLD_RECORD_TTL_MS, ...req.candidates.map((c) => c.seatIds.length),
       ...req.candidates.map((c) => c.recordJson), ...seatIds, req.salesStartMs ?? '', req.salesEndMs ?? '', req.outboxMaxPending,
+      req.queuePass ?? '',
     ];
     return this.runHold('holdSeats', keys, args, (a) => a.kind === 'ok' ? this.endHold({
       eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
@@ -349,19 +363,19 @@ export class HoldStore {
   }
 
   /**
-   * Best available in one tier, decided inside one script (hold-best-10.lua):
+   * Best available in one tier, decided inside one script (hold-best-12.lua):
    * the best free selection at this instant is held, or SOLD_OUT. One round trip.
    */
   async holdBest(req: HoldRequestBase & BestRequest): Promise<BestAttempt> {
     const k = eventKeys(req.eventId);
     const keys = [
       k.ready, k.sold, k.held, k.customer(req.customerId), k.bought,
-      k.rateLimit(req.customerId), k.hold(req.holdId), k.outbox, k.free, k.seatIndex,
+      k.rateLimit(req.customerId), k.hold(req.holdId), k.outbox, k.free, k.seatIndex, k.queuePasses, k.queueActive,
     ];
     const args = [
       req.holdId, req.customerId, req.ttlMs, req.maxPerCustomer, req.rateLimit, req.rateWindowMs,
       k.channel, req.tier, req.quantity, k.seatPrefix, req.eventId, req.currency, req.window ?? bestWindow(req.quantity),
-      req.outboxMaxPending, HOLD_RECORD_TTL_MS, req.salesStartMs ?? '', req.salesEndMs ?? '',
+      req.outboxMaxPending, HOLD_RECORD_TTL_MS, req.salesStartMs ?? '', req.salesEndMs ?? '', req.queuePass ?? '',
     ];
     const parseBest = (reply: (string | number)[]): BestAttempt => {
       if (reply[0] === 'NOT_INDEXED') return { kind: 'not_indexed' };
@@ -403,12 +417,12 @@ export class HoldStore {
     const keys = [
       k.ready, k.ticketType(req.ticketTypeId), k.ticketTypeExpiry(req.ticketTypeId),
       k.ticketTypeHolds(req.ticketTypeId), k.customer(req.customerId), k.bought,
-      k.rateLimit(req.customerId), k.hold(req.holdId), k.outbox,
+      k.rateLimit(req.customerId), k.hold(req.holdId), k.outbox, k.queuePasses, k.queueActive,
     ];
     const args = [
       req.holdId, req.customerId, req.ttlMs, req.maxPerCustomer, req.rateLimit, req.rateWindowMs,
       req.recordJson, k.channel, req.ticketTypeId, req.quantity, req.outboxMaxPending, HOLD_RECORD_TTL_MS,
-      req.salesStartMs ?? '', req.salesEndMs ?? '',
+      req.salesStartMs ?? '', req.salesEndMs ?? '', req.queuePass ?? '',
     ];
     return this.runHold('holdTickets', keys, args, () => this.endHold({
       eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',

@@ -14,3 +14,7 @@ export {
   type ClientOptions, type RedisClient, type RedisTarget,
 } from './redis-client';
 export { SCRIPT_FILE_NAMES, scriptFiles, scriptSource, type ScriptName } from './scripts';
+export {
+  QueueStore, queuePassEvent, queuePassPrefix,
+  type QueueRoom, type QueueTick, type QueueStanding, type QueueState, type JoinResult,
+} from './queue-store';

@@ -20,6 +20,13 @@ const SINGLE_KEYS = {
   waitlist: 'wl',
   waitScopes: 'wls',
   waitConfig: 'wlcfg',
+  queueConfig: 'q:cfg',
+  queuePre: 'q:pre',
+  queueLine: 'q:line',
+  queueActive: 'q:active',
+  queuePasses: 'q:pass',
+  queueJoinedAt: 'q:at',
+  queueProofs: 'q:pow',
 } as const;
 
 /** An event's keys of which it has one per seat, customer, hold or ticket type: kind -> name before the id. */
@@ -86,6 +93,13 @@ function buildEventKeys(eventId: string) {
     waitConfig: one('waitConfig'),
     waitLine: perId('waitLine'),
     waitOffer: perId('waitOffer'),
+    /** The waiting room (issue 29, includes/queue-room.lua): its six keys in the scripts' order, and the proofs of work taken. */
+    queue: Object.freeze([
+      one('queueConfig'), one('queuePre'), one('queueLine'), one('queueActive'), one('queuePasses'), one('queueJoinedAt'),
+    ] as const),
+    queuePasses: one('queuePasses'),
+    queueActive: one('queueActive'),
+    queueProofs: one('queueProofs'),
     /** Prefix of the seat keys, for scripts that find their seats themselves (hold-best). */
     seatPrefix: `${p}:${PER_ID_KEYS.seat}:`,
     seat: perId('seat'),

@@ -5,10 +5,10 @@ import { isCluster, type RedisClient } from './redis-client';
 
 /** Script file names follow BullMQ's habit: `<name>-<fixed key count>.lua`. */
 const SCRIPT_FILES = {
-  holdSeats: 'hold-seats-9.lua',
-  holdBest: 'hold-best-10.lua',
+  holdSeats: 'hold-seats-11.lua',
+  holdBest: 'hold-best-12.lua',
   syncFreeSeats: 'sync-free-seats-4.lua',
-  holdTickets: 'hold-tickets-9.lua',
+  holdTickets: 'hold-tickets-11.lua',
   endHold: 'end-hold-12.lua',
   claimHold: 'claim-hold-11.lua',
   retakeHold: 'retake-hold-10.lua',
@@ -23,6 +23,10 @@ const SCRIPT_FILES = {
   countHoldRequest: 'count-hold-request-1.lua',
   waitlistJoin: 'waitlist-join-5.lua',
   waitlistLeave: 'waitlist-leave-4.lua',
+  queueJoin: 'queue-join-7.lua',
+  queueMe: 'queue-me-6.lua',
+  queueEndPass: 'queue-end-pass-6.lua',
+  queueAdmin: 'queue-admin-6.lua',
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_FILES;

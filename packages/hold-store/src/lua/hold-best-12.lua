@@ -49,11 +49,14 @@
     ARGV[14] the most outbox entries not yet persisted before holds are refused
     ARGV[15] record ttl ms (how long the hold record outlives the hold)
     ARGV[16] sale window start ms   ARGV[17] sale window end ms ('' for an open bound)
+    KEYS[11] the waiting room's passes (hash)   KEYS[12] its active passes (zset), see includes/queue-pass
+    ARGV[18] the queue pass ('' when the event has no waiting room)
 
   Output:
     {"OK", now ms, 1 when side by side else 0, seat id, ...}
     {"NOT_READY"}   the event must be primed first
     {"SALES_CLOSED", now ms}   outside the sale window on Redis's clock
+    {"QUEUE_PASS", reason}     the queue pass does not let this customer hold (includes/queue-pass)
     {"NOT_INDEXED"} the event's seat index must be built first (sync-free-seats)
     {"OUTBOX_FULL", entries pending}  PostgreSQL is that far behind: nothing written
     {"RATE_LIMITED", retry after ms}   {"LIMIT_EXCEEDED", tickets in use}
@@ -67,12 +70,15 @@
 --- @include "sale-window"
 --- @include "ticket-availability"
 --- @include "waitlist"
+--- @include "queue-pass"
 
 local now = nowMs()
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_READY'} end
 -- Items that came back (leases that lapsed) go to the waiting lists first (includes/waitlist).
 serveWaitlists(eventPrefixOf(KEYS[1]), now)
 if outsideSaleWindow(ARGV[16], ARGV[17], now) then return {'SALES_CLOSED', now} end
+local passRefused = queuePassRefused(KEYS[11], KEYS[12], ARGV[18], ARGV[2], now)
+if passRefused then return {'QUEUE_PASS', passRefused} end
 local index = redis.call('HMGET', KEYS[10], '_n', 't:' .. ARGV[8])
 if not index[1] then return {'NOT_INDEXED'} end
 
@@ -235,6 +241,7 @@ for _, s in ipairs(chosen) do
   sum = sum + s[4]
 end
 addCustomerHold(KEYS[4], ARGV[1], q, expiresAt, mineSum, mineEarliest)
+queuePassHolding(KEYS[11], KEYS[12], ARGV[18], ARGV[2], expiresAt)
 local json = '{"eventId":' .. cjson.encode(ARGV[11]) .. ',"customerId":' .. cjson.encode(ARGV[2]) .. ',"items":['
   .. table.concat(items, ',') .. '],"currency":' .. cjson.encode(ARGV[12]) .. ',"totalCents":' .. string.format('%d', sum) .. '}'
 redis.call('HSET', KEYS[7], 'json', json, 'createdAt', now, 'expiresAt', expiresAt, 'status', 'active')

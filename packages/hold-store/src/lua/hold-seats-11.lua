@@ -13,19 +13,22 @@
     KEYS[8] outbox (stream of holds to persist in PostgreSQL)
     KEYS[9] free seats (zset, see includes/free-seats): the held seats leave it
     KEYS[10..] seat keys, candidate after candidate
+    KEYS[#KEYS-1] the waiting room's passes (hash)   KEYS[#KEYS] its active passes (zset), see includes/queue-pass
     ARGV[1] hold id             ARGV[2] customer id      ARGV[3] ttl ms
     ARGV[4] max tickets per customer                     ARGV[5] rate limit (0: not counted)
     ARGV[6] rate window ms      ARGV[7] change channel     ARGV[8] number of candidates (n)
     ARGV[9] record ttl ms (how long the hold record outlives the hold)
     ARGV[10 .. 9+n] candidate sizes; ARGV[10+n .. 9+2n] each candidate's hold JSON
     (items, totals); then the seat ids in KEYS order; then the sale window's
-    start and end ms (ARGV[#ARGV-2], ARGV[#ARGV-1]; '' for an open bound); last:
-    the most outbox entries not yet persisted (ARGV[#ARGV]) before holds are refused
+    start and end ms (ARGV[#ARGV-3], ARGV[#ARGV-2]; '' for an open bound); then
+    the most outbox entries not yet persisted (ARGV[#ARGV-1]) before holds are refused;
+    last: the queue pass (ARGV[#ARGV]; '' when the event has no waiting room)
 
   Output:
     {"OK", candidate index (1-based), now ms}
     {"NOT_READY"}                     the event must be primed first
     {"SALES_CLOSED", now ms}          outside the sale window on Redis's clock
+    {"QUEUE_PASS", reason}            the queue pass does not let this customer hold (includes/queue-pass)
     {"OUTBOX_FULL", entries pending}  PostgreSQL is that far behind: nothing written
     {"RATE_LIMITED", retry after ms}
     {"LIMIT_EXCEEDED", tickets in use}
@@ -38,18 +41,21 @@
 --- @include "free-seats"
 --- @include "ticket-availability"
 --- @include "waitlist"
+--- @include "queue-pass"
 
 local now = nowMs()
 
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_READY'} end
 -- Items that came back (leases that lapsed) go to the waiting lists first (includes/waitlist).
 serveWaitlists(eventPrefixOf(KEYS[1]), now)
-if outsideSaleWindow(ARGV[#ARGV - 2], ARGV[#ARGV - 1], now) then return {'SALES_CLOSED', now} end
+if outsideSaleWindow(ARGV[#ARGV - 3], ARGV[#ARGV - 2], now) then return {'SALES_CLOSED', now} end
+local passRefused = queuePassRefused(KEYS[#KEYS - 1], KEYS[#KEYS], ARGV[#ARGV], ARGV[2], now)
+if passRefused then return {'QUEUE_PASS', passRefused} end
 
 -- The outbox is never trimmed (a hold answered 201 must reach PostgreSQL): past
 -- its limit of entries not yet persisted, new holds are refused instead.
 local pending = redis.call('XLEN', KEYS[8])
-if pending >= tonumber(ARGV[#ARGV]) then return {'OUTBOX_FULL', pending} end
+if pending >= tonumber(ARGV[#ARGV - 1]) then return {'OUTBOX_FULL', pending} end
 
 local retryAfter = rateLimited(KEYS[6], tonumber(ARGV[5]), ARGV[6])
 if retryAfter then return {'RATE_LIMITED', retryAfter} end
@@ -100,6 +106,7 @@ for i = 1, size do
   seatIds[#seatIds + 1] = seatId
 end
 addCustomerHold(KEYS[4], ARGV[1], size, expiresAt, mineSum, mineEarliest)
+queuePassHolding(KEYS[#KEYS - 1], KEYS[#KEYS], ARGV[#ARGV], ARGV[2], expiresAt)
 local json = ARGV[jsonAt + chosen - 1]
 redis.call('HSET', KEYS[7], 'json', json, 'createdAt', now, 'expiresAt', expiresAt, 'status', 'active')
 redis.call('PEXPIRE', KEYS[7], ttl + tonumber(ARGV[9]))

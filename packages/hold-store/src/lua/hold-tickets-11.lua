@@ -16,10 +16,13 @@
     ARGV[11] the most outbox entries not yet persisted before holds are refused
     ARGV[12] record ttl ms (how long the hold record outlives the hold)
     ARGV[13] sale window start ms   ARGV[14] sale window end ms ('' for an open bound)
+    KEYS[10] the waiting room's passes (hash)   KEYS[11] its active passes (zset), see includes/queue-pass
+    ARGV[15] the queue pass ('' when the event has no waiting room)
 
   Output:
     {"OK", 1, now ms} | {"NOT_READY"} | {"RATE_LIMITED", retry after ms}
     {"SALES_CLOSED", now ms} (outside the sale window on Redis's clock)
+    {"QUEUE_PASS", reason} (the queue pass does not let this customer hold, includes/queue-pass)
     {"OUTBOX_FULL", entries pending} (PostgreSQL is that far behind: nothing written)
     {"LIMIT_EXCEEDED", tickets in use} | {"SOLD_OUT", available}
 ]]
@@ -30,6 +33,7 @@
 --- @include "sale-window"
 --- @include "free-seats"
 --- @include "waitlist"
+--- @include "queue-pass"
 
 local now = nowMs()
 
@@ -37,6 +41,8 @@ if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[2]) == 0 then
 -- Items that came back (leases that lapsed) go to the waiting lists first (includes/waitlist).
 serveWaitlists(eventPrefixOf(KEYS[1]), now)
 if outsideSaleWindow(ARGV[13], ARGV[14], now) then return {'SALES_CLOSED', now} end
+local passRefused = queuePassRefused(KEYS[10], KEYS[11], ARGV[15], ARGV[2], now)
+if passRefused then return {'QUEUE_PASS', passRefused} end
 
 -- The outbox is never trimmed (a hold answered 201 must reach PostgreSQL): past
 -- its limit of entries not yet persisted, new holds are refused instead.
@@ -60,6 +66,7 @@ redis.call('HINCRBY', KEYS[2], 'held', quantity)
 redis.call('ZADD', KEYS[3], expiresAt, ARGV[1])
 redis.call('HSET', KEYS[4], ARGV[1], quantity)
 addCustomerHold(KEYS[5], ARGV[1], quantity, expiresAt, mineSum, mineEarliest)
+queuePassHolding(KEYS[10], KEYS[11], ARGV[15], ARGV[2], expiresAt)
 redis.call('HSET', KEYS[8], 'json', ARGV[7], 'createdAt', now, 'expiresAt', expiresAt, 'status', 'active')
 redis.call('PEXPIRE', KEYS[8], ttl + tonumber(ARGV[12]))
 redis.call('XADD', KEYS[9], '*', 'holdId', ARGV[1], 'createdAt', now, 'expiresAt', expiresAt, 'json', ARGV[7])
