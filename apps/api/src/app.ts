@@ -98,6 +98,7 @@ export function createApp(deps: AppDeps): Express {
     orders: ctx,
     holds: ctx,
     waitlist: ctx,
+    waitingRoom: ctx,
     // Stripe signs the exact bytes it sends: its webhook reads the raw body itself.
     webhooks: webhook,
     health: { checks: deps.checks, metrics },

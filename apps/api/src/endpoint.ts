@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, Response, Router } from 'express';
 import type { z } from '@holdfast/contracts';
 import type { Principal } from '@holdfast/domain';
@@ -62,6 +63,8 @@ export interface AnswerCall<D, P extends string = string, Q = unknown, B = unkno
   body: Parsed<B>;
   /** Set for endpoints with roles. */
   principal: Principal | undefined;
+  /** The request's headers (Node's, names in lower case). */
+  headers: IncomingHttpHeaders;
 }
 
 /** What an endpoint's error hook sees of a refused request. */

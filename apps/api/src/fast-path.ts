@@ -135,6 +135,7 @@ export function createFastPath(mounted: ReadonlyArray<{ endpoint: Endpoint; deps
         query: e.query ? parse(e.query, {}, 'query') : undefined,
         body: e.body ? parse(e.body, raw) : undefined,
         principal,
+        headers: req.headers,
       });
       writeJson(res, answer.status, answer.body);
     } catch (err) {

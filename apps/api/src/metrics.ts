@@ -83,7 +83,33 @@ export function createMetrics(sources: MetricSources = {}) {
   const streamsRefused = new client.Counter({
     name: 'holdfast_stream_refused_total', help: 'Event streams refused or closed early, by reason.', labelNames: ['reason'], registers: [registry],
   });
+  const queueWaiting = new client.Gauge({
+    name: 'holdfast_queue_waiting', help: 'Places waiting in an event\'s waiting room, as the last queue call saw them.',
+    labelNames: ['event'], registers: [registry], aggregator: 'max',
+  });
+  const queueAdmitted = new client.Counter({
+    name: 'holdfast_queue_admitted_total', help: 'Places the waiting rooms admitted.', registers: [registry],
+  });
+  const queuePassesEnded = new client.Counter({
+    name: 'holdfast_queue_passes_ended_total',
+    help: 'Queue passes ended, by reason: confirmed, released, hold_expired (its hold\'s time), timeout (passSeconds without a hold).',
+    labelNames: ['reason'], registers: [registry],
+  });
+  const queueWaited = new client.Histogram({
+    name: 'holdfast_queue_wait_seconds', help: 'How long each admitted place waited (from joining, or from the opening for places taken before it).',
+    buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200], registers: [registry],
+  });
   const domain: DomainMetrics = {
+    queueTick(eventId, tick) {
+      queueWaiting.set({ event: eventId }, tick.waiting);
+      if (tick.admitted) queueAdmitted.inc(tick.admitted);
+      if (tick.endedTimeout) queuePassesEnded.inc({ reason: 'timeout' }, tick.endedTimeout);
+      if (tick.endedHoldExpired) queuePassesEnded.inc({ reason: 'hold_expired' }, tick.endedHoldExpired);
+      for (const ms of tick.waitsMs) queueWaited.observe(ms / 1000);
+    },
+    queuePassEnded(reason) {
+      queuePassesEnded.inc({ reason });
+    },
     holdOutcome(result) {
       holdOutcomes.inc({ result });
       if (result === 'created') holdsCreated.inc();

@@ -64,7 +64,7 @@ function stepsOf<D>(e: Endpoint<D>, deps: D, opts: MountOptions): RequestHandler
   });
   steps.push(answer
     ? async (req: Request, res: Response) => {
-      const { status, body: sent } = await answer({ ...input(req), principal: req.principal });
+      const { status, body: sent } = await answer({ ...input(req), principal: req.principal, headers: req.headers });
       res.status(status).json(sent);
     }
     : (req: Request, res: Response) => handler!({ ...input(req), req, res }) as void);

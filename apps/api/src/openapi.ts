@@ -8,7 +8,7 @@ import { formatBytes, JSON_BODY_LIMIT_BYTES } from './middleware/body';
 type Schema = z.ZodType;
 
 /** The order of the document's tags (and of its readable page). */
-const TAGS = ['Operations', 'Auth', 'Events', 'Holds', 'Confirming', 'Orders', 'Pages', 'Admin'];
+const TAGS = ['Operations', 'Auth', 'Events', 'Waiting room', 'Holds', 'Confirming', 'Orders', 'Pages', 'Admin'];
 
 /** Shared objects, named in components.schemas and referenced from the operations. */
 const NAMED: Record<string, Schema> = {

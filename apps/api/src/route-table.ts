@@ -10,6 +10,7 @@ import { ORDER_ENDPOINTS } from './routes/orders.routes';
 import { QUEUE_ENDPOINTS } from './routes/queues.routes';
 import { RECONCILE_ENDPOINTS } from './routes/reconcile.routes';
 import { STREAM_ENDPOINTS } from './routes/stream.routes';
+import { WAITING_ROOM_ENDPOINTS } from './routes/waiting-room.routes';
 import { WEB_ENDPOINTS } from './routes/web.routes';
 import { DEMO_PAYMENT_ENDPOINTS, WEBHOOK_ENDPOINTS } from './routes/webhooks.routes';
 import { WAITLIST_ENDPOINTS } from './routes/waitlist.routes';
@@ -25,6 +26,7 @@ export const ROUTE_GROUPS = {
   orders: ORDER_ENDPOINTS,
   holds: HOLD_ENDPOINTS,
   waitlist: WAITLIST_ENDPOINTS,
+  waitingRoom: WAITING_ROOM_ENDPOINTS,
   webhooks: WEBHOOK_ENDPOINTS,
   health: HEALTH_ENDPOINTS,
   docs: DOCS_ENDPOINTS,

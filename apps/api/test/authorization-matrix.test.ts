@@ -49,6 +49,10 @@ const EXPECTED: Record<string, [number, number, number, number, number, number, 
   'POST /v1/admin/queues/session': [401, 401, 401, 403, 403, 403, 200],
   // The dashboard (its redirect to /admin/queues/ followed).
   'GET /admin/queues': [401, 401, 401, 403, 403, 403, 200],
+  'POST /v1/events/{eventId}/queue': [401, 401, 401, 200, 403, 200, 403],
+  'GET /v1/events/{eventId}/queue/me': [401, 401, 401, 200, 403, 200, 403],
+  'GET /v1/admin/events/{eventId}/queue': [401, 401, 401, 403, 403, 403, 200],
+  'PATCH /v1/admin/events/{eventId}/queue': [401, 401, 401, 403, 403, 403, 200],
 };
 
 const { api } = useTestApi();
@@ -61,7 +65,12 @@ test('when every endpoint is called as each kind of caller, then each answers th
   const { event } = await createTestEvent(api, {
     maxHoldExtensions: 3, seats: seatGrid(['A'], 1, 4), ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 100 }],
   });
-  const created: string[] = [];
+  // An event with a waiting room, for its endpoints.
+  const { event: room } = await createTestEvent(api, {
+    ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 10 }],
+    waitingRoom: { admitPerMinute: 60, maxActive: 10, passSeconds: 60, preQueueSeconds: 0 },
+  });
+  const created: string[] = [room.id];
   const owner = `owner-${Date.now()}`;
   const secret = api.config.jwtSecret!;
   const tokens: Record<Who, string | undefined> = {
@@ -114,6 +123,10 @@ test('when every endpoint is called as each kind of caller, then each answers th
     }),
     'POST /v1/admin/queues/session': async () => ({ method: 'POST', path: '/v1/admin/queues/session' }),
     'GET /admin/queues': async () => ({ method: 'GET', path: '/admin/queues' }),
+    'POST /v1/events/{eventId}/queue': async () => ({ method: 'POST', path: `/v1/events/${room.id}/queue` }),
+    'GET /v1/events/{eventId}/queue/me': async () => ({ method: 'GET', path: `/v1/events/${room.id}/queue/me` }),
+    'GET /v1/admin/events/{eventId}/queue': async () => ({ method: 'GET', path: `/v1/admin/events/${room.id}/queue` }),
+    'PATCH /v1/admin/events/{eventId}/queue': async () => ({ method: 'PATCH', path: `/v1/admin/events/${room.id}/queue`, body: { paused: false } }),
   };
   // The releasing endpoints get a fresh hold per row; the successful caller comes last in PRINCIPALS order.
   const extended = await newHold();

@@ -205,7 +205,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Server-Sent Events: `seat` {seatId, status} when a seat changes status, `availability` {ticketTypeId, available} when a ticket type's availability changes. */
+        /** Server-Sent Events: `seat` {seatId, status} when a seat changes status, `availability` {ticketTypeId, available} when a ticket type's availability changes, `queue` {admitted, waiting} when the waiting room admits places (how far admission has got: one message per admission, not per buyer). */
         get: operations["streamEvent"];
         put?: never;
         post?: never;
@@ -213,6 +213,70 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{eventId}/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join the event's waiting room (one place per customer; joining again keeps it). Open from salesStartAt − preQueueSeconds; places taken before salesStartAt are drawn at random at the opening, later ones are in arrival order. With challengeBits, send `nonce`: SHA-256 of event id + customer id + nonce must have that many leading zero bits.
+         * @description Roles: customer.
+         */
+        post: operations["joinQueue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{eventId}/queue/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the customer stands in the event's waiting room: waiting (position, etaSeconds), admitted (pass, passExpiresAt), ended (the pass ended: join again for a new place at the back), or none (not joined).
+         * @description Roles: customer.
+         */
+        get: operations["getQueueStanding"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/events/{eventId}/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The waiting room as it is: places waiting, admitted so far, passes active now, its rate and most active passes, paused or not.
+         * @description Roles: admin.
+         */
+        get: operations["adminGetQueue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Pause or resume the waiting room, or change its rate (admitPerMinute) or most active passes (maxActive; the event's waitingRoom follows). Audited (queue.updated).
+         * @description Roles: admin.
+         */
+        patch: operations["adminUpdateQueue"];
         trace?: never;
     };
     "/v1/events/{eventId}/holds": {
@@ -722,7 +786,7 @@ export interface components {
             };
         };
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "INVALID_SIGNATURE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "EVENT_NOT_FOUND" | "SEAT_NOT_FOUND" | "TICKET_TYPE_NOT_FOUND" | "HOLD_NOT_FOUND" | "ORDER_NOT_FOUND" | "SEATS_UNAVAILABLE" | "SOLD_OUT" | "HOLD_ALREADY_CONFIRMED" | "HOLD_EXPIRED" | "HOLD_NOT_ACTIVE" | "HOLD_EXTENSION_LIMIT" | "HOLD_TIME_CAP" | "SALES_CLOSED" | "PAYMENT_NOT_FOUND" | "PAYMENT_NOT_REFUNDABLE" | "PAYMENT_REJECTED" | "IDEMPOTENCY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "STREAM_LIMIT_REACHED" | "WAITLIST_ENTRY_NOT_FOUND" | "WAITLIST_NOT_NEEDED";
+        ErrorCode: "VALIDATION_FAILED" | "INVALID_SIGNATURE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "EVENT_NOT_FOUND" | "SEAT_NOT_FOUND" | "TICKET_TYPE_NOT_FOUND" | "HOLD_NOT_FOUND" | "ORDER_NOT_FOUND" | "SEATS_UNAVAILABLE" | "SOLD_OUT" | "HOLD_ALREADY_CONFIRMED" | "HOLD_EXPIRED" | "HOLD_NOT_ACTIVE" | "HOLD_EXTENSION_LIMIT" | "HOLD_TIME_CAP" | "SALES_CLOSED" | "PAYMENT_NOT_FOUND" | "PAYMENT_NOT_REFUNDABLE" | "PAYMENT_REJECTED" | "IDEMPOTENCY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "STREAM_LIMIT_REACHED" | "WAITLIST_ENTRY_NOT_FOUND" | "WAITLIST_NOT_NEEDED" | "QUEUE_NOT_FOUND" | "QUEUE_PASS_REQUIRED";
         Hold: {
             id: string;
             eventId: string;
@@ -1003,6 +1067,33 @@ export interface components {
         SeatsResponse: {
             seats: components["schemas"]["Seat"][];
         };
+        JoinQueueBody: {
+            nonce?: string;
+        };
+        QueueResponse: {
+            queue: {
+                /** @enum {string} */
+                state: "waiting" | "admitted" | "ended" | "none";
+                position: number;
+                etaSeconds: number;
+                pass?: string;
+                /** Format: date-time */
+                passExpiresAt?: string;
+            };
+        };
+        QueueAdminResponse: {
+            waiting: number;
+            admitted: number;
+            active: number;
+            admitPerMinute: number;
+            maxActive: number;
+            paused: boolean;
+        };
+        AdminUpdateQueueBody: {
+            paused?: boolean;
+            admitPerMinute?: number;
+            maxActive?: number;
+        };
         CreateHoldBody: {
             seatIds?: string[];
             tier?: string;
@@ -1178,6 +1269,10 @@ export type SchemaEventResponse = components['schemas']['EventResponse'];
 export type SchemaUpdateEventBody = components['schemas']['UpdateEventBody'];
 export type SchemaEventsResponse = components['schemas']['EventsResponse'];
 export type SchemaSeatsResponse = components['schemas']['SeatsResponse'];
+export type SchemaJoinQueueBody = components['schemas']['JoinQueueBody'];
+export type SchemaQueueResponse = components['schemas']['QueueResponse'];
+export type SchemaQueueAdminResponse = components['schemas']['QueueAdminResponse'];
+export type SchemaAdminUpdateQueueBody = components['schemas']['AdminUpdateQueueBody'];
 export type SchemaCreateHoldBody = components['schemas']['CreateHoldBody'];
 export type SchemaHoldResponse = components['schemas']['HoldResponse'];
 export type SchemaConfirmHoldBody = components['schemas']['ConfirmHoldBody'];
@@ -1718,10 +1813,333 @@ export interface operations {
             };
         };
     };
+    joinQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["JoinQueueBody"];
+            };
+        };
+        responses: {
+            /** @description where the customer stands (pass and passExpiresAt once admitted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueResponse"];
+                };
+            };
+            /** @description VALIDATION_FAILED: also a missing, wrong or reused proof of work (details.fields path nonce) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the role may not call this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EVENT_NOT_FOUND, or QUEUE_NOT_FOUND: the event has no waiting room */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SALES_CLOSED: before salesStartAt − preQueueSeconds, from salesEndAt on, or the event is a draft or closed (details.salesStatus, salesStartAt, salesEndAt, serverTime) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getQueueStanding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description where the customer stands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueResponse"];
+                };
+            };
+            /** @description VALIDATION_FAILED: `details.fields` names each field and why */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the role may not call this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EVENT_NOT_FOUND, or QUEUE_NOT_FOUND: the event has no waiting room */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminGetQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the room */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueAdminResponse"];
+                };
+            };
+            /** @description VALIDATION_FAILED: `details.fields` names each field and why */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the role may not call this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EVENT_NOT_FOUND, or QUEUE_NOT_FOUND: the event has no waiting room */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminUpdateQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminUpdateQueueBody"];
+            };
+        };
+        responses: {
+            /** @description the room as it is now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueAdminResponse"];
+                };
+            };
+            /** @description VALIDATION_FAILED: `details.fields` names each field and why */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the role may not call this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EVENT_NOT_FOUND, or QUEUE_NOT_FOUND: the event has no waiting room */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     createHold: {
         parameters: {
             query?: never;
             header?: {
+                /** @description The queue pass the waiting room gave (POST /v1/events/{eventId}/queue); needed while the event has a waiting room. */
+                "Holdfast-Queue-Pass"?: string;
                 /** @description Replays the first answer for 24 hours (header `Idempotent-Replayed: true`) when the same principal sends the same key and body; 422 IDEMPOTENCY_KEY_REUSED with another body; 409 IDEMPOTENCY_IN_PROGRESS while the first runs. 5xx and 429 answers are not kept. */
                 "Idempotency-Key"?: string;
             };
@@ -1763,7 +2181,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the role may not call this endpoint */
+            /** @description FORBIDDEN (not a customer), or QUEUE_PASS_REQUIRED: the event has a waiting room and the request carries no live pass of this customer and event (details.reason: missing, forged, other_event, other_customer, ended); nothing held */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -126,6 +126,22 @@ export const waitingRoomSettings = z.strictObject({
 });
 export type WaitingRoomSettings = z.output<typeof waitingRoomSettings>;
 
+/** Joining a waiting room: the proof of work's nonce when the room asks for one (challengeBits > 0). */
+export const queueJoinBody = z
+  .strictObject({ nonce: z.string().min(1).max(128).refine(noNul, 'no NUL characters or lone surrogates') })
+  .partial()
+  .optional();
+
+/** The seller's controls of a waiting room; at least one. */
+export const queuePatchBody = z
+  .strictObject({
+    paused: z.boolean(),
+    admitPerMinute: waitingRoomSettings.shape.admitPerMinute,
+    maxActive: waitingRoomSettings.shape.maxActive,
+  })
+  .partial()
+  .refine((b) => Object.keys(b).length > 0, 'give at least one field to change');
+
 /** The seats come as a list (`seats`) or as a layout the server expands (`layout`): one of them, or neither for general admission only. */
 export const createEventBody = z
   .strictObject({

@@ -17,6 +17,7 @@ export const errorCodes = [
   'PAYMENT_NOT_REFUNDABLE', 'PAYMENT_REJECTED', 'IDEMPOTENCY_IN_PROGRESS', 'PAYLOAD_TOO_LARGE', 'LIMIT_EXCEEDED',
   'IDEMPOTENCY_KEY_REUSED', 'RATE_LIMITED', 'INTERNAL', 'SERVICE_UNAVAILABLE', 'OVERLOADED', 'STREAM_LIMIT_REACHED',
   'WAITLIST_ENTRY_NOT_FOUND', 'WAITLIST_NOT_NEEDED',
+  'QUEUE_NOT_FOUND', 'QUEUE_PASS_REQUIRED',
 ] as const;
 export const errorCode = z.enum(errorCodes);
 export type ErrorCode = z.infer<typeof errorCode>;
@@ -184,6 +185,21 @@ export const responses = {
   ready: z.object({ status: z.literal('ready') }),
   token: z.object({ token: z.string() }),
   event: z.object({ event: eventObject }),
+  /** Where a buyer stands in an event's waiting room (issue 29). */
+  queue: z.object({
+    queue: z.object({
+      state: z.enum(['waiting', 'admitted', 'ended', 'none']),
+      position: z.number().int(),
+      etaSeconds: z.number().int(),
+      pass: z.string().optional(),
+      passExpiresAt: time.optional(),
+    }),
+  }),
+  /** The seller's view of a waiting room. */
+  queueAdmin: z.object({
+    waiting: z.number().int(), admitted: z.number().int(), active: z.number().int(),
+    admitPerMinute: z.number().int(), maxActive: z.number().int(), paused: z.boolean(),
+  }),
   events: z.object({ events: z.array(eventObject), nextCursor }),
   seats: z.object({ seats: z.array(seatObject) }),
   hold: z.object({ hold: holdObject }),

@@ -1,4 +1,4 @@
-// Best available is decided in Redis (hold-store's hold-best-10.lua) on seats
+// Best available is decided in Redis (hold-store's hold-best-12.lua) on seats
 // ranked in this order; see seat-index.ts.
 
 /** The seats of a tier as the catalog keeps them: sorted by price, then position. */

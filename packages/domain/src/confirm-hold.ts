@@ -9,6 +9,7 @@ import type { ClaimHoldInput } from '@holdfast/hold-store';
 import type { DomainContext } from './context';
 import { AppError, errors } from './errors';
 import { endHoldInRedis } from './holds';
+import { endQueuePass } from './waiting-room';
 import { holdContents, rowFromRecord, type HoldItem } from './hold-view';
 import { eventOfHoldId } from './ids';
 import { orderFromRow, type Order } from './orders';
@@ -258,6 +259,8 @@ export async function finishConfirm(ctx: DomainContext, claim: HoldClaim, outcom
   await endHoldInRedis(ctx, outcome.row, 'confirmed').catch((err: unknown) =>
     ctx.log.warn({ err, holdId: outcome.row.id }, 'order committed but Redis was not updated; reconciliation will repair it'),
   );
+  // The buyer's queue pass (issue 29) ends with the order: the next place is admitted.
+  await endQueuePass(ctx, outcome.row.eventId, outcome.row.customerId, 'confirmed');
   return { order: outcome.order, created: outcome.kind === 'created' };
 }
 

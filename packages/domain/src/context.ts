@@ -1,5 +1,5 @@
 import type { Db } from '@holdfast/db';
-import type { HoldStore, IdempotencyStore } from '@holdfast/hold-store';
+import type { HoldStore, IdempotencyStore, QueueTick } from '@holdfast/hold-store';
 import { ConfirmBatcher, confirmBatchSettings, type ConfirmBatchSettings } from './confirm-batcher';
 import { EventCatalog } from './event-catalog';
 import { HoldPersister, type PersistedHold } from './hold-persister';
@@ -21,6 +21,10 @@ export interface DomainMetrics {
   confirmBatch?(size: number, seconds: number): void;
   /** Outbox records PostgreSQL refused, parked so the others go on. */
   outboxParked(count: number): void;
+  /** What a waiting room call's lazy admission did (admitted, passes ended by time, waits) and the room's numbers. */
+  queueTick?(eventId: string, tick: QueueTick): void;
+  /** A queue pass ended by its buyer's confirm or release. */
+  queuePassEnded?(reason: 'confirmed' | 'released'): void;
 }
 
 export const noMetrics: DomainMetrics = { holdOutcome() {}, confirmOutcome() {}, holdsExpired() {}, outboxParked() {} };

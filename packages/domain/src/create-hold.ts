@@ -1,6 +1,6 @@
 // A buyer holds seats (by id or best available in a tier) or general-admission
 // tickets: one Redis script takes all or nothing, and PostgreSQL hears of it later.
-import { RATE_LIMIT_WINDOW_MS, type BestAttempt, type HoldAttempt, type HoldRequestBase } from '@holdfast/hold-store';
+import { queuePassEvent, RATE_LIMIT_WINDOW_MS, type BestAttempt, type HoldAttempt, type HoldRequestBase } from '@holdfast/hold-store';
 import { DEFAULT_HOLD_OUTBOX_MAX_PENDING, type DomainContext } from './context';
 import type { Catalog } from './event-catalog';
 import { errors, type AppError } from './errors';
@@ -19,6 +19,8 @@ export interface CreateHoldInput {
   eventId: string;
   customerId: string;
   selector: HoldSelector;
+  /** The Holdfast-Queue-Pass header: needed while the event has a waiting room (issue 29). */
+  queuePass?: string;
 }
 
 /** What a buyer refused because PostgreSQL is behind is told to wait. */
@@ -74,6 +76,7 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
   const { event } = catalog;
   // Draft or closed refused here; the window's bounds by the script, on Redis's clock.
   assertOnSale(event);
+  const queuePass = event.waitingRoom ? checkedQueuePass(eventId, input.queuePass) : '';
   const holdId = newHoldId(eventId);
   const base: HoldRequestBase = {
     eventId, holdId, customerId,
@@ -84,6 +87,7 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
     outboxMaxPending: ctx.settings.holdOutboxMaxPending ?? DEFAULT_HOLD_OUTBOX_MAX_PENDING,
     salesStartMs: event.salesStartAt?.getTime() ?? null,
     salesEndMs: event.salesEndAt?.getTime() ?? null,
+    queuePass,
   };
   const record = (items: HoldItem[]): HoldRecordJson => ({
     eventId, customerId, items, currency: event.currency, totalCents: holdTotalCents(items),
@@ -133,6 +137,8 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
       throw errors.unavailable('Redis');
     case 'sales_closed':
       throw salesClosedError(event, result.nowMs);
+    case 'queue_pass':
+      throw errors.queuePassRequired(result.reason);
     case 'outbox_full':
       ctx.log.warn({ eventId, pending: result.pending }, 'hold refused: the event\'s outbox is full (PostgreSQL is behind)');
       ctx.persister.notify(eventId);
@@ -146,6 +152,19 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
     expiresAt: new Date(result.nowMs + base.ttlMs).toISOString(),
     items: r.items, totalCents: r.totalCents, currency: r.currency, orderId: null, releasedBy: null, extensions: 0,
   };
+}
+
+/**
+ * The pass a hold of an event with a waiting room carries, as far as it can be
+ * judged without Redis (there, inside the hold script: forged, another
+ * customer's, ended): none, or not of this event, is refused here.
+ */
+function checkedQueuePass(eventId: string, pass: string | undefined): string {
+  if (!pass) throw errors.queuePassRequired('missing');
+  const of = queuePassEvent(pass);
+  if (of === null) throw errors.queuePassRequired('forged');
+  if (of !== eventId) throw errors.queuePassRequired('other_event');
+  return pass;
 }
 
 /**
@@ -171,7 +190,7 @@ function seatItems(catalog: Catalog, seatIds: string[]): HoldItem[] {
 }
 
 /**
- * Best available: one script (hold-best-10.lua) picks the best free selection
+ * Best available: one script (hold-best-12.lua) picks the best free selection
  * in the tier at that instant and holds it, or answers SOLD_OUT. No retry loop
  * on contention: a second call comes only after Redis had to be primed or its
  * seat index built, or when more leases had lapsed than one call gives back.

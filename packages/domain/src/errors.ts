@@ -29,6 +29,9 @@ export const errors = {
   unauthorized: (message = 'A valid bearer token is required.') => new AppError('UNAUTHORIZED', message, 401),
   forbidden: (message = 'Your role may not call this endpoint.') => new AppError('FORBIDDEN', message, 403),
   eventNotFound: () => new AppError('EVENT_NOT_FOUND', 'No event has this id.', 404),
+  queueNotFound: () => new AppError('QUEUE_NOT_FOUND', 'This event has no waiting room.', 404),
+  queuePassRequired: (reason: 'missing' | 'forged' | 'other_event' | 'other_customer' | 'ended') =>
+    new AppError('QUEUE_PASS_REQUIRED', 'This event has a waiting room: a hold needs your live queue pass (header Holdfast-Queue-Pass); nothing was held.', 403, { reason }),
   seatNotFound: (seatIds: string[]) =>
     new AppError('SEAT_NOT_FOUND', 'Some seats are not part of this event.', 404, { seatIds }),
   ticketTypeNotFound: () => new AppError('TICKET_TYPE_NOT_FOUND', 'No ticket type of this event has this id.', 404),

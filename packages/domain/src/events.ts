@@ -11,6 +11,7 @@ import { errors } from './errors';
 import { isUuid } from './ids';
 import { decodeCursor, encodeCursor, type Page } from './paging';
 import { ensurePrimed, primeEvent } from './prime-event';
+import { resetQueueOverrides } from './waiting-room';
 
 /** The contract's Event object. */
 export type EventView = z.output<typeof eventObject>;
@@ -149,7 +150,19 @@ export async function updateEvent(
   await ctx.store.setWaitlistConfig(eventId, next.waitlistOfferSeconds * 1000, next.maxTicketsPerCustomer).catch((err: Error) => {
     ctx.log.warn({ err: err.message, eventId }, 'waiting-list settings not updated in Redis; the next join writes them');
   });
+  if (patch.waitingRoom) await resetWaitingRoomOverrides(ctx, eventId);
   return getEvent(ctx, eventId);
+}
+
+/**
+ * New waiting room settings replace an admin's overrides of its rate and most active
+ * passes (PATCH …/queue); the pause stays. If Redis cannot take that now, the overrides stay until the next change.
+ */
+async function resetWaitingRoomOverrides(ctx: DomainContext, eventId: string): Promise<void> {
+  const row = await findEvent(ctx.db, eventId);
+  if (!row) return;
+  await resetQueueOverrides(ctx, row).catch((err: unknown) =>
+    ctx.log.warn({ err: (err as Error).message, eventId }, 'the waiting room\'s overrides could not be reset in Redis'));
 }
 
 function view(row: EventRow, available: (ticketTypeId: string) => number): EventView {

@@ -5,6 +5,7 @@ import {
   findHold, insertHoldsIfMissing, lockHold, recordAudit, runTransaction, updateHold, type HoldRow, type Tx,
 } from '@holdfast/db';
 import type { DomainContext } from './context';
+import { endQueuePass } from './waiting-room';
 import { errors } from './errors';
 import { eventOfHoldId } from './ids';
 import { holdContents, holdFromRecord, holdFromRow, rowFromRecord, type Hold, type HoldItem } from './hold-view';
@@ -69,7 +70,11 @@ export async function releaseHold(ctx: DomainContext, holdId: string, by: Releas
     }
     return { row: updated, changed: true };
   });
-  if (outcome.changed) await endHoldInRedis(ctx, outcome.row, 'released');
+  if (outcome.changed) {
+    await endHoldInRedis(ctx, outcome.row, 'released');
+    // The buyer's queue pass (issue 29) ends with their hold: the next place is admitted.
+    await endQueuePass(ctx, outcome.row.eventId, outcome.row.customerId, 'released');
+  }
   return holdFromRow(outcome.row);
 }
 

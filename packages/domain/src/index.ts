@@ -40,3 +40,7 @@ export {
   type WaitlistEntryView, type AdminWaitlistEntryView, type JoinWaitlistInput, type WaitlistLeaver,
 } from './waitlist';
 export { restoreWaitlist, scopeOf } from './waitlist-line';
+export {
+  joinQueue, queueStanding, queueAdminState, updateQueue, endQueuePass, proofOfWorkHolds,
+  type QueueView, type QueueAdminView,
+} from './waiting-room';

@@ -1,4 +1,4 @@
-// The free-seat index best available is decided on (hold-best-10.lua): built in
+// The free-seat index best available is decided on (hold-best-12.lua): built in
 // Redis from the catalog (PostgreSQL) and the seat keys when an event is primed,
 // and checked against them again by reconciliation.
 import type { FreeSeatSync, IndexedSeat, TierRange } from '@holdfast/hold-store';

@@ -1,4 +1,4 @@
-// Best available is decided by one Redis script (hold-best-10.lua) on the
+// Best available is decided by one Redis script (hold-best-12.lua) on the
 // free-seat index: these tests run it on the real Redis, seat maps built here.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';

@@ -9,6 +9,9 @@ import { endpointOf, type RefusedCall } from '../endpoint';
 import { bodyParserError } from '../middleware/errors';
 import { err, unavailable } from '../response-docs';
 
+/** The header a hold carries its queue pass in (issue 29). */
+const QUEUE_PASS_HEADER = 'Holdfast-Queue-Pass';
+
 const dateOrNull = (iso: string | null | undefined): Date | null => (iso ? new Date(iso) : null);
 
 /**
@@ -88,20 +91,28 @@ export const EVENT_ENDPOINTS = [
   endpoint({
     method: 'post', path: '/v1/events/{eventId}/holds', operationId: 'createHold', tag: 'Holds', roles: ['customer'], body: createHoldBody,
     idempotent: true,
+    headers: [{
+      name: QUEUE_PASS_HEADER, required: false,
+      description: 'The queue pass the waiting room gave (POST /v1/events/{eventId}/queue); needed while the event has a waiting room.',
+    }],
     summary: 'Hold seats (by id or best available in a tier) or general-admission tickets for the event\'s hold time.',
     responses: {
       201: { description: 'held', schema: responses.hold }, 404: err('EVENT_NOT_FOUND, SEAT_NOT_FOUND or TICKET_TYPE_NOT_FOUND'),
+      403: err('FORBIDDEN (not a customer), or QUEUE_PASS_REQUIRED: the event has a waiting room and the request carries no live pass of this customer and event (details.reason: missing, forged, other_event, other_customer, ended); nothing held'),
       409: err('SEATS_UNAVAILABLE (details.seatIds), SOLD_OUT, SALES_CLOSED (draft or closed, or outside [salesStartAt, salesEndAt): details.salesStatus, salesStartAt, salesEndAt, serverTime), or IDEMPOTENCY_IN_PROGRESS'),
       422: err('LIMIT_EXCEEDED, or IDEMPOTENCY_KEY_REUSED'), 429: err('RATE_LIMITED, with Retry-After'),
       503: err('SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable, or details.reason hold_backlog_full (holds not yet written to PostgreSQL reached HOLD_OUTBOX_MAX_PENDING), with Retry-After'),
     },
-    answer: async ({ deps: ctx, params, body, principal }) => {
+    answer: async ({ deps: ctx, params, body, principal, headers }) => {
       const selector: HoldSelector = body.seatIds
         ? { kind: 'seats', seatIds: body.seatIds }
         : body.tier !== undefined
           ? { kind: 'best', tier: body.tier, quantity: body.quantity! }
           : { kind: 'tickets', ticketTypeId: body.ticketTypeId!, quantity: body.quantity! };
-      const hold = await createHold(ctx, { eventId: params.eventId, customerId: principal!.id, selector });
+      const pass = headers[QUEUE_PASS_HEADER.toLowerCase()];
+      const hold = await createHold(ctx, {
+        eventId: params.eventId, customerId: principal!.id, selector, queuePass: Array.isArray(pass) ? pass[0] : pass,
+      });
       return { status: 201, body: { hold } };
     },
     onError: countRefusal,

@@ -59,8 +59,8 @@ export function streamDeps(ctx: DomainContext, feed: ChangeFeed, limits: StreamL
 const endpoint = endpointOf<StreamDeps>();
 
 /**
- * `GET /v1/events/:eventId/stream`: Server-Sent Events `seat` {seatId, status}
- * and `availability` {ticketTypeId, available}, fed by Redis pub/sub so every
+ * `GET /v1/events/:eventId/stream`: Server-Sent Events `seat` {seatId, status},
+ * `availability` {ticketTypeId, available} and `queue` {admitted, waiting}, fed by Redis pub/sub so every
  * API process sees every change. Public, like the seat map (EventSource sends
  * no Authorization header).
  *
@@ -73,7 +73,7 @@ const endpoint = endpointOf<StreamDeps>();
 export const STREAM_ENDPOINTS = [
   endpoint({
     method: 'get', path: '/v1/events/{eventId}/stream', operationId: 'streamEvent', tag: 'Events', query: emptyQuery,
-    summary: 'Server-Sent Events: `seat` {seatId, status} when a seat changes status, `availability` {ticketTypeId, available} when a ticket type\'s availability changes.',
+    summary: 'Server-Sent Events: `seat` {seatId, status} when a seat changes status, `availability` {ticketTypeId, available} when a ticket type\'s availability changes, `queue` {admitted, waiting} when the waiting room admits places (how far admission has got: one message per admission, not per buyer).',
     responses: {
       200: { description: 'an event stream', contentType: 'text/event-stream' }, 404: err('EVENT_NOT_FOUND'),
       503: err('SERVICE_UNAVAILABLE: Redis (or PostgreSQL) is unavailable; or STREAM_LIMIT_REACHED: too many streams from this address or on the server (Retry-After)'),

@@ -390,13 +390,13 @@ function bestSection(report: BenchReport): string[] {
     ),
     ...failures(best.levels.map((l): [string, string[]] => [`${l.concurrency} connections`, l.failureSamples])),
     '',
-    `The script alone (\`hold-best-10.lua\`) on a ${best.tierSeats.toLocaleString('en-US')}-seat tier (sections of 100 rows × 100 seats, ` +
+    `The script alone (\`hold-best-12.lua\`) on a ${best.tierSeats.toLocaleString('en-US')}-seat tier (sections of 100 rows × 100 seats, ` +
       'one price), taken seats chosen at random, each hold undone before the next call; its own time from `SLOWLOG` on a private ' +
       'redis-server (µs), and the round trip the client saw:',
     '',
     markdownTable(['taken', 'quantity', 'calls', 'script p50 µs', 'script p99 µs', 'script max µs', 'round trip p50 µs', 'side by side'], scripts),
     '',
-    `For comparison, \`hold-seats-9.lua\` holding one given seat on the same tier: p50 ${best.byIdScript.p50Us} µs, p99 ${best.byIdScript.p99Us} µs, ` +
+    `For comparison, \`hold-seats-11.lua\` holding one given seat on the same tier: p50 ${best.byIdScript.p50Us} µs, p99 ${best.byIdScript.p99Us} µs, ` +
       `max ${best.byIdScript.maxUs} µs (${best.byIdScript.calls} calls).`,
     '',
     `Redis memory of the structure (\`MEMORY USAGE … SAMPLES 0\`, every seat free): free set ${m.freeSetBytes.toLocaleString('en-US')} bytes, ` +

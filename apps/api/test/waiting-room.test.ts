@@ -1,0 +1,311 @@
+// Issue 29: the waiting room through HTTP on real Redis and PostgreSQL. Places
+// drawn at random at the opening and in arrival order after it, admission paced
+// on Redis's clock and never past maxActive, every way a pass ends admitting the
+// next place, every refusal of a hold without a live pass, proofs of work, pause.
+import { createHash } from 'node:crypto';
+import { confirmVia, holdPost, redisTimeMs, useTestApi, type Reply } from '@holdfast/test-kit';
+
+const { api, newEvent } = useTestApi({ HOLD_RATE_LIMIT_PER_MINUTE: '100000' });
+const run = `${process.pid}-${Date.now().toString(36)}`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface RoomOptions {
+  admitPerMinute?: number; maxActive?: number; passSeconds?: number; preQueueSeconds?: number; challengeBits?: number;
+  salesStartAt?: string | null; holdTtlSeconds?: number;
+}
+
+/** An event with general admission and a few seats, and a waiting room. */
+async function roomEvent(o: RoomOptions = {}) {
+  const { event, seats } = await newEvent({
+    seats: [1, 2, 3, 4, 5, 6].map((number) => ({ section: 'Q', row: '1', number, tier: 'standard', priceCents: 1000 })),
+    ticketTypes: [{ name: 'GA', priceCents: 500, capacity: 1000 }],
+    maxTicketsPerCustomer: 10,
+    holdTtlSeconds: o.holdTtlSeconds ?? 600,
+    salesStartAt: o.salesStartAt ?? null,
+    waitingRoom: {
+      admitPerMinute: o.admitPerMinute ?? 1_000_000, maxActive: o.maxActive ?? 1_000_000, passSeconds: o.passSeconds ?? 600,
+      preQueueSeconds: o.preQueueSeconds ?? 3600, challengeBits: o.challengeBits ?? 0,
+    },
+  });
+  return { event, seats, ga: event.ticketTypes[0].id as string };
+}
+
+const join = (eventId: string, customer: string, body?: unknown) =>
+  api.call('POST', `/v1/events/${eventId}/queue`, { token: api.token('customer', customer), body });
+const me = (eventId: string, customer: string) =>
+  api.call('GET', `/v1/events/${eventId}/queue/me`, { token: api.token('customer', customer) });
+const adminQueue = (eventId: string) => api.call('GET', `/v1/admin/events/${eventId}/queue`, { token: api.token('admin') });
+const patchQueue = (eventId: string, body: unknown) =>
+  api.call('PATCH', `/v1/admin/events/${eventId}/queue`, { token: api.token('admin'), body });
+const holdGa = (eventId: string, ga: string, customer: string, pass?: string, extra: Record<string, string> = {}) =>
+  holdPost(api, eventId, customer, { ticketTypeId: ga, quantity: 1 }, { ...(pass ? { 'Holdfast-Queue-Pass': pass } : {}), ...extra });
+
+/** Joins and expects to be admitted at once; answers the pass. */
+async function admitted(eventId: string, customer: string): Promise<string> {
+  const r = await join(eventId, customer);
+  expect(r.status).toBe(200);
+  expect(r.body.queue).toMatchObject({ state: 'admitted', position: 0, etaSeconds: 0 });
+  return r.body.queue.pass;
+}
+
+/** Spearman's rank correlation of two rankings of the same n items (no ties). */
+function spearman(a: number[], b: number[]): number {
+  const n = a.length;
+  let d2 = 0;
+  for (let i = 0; i < n; i++) d2 += (a[i]! - b[i]!) ** 2;
+  return 1 - (6 * d2) / (n * (n * n - 1));
+}
+
+test('when 500 customers join before the opening, then after it their positions are 1..500 each once and not in join order', async () => {
+  const { event } = await roomEvent({ salesStartAt: new Date((await redisTimeMs(api.rt.redis)) + 3_600_000).toISOString(), admitPerMinute: 60 });
+  // Paused: nobody is admitted at the opening, so every place stays to be read.
+  expect((await patchQueue(event.id, { paused: true })).status).toBe(200);
+  const customers = Array.from({ length: 500 }, (_, i) => `early-${i}-${run}`);
+  for (const c of customers) {
+    const r = await join(event.id, c);
+    expect(r.status).toBe(200);
+    expect(r.body.queue.state).toBe('waiting');
+  }
+  // Joining again keeps the place.
+  const before = (await me(event.id, customers[7]!)).body.queue.position;
+  expect((await join(event.id, customers[7]!)).body.queue.position).toBe(before);
+  // Every join came before the opening; the seller now brings it forward to a moment from now.
+  const start = (await redisTimeMs(api.rt.redis)) + 300;
+  const moved = await api.call('PATCH', `/v1/admin/events/${event.id}`, { token: api.token('admin'), body: { salesStartAt: new Date(start).toISOString() } });
+  expect(moved.status).toBe(200);
+
+  while ((await redisTimeMs(api.rt.redis)) < start + 50) await sleep(100);
+  const positions: number[] = [];
+  for (const c of customers) {
+    const r = await me(event.id, c);
+    expect(r.body.queue.state).toBe('waiting');
+    positions.push(r.body.queue.position);
+  }
+  expect([...positions].sort((x, y) => x - y)).toEqual(Array.from({ length: 500 }, (_, i) => i + 1));
+  // Under a random draw Spearman's rho has mean 0 and standard deviation 1/sqrt(499) ≈ 0.045: |rho| >= 0.5 is
+  // an 11-sigma event (probability below 1e-27), while places in join order give rho = 1.
+  const rho = spearman(customers.map((_, i) => i + 1), positions);
+  expect(Math.abs(rho)).toBeLessThan(0.5);
+  // The wait estimate grows with the position (60 a minute: a second a place).
+  const last = customers[positions.indexOf(500)]!;
+  expect((await me(event.id, last)).body.queue.etaSeconds).toBeGreaterThanOrEqual(499);
+  expect((await adminQueue(event.id)).body).toEqual({ waiting: 500, admitted: 0, active: 0, admitPerMinute: 60, maxActive: 1_000_000, paused: true });
+}, 120_000);
+
+test('when customers join after the opening, then their places are in arrival order', async () => {
+  const { event } = await roomEvent();
+  await patchQueue(event.id, { paused: true });
+  const customers = Array.from({ length: 20 }, (_, i) => `late-${i}-${run}`);
+  for (const [i, c] of customers.entries()) {
+    const r = await join(event.id, c);
+    expect(r.body.queue).toMatchObject({ state: 'waiting', position: i + 1 });
+  }
+  for (const [i, c] of customers.entries()) expect((await me(event.id, c)).body.queue.position).toBe(i + 1);
+  // Resumed: admitted in that order (the first ones first).
+  await patchQueue(event.id, { paused: false, maxActive: 5 });
+  const states = await Promise.all(customers.map(async (c) => (await me(event.id, c)).body.queue));
+  expect(states.map((s) => s.state)).toEqual([...Array(5).fill('admitted'), ...Array(15).fill('waiting')]);
+  expect(states.slice(5).map((s) => s.position)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
+});
+
+test('when many customers join at once, then never more than maxActive are admitted', async () => {
+  const { event } = await roomEvent({ maxActive: 5 });
+  const crowd = Array.from({ length: 40 }, (_, i) => `crowd-${i}-${run}`);
+  const replies = await Promise.all(crowd.map((c) => join(event.id, c)));
+  expect(replies.every((r) => r.status === 200)).toBe(true);
+  // At 1,000,000 a minute the bucket refills within milliseconds: admission stops at maxActive only.
+  let states: { state: string; position: number; pass?: string }[] = [];
+  for (let round = 0; round < 10; round++) {
+    states = (await Promise.all(crowd.map((c) => me(event.id, c)))).map((r) => r.body.queue);
+    expect(states.filter((s) => s.state === 'admitted').length).toBeLessThanOrEqual(5);
+    expect((await adminQueue(event.id)).body.active).toBeLessThanOrEqual(5);
+    await sleep(20);
+  }
+  const admittedNow = states.filter((s) => s.state === 'admitted');
+  expect(admittedNow).toHaveLength(5);
+  expect(new Set(admittedNow.map((s) => s.pass)).size).toBe(5);
+  expect(states.filter((s) => s.state === 'waiting').map((s) => s.position).sort((a, b) => a - b))
+    .toEqual(Array.from({ length: 35 }, (_, i) => i + 1));
+  expect((await adminQueue(event.id)).body).toMatchObject({ waiting: 35, admitted: 5, active: 5, maxActive: 5 });
+});
+
+test('when the room admits 120 a minute, then the places admitted follow that rate on Redis\'s clock', async () => {
+  const { event } = await roomEvent({ admitPerMinute: 120 });
+  await patchQueue(event.id, { paused: true });
+  for (let i = 0; i < 40; i++) await join(event.id, `paced-${i}-${run}`);
+  const t0Before = await redisTimeMs(api.rt.redis);
+  const resumed = await patchQueue(event.id, { paused: false });
+  const t0After = await redisTimeMs(api.rt.redis);
+  // The one token kept while nobody waited is spent at once; then 2 a second.
+  expect(resumed.body.admitted).toBe(1);
+  let seen = 0;
+  for (let k = 0; k < 16; k++) {
+    await sleep(250);
+    const before = await redisTimeMs(api.rt.redis);
+    const { body } = await adminQueue(event.id);
+    const after = await redisTimeMs(api.rt.redis);
+    expect(body.admitted).toBeGreaterThanOrEqual(1 + Math.floor(((before - t0After) * 120) / 60_000));
+    expect(body.admitted).toBeLessThanOrEqual(1 + Math.floor(((after - t0Before) * 120) / 60_000));
+    expect(body.admitted).toBeGreaterThanOrEqual(seen);
+    seen = body.admitted;
+  }
+  expect(seen).toBeGreaterThanOrEqual(8);
+});
+
+test('when a pass ends by release, confirm, hold expiry or passSeconds without a hold, then each end admits the next place', async () => {
+  const { event, ga } = await roomEvent({ maxActive: 1, passSeconds: 30 });
+  const [a, b, c] = ['rel', 'conf', 'next'].map((x) => `${x}-${run}`) as [string, string, string];
+  const passA = await admitted(event.id, a);
+  expect((await join(event.id, b)).body.queue).toMatchObject({ state: 'waiting', position: 1, etaSeconds: expect.any(Number) });
+  expect((await join(event.id, c)).body.queue).toMatchObject({ state: 'waiting', position: 2 });
+
+  // Release.
+  const heldA = await holdGa(event.id, ga, a, passA);
+  expect(heldA.status).toBe(201);
+  expect((await me(event.id, b)).body.queue.state).toBe('waiting');
+  expect((await api.call('DELETE', `/v1/holds/${heldA.body.hold.id}`, { token: api.token('customer', a) })).status).toBe(200);
+  const passB = (await me(event.id, b)).body.queue;
+  expect(passB).toMatchObject({ state: 'admitted', position: 0, pass: expect.any(String), passExpiresAt: expect.any(String) });
+  expect((await me(event.id, a)).body.queue.state).toBe('ended');
+
+  // Confirm.
+  const heldB = await holdGa(event.id, ga, b, passB.pass);
+  expect(heldB.status).toBe(201);
+  expect((await me(event.id, c)).body.queue).toMatchObject({ state: 'waiting', position: 1 });
+  expect((await confirmVia(api, heldB.body.hold.id)).status).toBe(201);
+  expect((await me(event.id, c)).body.queue.state).toBe('admitted');
+  expect((await me(event.id, b)).body.queue.state).toBe('ended');
+
+  // Hold expiry (a one-second hold) and passSeconds without a hold, on an event of their own.
+  const short = await roomEvent({ maxActive: 1, passSeconds: 30, holdTtlSeconds: 1 });
+  const [d, e, f] = ['exp', 'idle', 'last'].map((x) => `${x}-${run}`) as [string, string, string];
+  const passD = await admitted(short.event.id, d);
+  await join(short.event.id, e);
+  await join(short.event.id, f);
+  const heldD = await holdGa(short.event.id, short.ga, d, passD);
+  expect(heldD.status).toBe(201);
+  const passE = (await me(short.event.id, e)).body.queue;
+  expect(passE.state).toBe('waiting');
+  while (Date.now() < Date.parse(heldD.body.hold.expiresAt) + 150) await sleep(50);
+  const admittedE = (await me(short.event.id, e)).body.queue;
+  expect(admittedE.state).toBe('admitted');
+  // E holds nothing: after passSeconds its pass ends and F is admitted.
+  expect(Date.parse(admittedE.passExpiresAt) - Date.now()).toBeGreaterThan(25_000);
+  expect((await me(short.event.id, f)).body.queue.state).toBe('waiting');
+  while (Date.now() < Date.parse(admittedE.passExpiresAt) + 200) await sleep(250);
+  expect((await me(short.event.id, f)).body.queue.state).toBe('admitted');
+  expect((await me(short.event.id, e)).body.queue.state).toBe('ended');
+  const metrics = await (await fetch(`${api.url}/metrics`)).text();
+  for (const reason of ['released', 'confirmed', 'hold_expired', 'timeout']) {
+    expect(metrics).toMatch(new RegExp(`holdfast_queue_passes_ended_total\\{reason="${reason}"\\} [1-9]`));
+  }
+  expect(metrics).toMatch(/holdfast_queue_admitted_total [1-9]/);
+  expect(metrics).toMatch(/holdfast_queue_wait_seconds_count [1-9]/);
+}, 90_000);
+
+test('when a hold comes without a live pass of its customer and event, then 403 QUEUE_PASS_REQUIRED names why and nothing is held', async () => {
+  const { event, seats, ga } = await roomEvent({ maxActive: 2 });
+  const other = await roomEvent();
+  const [a, b] = [`pa-${run}`, `pb-${run}`];
+  const passA = await admitted(event.id, a);
+  const passB = await admitted(event.id, b);
+  const passAOther = await admitted(other.event.id, a);
+  const refused = async (r: Reply, reason: string) => {
+    expect(r.status).toBe(403);
+    expect(r.body.error).toMatchObject({ code: 'QUEUE_PASS_REQUIRED', details: { reason } });
+  };
+  await refused(await holdGa(event.id, ga, a), 'missing');
+  await refused(await holdPost(api, event.id, a, { seatIds: [seats[0]!.id] }), 'missing');
+  await refused(await holdPost(api, event.id, a, { tier: 'standard', quantity: 1 }), 'missing');
+  // The same through the Express steps (an Idempotency-Key takes a hold off the fast path).
+  await refused(await holdGa(event.id, ga, a, undefined, { 'Idempotency-Key': `k-${run}` }), 'missing');
+  await refused(await holdGa(event.id, ga, a, 'not-a-pass'), 'forged');
+  await refused(await holdGa(event.id, ga, a, `qp_${event.id}_${'0'.repeat(32)}`), 'forged');
+  await refused(await holdGa(event.id, ga, a, passAOther), 'other_event');
+  await refused(await holdGa(event.id, ga, b, passA), 'other_customer');
+  await refused(await holdPost(api, event.id, b, { seatIds: [seats[0]!.id] }, { 'Holdfast-Queue-Pass': passA }), 'other_customer');
+  await refused(await holdPost(api, event.id, b, { tier: 'standard', quantity: 1 }, { 'Holdfast-Queue-Pass': passA }), 'other_customer');
+  await refused(await holdGa(event.id, ga, b, passA, { 'Idempotency-Key': `k2-${run}` }), 'other_customer');
+  // Nothing was held by any of them.
+  expect((await api.call('GET', `/v1/events/${event.id}`)).body.event.ticketTypes[0].available).toBe(1000);
+  expect((await api.call('GET', `/v1/events/${event.id}/seats`)).body.seats.every((s: { status: string }) => s.status === 'available')).toBe(true);
+
+  // With its own pass each kind of hold is taken.
+  expect((await holdPost(api, event.id, a, { seatIds: [seats[0]!.id] }, { 'Holdfast-Queue-Pass': passA })).status).toBe(201);
+  expect((await holdPost(api, event.id, a, { tier: 'standard', quantity: 1 }, { 'Holdfast-Queue-Pass': passA })).status).toBe(201);
+  const held = await holdGa(event.id, ga, b, passB, { 'Idempotency-Key': `k3-${run}` });
+  expect(held.status).toBe(201);
+  // Released: B's pass has ended.
+  await api.call('DELETE', `/v1/holds/${held.body.hold.id}`, { token: api.token('customer', b) });
+  await refused(await holdGa(event.id, ga, b, passB), 'ended');
+  expect((await api.call('GET', `/v1/events/${event.id}`)).body.event.ticketTypes[0].available).toBe(1000);
+  // An event without a waiting room asks for no pass, and has no queue.
+  const plain = await newEvent({ ticketTypes: [{ name: 'GA', priceCents: 500, capacity: 10 }] });
+  expect((await holdGa(plain.event.id, plain.event.ticketTypes[0].id, a)).status).toBe(201);
+  expect((await join(plain.event.id, a)).body.error.code).toBe('QUEUE_NOT_FOUND');
+});
+
+/** A nonce whose proof has at least (or, with `fail`, fewer than) `bits` leading zero bits. */
+function solve(eventId: string, customer: string, bits: number, fail = false, from = 0): string {
+  for (let n = from; ; n++) {
+    const digest = createHash('sha256').update(eventId + customer + String(n)).digest();
+    let zeros = 0;
+    for (const byte of digest) {
+      if (byte === 0) { zeros += 8; continue; }
+      zeros += Math.clz32(byte) - 24;
+      break;
+    }
+    if ((zeros >= bits) !== fail) return String(n);
+  }
+}
+
+test('when the room asks for a proof of work, then a solved nonce joins, and a missing, wrong or reused one answers 400', async () => {
+  const { event } = await roomEvent({ challengeBits: 10 });
+  const c = `pow-${run}`;
+  const missing = await join(event.id, c);
+  expect(missing.status).toBe(400);
+  expect(missing.body.error.details.fields[0].path).toBe('nonce');
+  const wrong = await join(event.id, c, { nonce: solve(event.id, c, 10, true) });
+  expect(wrong.status).toBe(400);
+  const nonce = solve(event.id, c, 10);
+  const ok = await join(event.id, c, { nonce });
+  expect(ok.status).toBe(200);
+  expect(ok.body.queue.state).toBe('admitted');
+  const replayed = await join(event.id, c, { nonce });
+  expect(replayed.status).toBe(400);
+  expect(replayed.body.error.details.fields[0].message).toMatch(/used before/);
+  // Another customer's proof does not hold for this one.
+  expect((await join(event.id, `pow2-${run}`, { nonce })).status).toBe(400);
+  expect((await join(event.id, c, { nonce: solve(event.id, c, 10, false, Number(nonce) + 1) })).status).toBe(200);
+});
+
+test('when the seller pauses the room, then nobody is admitted until it resumes, and each change is audited', async () => {
+  const { event } = await roomEvent();
+  const paused = await patchQueue(event.id, { paused: true });
+  expect(paused.body).toMatchObject({ paused: true, waiting: 0 });
+  for (let i = 0; i < 3; i++) expect((await join(event.id, `pause-${i}-${run}`)).body.queue.state).toBe('waiting');
+  expect((await adminQueue(event.id)).body).toMatchObject({ waiting: 3, admitted: 0, active: 0, paused: true });
+  await sleep(300);
+  expect((await adminQueue(event.id)).body).toMatchObject({ waiting: 3, admitted: 0, active: 0, paused: true });
+  const resumed = await patchQueue(event.id, { paused: false, admitPerMinute: 6000 });
+  // The bucket kept its one token while paused; then 100 a second.
+  expect(resumed.body).toMatchObject({ waiting: 2, admitted: 1, active: 1, paused: false, admitPerMinute: 6000 });
+  expect((await api.call('GET', `/v1/events/${event.id}`)).body.event.waitingRoom.admitPerMinute).toBe(6000);
+  await sleep(100);
+  for (let i = 0; i < 3; i++) expect((await me(event.id, `pause-${i}-${run}`)).body.queue.state).toBe('admitted');
+  const audit = await api.rt.db.auditEntry.findMany({ where: { eventId: event.id, action: 'queue.updated' }, orderBy: { at: 'asc' } });
+  expect(audit.map((x) => x.details)).toEqual([{ paused: true }, { paused: false, admitPerMinute: 6000 }]);
+  expect((await patchQueue(event.id, {})).status).toBe(400);
+  expect((await patchQueue(event.id, { maxActive: 0 })).status).toBe(400);
+  expect((await api.call('PATCH', `/v1/admin/events/${event.id}/queue`, { token: api.token('customer'), body: { paused: true } })).status).toBe(403);
+});
+
+test('when a customer joins before salesStartAt − preQueueSeconds, then 409 SALES_CLOSED with Redis\'s time; a customer not in the room reads state none', async () => {
+  const start = (await redisTimeMs(api.rt.redis)) + 3_600_000;
+  const { event } = await roomEvent({ salesStartAt: new Date(start).toISOString(), preQueueSeconds: 60 });
+  const r = await join(event.id, `soon-${run}`);
+  expect(r.status).toBe(409);
+  expect(r.body.error).toMatchObject({ code: 'SALES_CLOSED', details: { salesStartAt: new Date(start).toISOString() } });
+  expect(Date.parse(r.body.error.details.serverTime)).toBeLessThan(start - 60_000);
+  expect((await me(event.id, `soon-${run}`)).body.queue).toEqual({ state: 'none', position: 0, etaSeconds: 0 });
+});
