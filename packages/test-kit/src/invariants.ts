@@ -13,14 +13,15 @@ const CHECKS: Check[] = [
     name: 'no seat is in two orders',
     sql: `SELECT i.seat_id::text AS seat_id, count(*)::int AS orders
           FROM order_items i JOIN orders o ON o.id = i.order_id
-          WHERE o.event_id = $1::uuid AND i.seat_id IS NOT NULL
+          WHERE o.event_id = $1::uuid AND i.seat_id IS NOT NULL AND NOT i.cancelled
           GROUP BY i.seat_id HAVING count(*) > 1`,
   },
   {
+    // The lines of a cancelled order are set aside (cancelled): their seats are no longer theirs.
     name: 'a seat is SOLD iff it is in exactly one order, and seats.order_id names that order',
     sql: `SELECT s.id::text AS seat_id, s.status::text AS status, s.order_id::text AS seat_order,
                  array_agg(i.order_id::text) FILTER (WHERE i.order_id IS NOT NULL) AS item_orders
-          FROM seats s LEFT JOIN order_items i ON i.seat_id = s.id
+          FROM seats s LEFT JOIN order_items i ON i.seat_id = s.id AND NOT i.cancelled
           WHERE s.event_id = $1::uuid
           GROUP BY s.id, s.status, s.order_id
           HAVING (s.status = 'SOLD') <> (count(i.order_id) = 1)
@@ -31,7 +32,7 @@ const CHECKS: Check[] = [
   {
     name: 'every ticket type sells within capacity, and sold equals its order lines',
     sql: `SELECT t.id::text AS ticket_type_id, t.capacity, t.sold, COALESCE(sum(i.quantity), 0)::int AS in_orders
-          FROM ticket_types t LEFT JOIN order_items i ON i.ticket_type_id = t.id
+          FROM ticket_types t LEFT JOIN order_items i ON i.ticket_type_id = t.id AND NOT i.cancelled
           WHERE t.event_id = $1::uuid
           GROUP BY t.id, t.capacity, t.sold
           HAVING t.sold > t.capacity OR t.sold < 0 OR t.sold <> COALESCE(sum(i.quantity), 0)`,
@@ -40,15 +41,26 @@ const CHECKS: Check[] = [
     name: 'every order is backed by exactly one applied payment (Stripe or a service confirmation)',
     sql: `SELECT o.id::text AS order_id, o.number, count(p.id)::int AS applied_payments
           FROM orders o LEFT JOIN payments p ON p.order_id = o.id AND p.status = 'APPLIED'
-          WHERE o.event_id = $1::uuid
+          WHERE o.event_id = $1::uuid AND o.status <> 'cancelled'
           GROUP BY o.id, o.number HAVING count(p.id) <> 1`,
+  },
+  {
+    name: 'a cancelled order has no applied payment and owes (or made) a refund for one',
+    sql: `SELECT o.id::text AS order_id, o.number,
+                 count(p.id) FILTER (WHERE p.status = 'APPLIED')::int AS applied,
+                 count(p.id) FILTER (WHERE p.status = 'REFUND_REQUIRED')::int AS refund_required
+          FROM orders o LEFT JOIN payments p ON p.order_id = o.id
+          WHERE o.event_id = $1::uuid AND o.status = 'cancelled'
+          GROUP BY o.id, o.number
+          HAVING count(p.id) FILTER (WHERE p.status = 'APPLIED') > 0 OR count(p.id) FILTER (WHERE p.status = 'REFUND_REQUIRED') = 0`,
   },
   {
     name: 'no applied payment without its order, no refund-required payment with one',
     sql: `SELECT p.id::text AS payment_id, p.status::text AS status, p.order_id::text AS order_id
           FROM payments p LEFT JOIN orders o ON o.id = p.order_id
           WHERE p.event_id = $1::uuid
-            AND ((p.status = 'APPLIED' AND o.id IS NULL) OR (p.status = 'REFUND_REQUIRED' AND p.order_id IS NOT NULL))`,
+            AND ((p.status = 'APPLIED' AND (o.id IS NULL OR o.status = 'cancelled'))
+              OR (p.status = 'REFUND_REQUIRED' AND p.order_id IS NOT NULL AND o.status IS DISTINCT FROM 'cancelled'))`,
   },
   {
     name: 'every payment is an order (APPLIED), an ignored record or refund_required; an ignored one has no order',
@@ -60,7 +72,7 @@ const CHECKS: Check[] = [
   {
     name: 'no refund_required for a payment that has an order (same payment reference)',
     sql: `SELECT p.id::text AS payment_id, p.reference, o.id::text AS order_id
-          FROM payments p JOIN orders o ON o.payment_reference = p.reference AND o.event_id = $1::uuid
+          FROM payments p JOIN orders o ON o.payment_reference = p.reference AND o.event_id = $1::uuid AND o.status <> 'cancelled'
           WHERE p.status = 'REFUND_REQUIRED'
             AND (p.event_id = $1::uuid OR p.hold_id IN (SELECT id FROM holds WHERE event_id = $1::uuid))`,
   },
@@ -81,7 +93,7 @@ const CHECKS: Check[] = [
     sql: `SELECT o.customer_id, e.max_tickets_per_customer AS "limit",
                  sum(CASE WHEN i.seat_id IS NOT NULL THEN 1 ELSE i.quantity END)::int AS owned
           FROM orders o JOIN order_items i ON i.order_id = o.id JOIN events e ON e.id = o.event_id
-          WHERE o.event_id = $1::uuid
+          WHERE o.event_id = $1::uuid AND o.status <> 'cancelled'
           GROUP BY o.customer_id, e.max_tickets_per_customer
           HAVING sum(CASE WHEN i.seat_id IS NOT NULL THEN 1 ELSE i.quantity END) > e.max_tickets_per_customer`,
   },
@@ -90,21 +102,28 @@ const CHECKS: Check[] = [
     sql: `SELECT COALESCE(c.customer_id, o.customer_id) AS customer_id, c.sold, o.owned
           FROM (SELECT customer_id, sold FROM customer_sales WHERE event_id = $1::uuid) c
           FULL JOIN (SELECT o.customer_id, sum(CASE WHEN i.seat_id IS NOT NULL THEN 1 ELSE i.quantity END)::int AS owned
-                     FROM orders o JOIN order_items i ON i.order_id = o.id WHERE o.event_id = $1::uuid
+                     FROM orders o JOIN order_items i ON i.order_id = o.id WHERE o.event_id = $1::uuid AND o.status <> 'cancelled'
                      GROUP BY o.customer_id) o ON o.customer_id = c.customer_id
           WHERE COALESCE(c.sold, 0) <> COALESCE(o.owned, 0)`,
   },
   {
-    // A hold's time: from its creation to its release (ended_at) or, otherwise, its expiresAt.
-    name: 'no seat is in two holds (offers included) at the same time',
+    // A hold's time: from its creation to its release (ended_at), its order's cancellation
+    // (a confirmed hold keeps its seats, sold, until then), or else its expiresAt. Checked for
+    // pairs with a waiting-list offer: two ordinary holds may overlap after Redis lost a lease
+    // (PostgreSQL's fence then sells the seat once, the rules above).
+    name: 'no seat of a waiting-list offer is in another hold at the same time',
     sql: `WITH spans AS (
             SELECT h.id, item->>'seatId' AS seat_id, h.created_at AS since,
-                   CASE WHEN h.status = 'RELEASED' THEN LEAST(COALESCE(h.ended_at, h.expires_at), h.expires_at) ELSE h.expires_at END AS until
+                   CASE WHEN h.status = 'RELEASED' THEN LEAST(COALESCE(h.ended_at, h.expires_at), h.expires_at)
+                        WHEN h.status = 'CONFIRMED' THEN COALESCE(o.cancelled_at, 'infinity'::timestamptz)
+                        ELSE h.expires_at END AS until
             FROM holds h CROSS JOIN LATERAL jsonb_array_elements(h.items) item
+            LEFT JOIN orders o ON o.hold_id = h.id
             WHERE h.event_id = $1::uuid AND item ? 'seatId')
           SELECT a.seat_id, a.id AS hold, b.id AS other_hold
           FROM spans a JOIN spans b ON a.seat_id = b.seat_id AND a.id < b.id
-          WHERE a.since < b.until AND b.since < a.until`,
+          WHERE a.since < b.until AND b.since < a.until
+            AND EXISTS (SELECT 1 FROM waitlist_entries w WHERE w.hold_id IN (a.id, b.id))`,
   },
   {
     // An entry was offered while an earlier one of the same line that wanted no more was waiting.
