@@ -1,4 +1,5 @@
 import type { SoakOptions } from './holdfast/holdfast-soak.bench';
+import type { InstrumentOptions } from './load-instrument.bench';
 import type { FlashSale } from './race-lab.types';
 
 /** How big each part of a run is; `quick` keeps every part small (docs/benchmarks.md has the run times). */
@@ -16,6 +17,8 @@ export interface BenchPlan {
     redisBenchmarkRequests: number;
     /** Seats per hold of a second holdfast path, run in the same rounds (its requests hold this many seats each). */
     multiSeatHold: number;
+    /** Hold p99 against concurrency: holdfast, the bare node:http server and Express at each level, after the rounds. */
+    byConcurrency: { levels: number[]; requests: number; warmupRequests: number };
   };
   growth: {
     seatCounts: number[];
@@ -75,6 +78,8 @@ export interface BenchPlan {
   };
   /** A sale held for minutes: Redis bytes per live and per ended hold, the API's resident memory (holdfast-soak.bench.ts). */
   soak: SoakOptions;
+  /** The bench's own load generator against autocannon, on the same servers (load-instrument.bench.ts). */
+  instrument: InstrumentOptions;
 }
 
 /** The soak's mix as a sale had it (issue 31: 86,000 holds, 8,500 paid, the rest released or lapsed). */
@@ -85,7 +90,8 @@ export function benchPlan(quick: boolean): BenchPlan {
     return {
       mode: 'quick',
       raceLab: { buyers: 500, tickets: 200, concurrency: 50, priceCents: 5000, optimisticAttempts: 3 },
-      holdPath: { concurrency: 50, rounds: 2, requests: 2500, warmupRequests: 1000, maxDurationMs: 4000, redisBenchmarkRequests: 30_000, multiSeatHold: 4 },
+      holdPath: { concurrency: 50, rounds: 2, requests: 2500, warmupRequests: 1000, maxDurationMs: 4000, redisBenchmarkRequests: 30_000, multiSeatHold: 4,
+        byConcurrency: { levels: [10, 50, 100], requests: 800, warmupRequests: 200 } },
       growth: {
         seatCounts: [1000, 10_000, 100_000],
         concurrency: 50,
@@ -104,12 +110,14 @@ export function benchPlan(quick: boolean): BenchPlan {
       cluster: { holds: 1500, concurrency: 50, rounds: 1, scriptHolds: 5000 },
       persist: { holds: 5000, concurrency: 50, rounds: 1 },
       soak: { ...SOAK_MIX, durationMs: soakMs(60_000), holdsPerSec: 150, sampleEverySec: 5 },
+      instrument: { rounds: 3, requests: 2000, warmupRequests: 500, concurrency: 50 },
     };
   }
   return {
     mode: 'full',
     raceLab: { buyers: 4000, tickets: 1500, concurrency: 50, priceCents: 5000, optimisticAttempts: 3 },
-    holdPath: { concurrency: 50, rounds: 3, requests: 20_000, warmupRequests: 1000, maxDurationMs: 15_000, redisBenchmarkRequests: 100_000, multiSeatHold: 4 },
+    holdPath: { concurrency: 50, rounds: 3, requests: 20_000, warmupRequests: 1000, maxDurationMs: 15_000, redisBenchmarkRequests: 100_000, multiSeatHold: 4,
+      byConcurrency: { levels: [1, 10, 50, 100, 200], requests: 3000, warmupRequests: 300 } },
     growth: {
       seatCounts: [1000, 10_000, 100_000],
       concurrency: 50,
@@ -128,6 +136,7 @@ export function benchPlan(quick: boolean): BenchPlan {
     cluster: { holds: 5000, concurrency: 50, rounds: 3, scriptHolds: 20_000 },
     persist: { holds: 20_000, concurrency: 50, rounds: 3 },
     soak: { ...SOAK_MIX, durationMs: soakMs(240_000), holdsPerSec: 300, sampleEverySec: 10 },
+    instrument: { rounds: 5, requests: 10_000, warmupRequests: 1000, concurrency: 50 },
   };
 }
 

@@ -5,14 +5,15 @@ import type { ClusterBenchReport } from './holdfast/holdfast-cluster.bench';
 import type { BestReport } from './holdfast/holdfast-best.bench';
 import type { PersistReport } from './holdfast/holdfast-persist.bench';
 import type { SoakReport } from './holdfast/holdfast-soak.bench';
+import type { InstrumentReport } from './load-instrument.bench';
 import type { ConfirmRun, InProcessConfirmRun } from './holdfast/holdfast-confirms.bench';
 import type { NumberingRun } from './holdfast/holdfast-numbering.bench';
 import type { GrowthRow, MemoryResult } from './holdfast/holdfast-holds.bench';
 import type { HttpLoadResult } from './http-load.generator';
 import type { RaceLabReport } from './race-lab.runner';
 
-export type Section = 'race' | 'hold' | 'growth' | 'confirm' | 'best' | 'cluster' | 'persist' | 'soak';
-export const ALL_SECTIONS: Section[] = ['race', 'hold', 'growth', 'confirm', 'best', 'cluster', 'persist', 'soak'];
+export type Section = 'race' | 'hold' | 'growth' | 'confirm' | 'best' | 'cluster' | 'persist' | 'soak' | 'instrument';
+export const ALL_SECTIONS: Section[] = ['race', 'hold', 'growth', 'confirm', 'best', 'cluster', 'persist', 'soak', 'instrument'];
 
 export interface Skipped {
   skipped: string;
@@ -65,7 +66,17 @@ export interface HoldRound {
   holdfastMultiSeatCpuMsPerRequest?: number | null;
 }
 
+/** One concurrency level of the hold path: each server's throughput and p99 there. */
+export interface ConcurrencyPoint {
+  concurrency: number;
+  holdfast: { okPerSec: number; p99Ms: number; failed: number };
+  bareNode: { okPerSec: number; p99Ms: number; failed: number };
+  minimalExpress: { okPerSec: number; p99Ms: number; failed: number };
+}
+
 export interface HoldPathReport {
+  /** Hold p99 against concurrency (one run per server and level, after the rounds); absent in older reports. */
+  byConcurrency?: ConcurrencyPoint[];
   concurrency: number;
   rounds: HoldRound[];
   redisBenchmark: PathSummary;
@@ -147,4 +158,6 @@ export interface BenchReport {
   persist?: PersistReport | null;
   /** A sale held for minutes: Redis bytes per live and ended hold, the API's memory (holdfast-soak.bench.ts). */
   soak?: SoakReport | null;
+  /** The bench's own load generator and histogram against autocannon and HdrHistogram (load-instrument.bench.ts). */
+  instrument?: InstrumentReport | null;
 }

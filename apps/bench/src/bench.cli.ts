@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--out FILE] [--only race,hold,growth,confirm,best,cluster,persist,soak] [--profile-api DIR]`
+ * `npm run bench [-- --quick] [--out FILE] [--only race,hold,growth,confirm,best,cluster,persist,soak,instrument] [--profile-api DIR]`
  *
  * Prints Markdown tables on stdout (progress on stderr); with --out, writes the
  * whole report as JSON to FILE and an SVG chart next to it (same basename, .svg).
@@ -32,7 +32,7 @@ function parseArgs(argv: string[]): CliArgs {
     else if (arg?.startsWith('--only=')) args.sections = parseSections(arg.slice('--only='.length));
     else if (arg === '--profile-api') args.profileApi = requireValue(argv[(i += 1)], '--profile-api');
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write('usage: npm run bench -- [--quick] [--out FILE.json] [--only race,hold,growth,confirm,best,cluster,persist,soak] [--profile-api DIR]\n');
+      process.stdout.write('usage: npm run bench -- [--quick] [--out FILE.json] [--only race,hold,growth,confirm,best,cluster,persist,soak,instrument] [--profile-api DIR]\n');
       process.exit(0);
     } else throw new Error(`unknown argument: ${arg}`);
   }

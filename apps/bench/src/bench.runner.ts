@@ -15,6 +15,7 @@ import { benchRedisUrl, deleteKeys, redisVersion } from './bench-redis.service';
 import type {
   BenchMeta,
   BenchReport,
+  ConcurrencyPoint,
   ConfirmPathReport,
   ConfirmRound,
   GrowthReport,
@@ -34,6 +35,7 @@ import { loadHolds, measureGrowth, measureMemoryPerHeldSeat, SeatCursor, type Gr
 import { clusterSection } from './holdfast/holdfast-cluster.bench';
 import { persistSection } from './holdfast/holdfast-persist.bench';
 import { soakSection } from './holdfast/holdfast-soak.bench';
+import { instrumentSection } from './load-instrument.bench';
 import { holdfastDatabaseUrl, holdfastRedisUrl, openHoldfastFixture, type BenchEvent, type HoldfastFixture } from './holdfast/holdfast.fixture';
 import { startNodeFlags } from './holdfast/start-node-flags';
 import { runHttpLoad, type HttpLoadResult } from './http-load.generator';
@@ -160,6 +162,10 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
       const { fixture, api } = await holdfast.get();
       report.soak = await soakSection(fixture, api, plan.soak, log);
     }
+    if (await part('instrument')) {
+      const { fixture, api } = await holdfast.get();
+      report.instrument = await instrumentSection(fixture, api, redisUrl, plan.instrument, log);
+    }
   } finally {
     await holdfast.close();
   }
@@ -208,7 +214,8 @@ async function holdSection(
 ): Promise<HoldPathReport> {
   const { concurrency, rounds, requests, warmupRequests, maxDurationMs, multiSeatHold } = plan.holdPath;
   const { fixture, api } = await holdfast.get();
-  const seats = rounds * (requests + warmupRequests);
+  const sweep = plan.holdPath.byConcurrency;
+  const seats = rounds * (requests + warmupRequests) + sweep.levels.length * (sweep.requests + sweep.warmupRequests);
   log(`hold path: creating a ${seats}-seat event for holdfast, and ${seats * multiSeatHold} seats for its ${multiSeatHold}-seat holds`);
   const event = await fixture.createEvent({ name: 'bench hold path', seats });
   const cursor = new SeatCursor(event, fixture, 'hold-path');
@@ -226,6 +233,7 @@ async function holdSection(
     throw error;
   });
   const results: HoldRound[] = [];
+  const byConcurrency: ConcurrencyPoint[] = [];
   try {
     for (let round = 1; round <= rounds; round += 1) {
       log(`hold path round ${round}/${rounds}: redis-benchmark, minimal Express, bare node:http, holdfast (${concurrency} concurrent clients each)`);
@@ -277,6 +285,18 @@ async function holdSection(
         holdfastMultiSeatCpuMsPerRequest: perRequest(multiRun.cpuMs, multiRun.result),
       });
     }
+    for (const level of sweep.levels) {
+      const point = (r: HttpLoadResult) => ({ okPerSec: r.okPerSec, p99Ms: r.okLatency.p99Ms, failed: r.failed });
+      const load = (server: ChildServer, tag: string) => runHttpLoad({
+        baseUrl: server.baseUrl, concurrency: level, maxRequests: sweep.requests, warmupRequests: sweep.warmupRequests, maxDurationMs,
+        makeRequest: (index) => ({ method: 'POST', path: '/hold', body: JSON.stringify({ seatId: `c${level}-${tag}-${index}`, customerId: `customer-${Math.floor(index / 50)}` }) }),
+      });
+      const e = await load(express, 'e');
+      const b = await load(bare, 'b');
+      const h = await loadHolds(api, cursor, { concurrency: level, requests: sweep.requests, warmupRequests: sweep.warmupRequests, maxDurationMs });
+      log(`  ${level} concurrent: p99 holdfast ${h.okLatency.p99Ms} ms, bare node ${b.okLatency.p99Ms} ms, Express ${e.okLatency.p99Ms} ms`);
+      byConcurrency.push({ concurrency: level, holdfast: point(h), bareNode: point(b), minimalExpress: point(e) });
+    }
   } finally {
     await express.stop();
     await bare.stop();
@@ -285,7 +305,11 @@ async function holdSection(
     await fixture.dropEvent(event.eventId);
     for (const multi of multiEvents) await fixture.dropEvent(multi.eventId);
   }
-  return { ...summariseHoldRounds(concurrency, multiSeatHold, results), nodeFlags: { holdfastApi: startNodeFlags(), baselines: baselineNodeFlags() } };
+  return {
+    ...summariseHoldRounds(concurrency, multiSeatHold, results),
+    nodeFlags: { holdfastApi: startNodeFlags(), baselines: baselineNodeFlags() },
+    byConcurrency,
+  };
 }
 
 export function summariseHoldRounds(concurrency: number, multiSeatHold: number, rounds: HoldRound[]): HoldPathReport {

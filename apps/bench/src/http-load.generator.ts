@@ -26,6 +26,8 @@ interface HttpLoadOptions {
   isOk?(status: number): boolean;
   /** Per-request timeout; a timed-out request counts as an error. */
   requestTimeoutMs?: number;
+  /** Sees every measured request's latency as the histograms record it (e.g. to record it in another histogram too). */
+  onLatency?(ms: number, ok: boolean): void;
 }
 
 export interface HttpLoadResult {
@@ -105,6 +107,7 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<HttpLoadRes
             const ms = elapsedMs(t0);
             histogram.record(ms);
             statusCounts[String(response.status)] = (statusCounts[String(response.status)] ?? 0) + 1;
+            options.onLatency?.(ms, isOk(response.status));
             if (isOk(response.status)) {
               ok += 1;
               okHistogram.record(ms);

@@ -6,6 +6,7 @@ import { stableRatios } from './bench-json.format';
 import { renderClusterSection } from '../holdfast/holdfast-cluster.bench';
 import { renderPersistSection } from '../holdfast/holdfast-persist.bench';
 import { renderSoakSection } from '../holdfast/holdfast-soak.bench';
+import { renderInstrumentSection } from '../load-instrument.bench';
 
 export function renderMarkdown(report: BenchReport): string {
   const { meta } = report;
@@ -19,7 +20,7 @@ export function renderMarkdown(report: BenchReport): string {
   );
   out.push(
     ...raceLabSection(report), ...holdPathSection(report), ...growthSection(report), ...confirmSection(report), ...groupCommitSection(report),
-    ...bestSection(report), ...renderClusterSection(report.clusterScale), ...renderPersistSection(report.persist), ...renderSoakSection(report.soak),
+    ...bestSection(report), ...renderClusterSection(report.clusterScale), ...renderPersistSection(report.persist), ...renderSoakSection(report.soak), ...renderInstrumentSection(report.instrument),
     ...targetsSection(report),
   );
   return `${out.join('\n')}\n`;
@@ -155,6 +156,12 @@ function holdPathSection(report: BenchReport): string[] {
       : []),
     ...(hold.nodeFlags
       ? ['', `Node flags: holdfast's API \`${hold.nodeFlags.holdfastApi.join(' ') || '(none)'}\` (from \`npm start\`); every baseline server \`${hold.nodeFlags.baselines.join(' ') || '(none)'}\`.`]
+      : []),
+    ...((hold.byConcurrency ?? []).length > 0
+      ? ['', 'Hold p99 (and ok/s) against concurrency, one run per server and level after the rounds:', '',
+          markdownTable(['concurrent clients', 'holdfast p99 ms', 'bare node p99 ms', 'Express p99 ms', 'holdfast ok/s', 'bare node ok/s', 'Express ok/s', 'holdfast p99 ÷ bare node'],
+            (hold.byConcurrency ?? []).map((p): Cell[] => [p.concurrency, p.holdfast.p99Ms, p.bareNode.p99Ms, p.minimalExpress.p99Ms,
+              p.holdfast.okPerSec, p.bareNode.okPerSec, p.minimalExpress.okPerSec, formatRatio(ratio(p.holdfast.p99Ms, p.bareNode.p99Ms))]))]
       : []),
     ...notRun([['holdfast `POST /v1/events/{id}/holds`', isSkipped(hold.holdfastApi) ? hold.holdfastApi.skipped : null]]),
     ...failures(
@@ -501,6 +508,23 @@ export function renderSvg(report: BenchReport): string {
       });
     }
     panels.push({ title: `Hold path: requests per second at ${hold.concurrency} concurrent clients (median of rounds)`, unit: '/s', bars });
+    const sweep = hold.byConcurrency ?? [];
+    if (sweep.length > 0) {
+      panels.push({
+        title: 'Hold p99 against concurrency',
+        unit: 'ms',
+        bars: [],
+        lines: {
+          xLabel: 'concurrent clients',
+          xs: sweep.map((p) => p.concurrency),
+          series: [
+            { label: 'holdfast POST holds', values: sweep.map((p) => p.holdfast.p99Ms) },
+            { label: 'bare node:http', values: sweep.map((p) => p.bareNode.p99Ms) },
+            { label: 'minimal Express', values: sweep.map((p) => p.minimalExpress.p99Ms) },
+          ],
+        },
+      });
+    }
   }
   const growth = report.growth;
   if (growth && !isSkipped(growth)) {

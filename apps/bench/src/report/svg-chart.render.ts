@@ -1,4 +1,4 @@
-/** Hand-written SVG: stacked panels of horizontal bars, one scale per panel. */
+/** Hand-written SVG: stacked panels of horizontal bars (or lines over categories), one scale per panel. */
 
 interface ChartBar {
   label: string;
@@ -15,6 +15,56 @@ export interface ChartPanel {
   bars: ChartBar[];
   /** A dashed vertical line, e.g. the number of tickets on sale. */
   marker?: { value: number; label: string };
+  /** Drawn as lines over `xs` instead of bars (bars is then empty): e.g. p99 against concurrency. */
+  lines?: LineSeries;
+}
+
+/** Series of values at the same x positions (categories, evenly spaced), one line each. */
+export interface LineSeries {
+  xLabel: string;
+  xs: number[];
+  series: { label: string; values: Array<number | null> }[];
+}
+
+const LINE_AREA = { left: 80, width: 600, height: 200 };
+
+/** One line panel's SVG parts from height `y`; returns the parts and the height used. */
+function linePanel(panel: ChartPanel & { lines: LineSeries }, y: number): { parts: string[]; height: number } {
+  const { xs, series, xLabel } = panel.lines;
+  const values = series.flatMap((s) => s.values.filter((v): v is number => v !== null));
+  const max = Math.max(...values, 1e-9) * 1.1;
+  const top = y + 8;
+  const bottom = top + LINE_AREA.height;
+  const xAt = (i: number) => LINE_AREA.left + (xs.length > 1 ? (i / (xs.length - 1)) * LINE_AREA.width : LINE_AREA.width / 2);
+  const yAt = (v: number) => bottom - (v / max) * LINE_AREA.height;
+  const parts: string[] = [
+    `<line x1="${LINE_AREA.left}" y1="${bottom}" x2="${LINE_AREA.left + LINE_AREA.width}" y2="${bottom}" stroke="#888"/>`,
+    `<line x1="${LINE_AREA.left}" y1="${top}" x2="${LINE_AREA.left}" y2="${bottom}" stroke="#888"/>`,
+  ];
+  for (let g = 1; g <= 4; g += 1) {
+    const v = (max / 4) * g;
+    parts.push(
+      `<line x1="${LINE_AREA.left}" y1="${yAt(v).toFixed(1)}" x2="${LINE_AREA.left + LINE_AREA.width}" y2="${yAt(v).toFixed(1)}" stroke="#eee"/>`,
+      `<text x="${LINE_AREA.left - 6}" y="${(yAt(v) + 4).toFixed(1)}" class="label" text-anchor="end">${escapeXml(`${formatValue(v)} ${panel.unit}`)}</text>`,
+    );
+  }
+  xs.forEach((x, i) => parts.push(`<text x="${xAt(i).toFixed(1)}" y="${bottom + 16}" class="label" text-anchor="middle">${escapeXml(String(x))}</text>`));
+  parts.push(`<text x="${LINE_AREA.left + LINE_AREA.width / 2}" y="${bottom + 32}" class="label" text-anchor="middle">${escapeXml(xLabel)}</text>`);
+  series.forEach((s, index) => {
+    const colour = COLOURS[index % COLOURS.length];
+    const points = s.values.map((v, i) => (v === null ? null : `${xAt(i).toFixed(1)},${yAt(v).toFixed(1)}`)).filter((p): p is string => p !== null);
+    if (points.length > 1) parts.push(`<polyline points="${points.join(' ')}" fill="none" stroke="${colour}" stroke-width="2"/>`);
+    for (const p of points) {
+      const [cx, cy] = p.split(',');
+      parts.push(`<circle cx="${cx}" cy="${cy}" r="3" fill="${colour}"/>`);
+    }
+    const ly = top + 12 + index * 18;
+    parts.push(
+      `<rect x="${LINE_AREA.left + LINE_AREA.width + 20}" y="${ly - 9}" width="12" height="12" fill="${colour}"/>`,
+      `<text x="${LINE_AREA.left + LINE_AREA.width + 38}" y="${ly + 1}" class="label">${escapeXml(s.label)}</text>`,
+    );
+  });
+  return { parts, height: LINE_AREA.height + 48 };
 }
 
 const WIDTH = 900;
@@ -29,8 +79,14 @@ const COLOURS = ['#3b6ea8', '#5b9bd5', '#70ad47', '#a5a5a5', '#7f6084', '#4bacc6
 export function renderBarChart(title: string, subtitle: string, panels: ChartPanel[]): string {
   const parts: string[] = [];
   let y = 64;
-  for (const panel of panels.filter((candidate) => candidate.bars.length > 0)) {
+  for (const panel of panels.filter((candidate) => candidate.bars.length > 0 || (candidate.lines?.xs.length ?? 0) > 0)) {
     parts.push(`<text x="16" y="${y + 18}" class="panel">${escapeXml(panel.title)}</text>`);
+    if (panel.lines) {
+      const drawn = linePanel(panel as ChartPanel & { lines: LineSeries }, y + PANEL_HEADER);
+      parts.push(...drawn.parts);
+      y += PANEL_HEADER + drawn.height + PANEL_GAP;
+      continue;
+    }
     y += PANEL_HEADER + (panel.marker ? 12 : 0);
     const max = Math.max(...panel.bars.map((bar) => bar.value), panel.marker?.value ?? 0, 1e-9);
     const top = y;
