@@ -3,13 +3,15 @@ import { Queue, Worker, type Job } from 'bullmq';
 import pino, { type Logger } from 'pino';
 import { PRETTY_TRANSPORT, prettyLogs, type Config } from '@holdfast/config';
 import { createDb } from '@holdfast/db';
-import { createDomain, type DomainContext } from '@holdfast/domain';
+import { createDomain, dispatchWebhookDeliveries, webhookRetryDelayMs, type DomainContext } from '@holdfast/domain';
 import { createRedisClient, HoldStore, maxmemoryPolicy, ReconcileStore } from '@holdfast/hold-store';
 import { withJobSpan } from '@holdfast/telemetry';
 import {
-  EXPIRE_HOLD_JOB, EXPIRE_HOLDS_JOB, EXPIRY_QUEUE, MAINTENANCE_QUEUE, RECONCILE_JOB, SWEEP_JOB, queuePrefix, scheduleExpiries, workerConnection,
+  DELIVER_WEBHOOK_JOB, EXPIRE_HOLD_JOB, EXPIRE_HOLDS_JOB, EXPIRY_QUEUE, MAINTENANCE_QUEUE, RECONCILE_JOB, SWEEP_JOB, WEBHOOK_BACKOFF, WEBHOOK_QUEUE,
+  enqueueWebhookDeliveries, queuePrefix, scheduleExpiries, workerConnection,
 } from '@holdfast/jobs';
 import { createWorkerMetrics, serveMetrics, type WorkerMetrics } from './metrics';
+import { deliverWebhookProcessor } from './processors/deliver-webhook.processor';
 import { expireHoldProcessor } from './processors/expire-hold.processor';
 import { expireHoldsProcessor } from './processors/expire-holds.processor';
 import { reconcileProcessor } from './processors/reconcile.processor';
@@ -34,6 +36,9 @@ export interface WorkerHandle {
   metricsUrl: string | null;
   expiryQueue: Queue;
   maintenanceQueue: Queue;
+  webhookQueue: Queue;
+  /** Moves recorded webhook deliveries to their queue now (it also runs every config.webhooks.dispatchEveryMs). */
+  dispatchWebhooks(): Promise<number>;
   /** Drains the jobs in hand (at most drainMs, default 10 s) and lets go of every connection. */
   close(drainMs?: number): Promise<void>;
 }
@@ -69,13 +74,16 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
   const prefix = queuePrefix(config.redisClusterNodes);
   const expiryQueue = new Queue(EXPIRY_QUEUE, { connection, prefix });
   const maintenanceQueue = new Queue(MAINTENANCE_QUEUE, { connection, prefix });
-  for (const q of [expiryQueue, maintenanceQueue]) q.on('error', (err) => log.debug({ err: err.message, queue: q.name }, 'queue connection error'));
+  const webhookQueue = new Queue(WEBHOOK_QUEUE, { connection, prefix });
+  for (const q of [expiryQueue, maintenanceQueue, webhookQueue]) q.on('error', (err) => log.debug({ err: err.message, queue: q.name }, 'queue connection error'));
   const metrics = createWorkerMetrics();
   const rs = new ReconcileStore(redis);
   const ctx = createDomain({
     db,
     store: new HoldStore(redis),
-    settings: { holdRateLimitPerMinute: config.holdRateLimitPerMinute, holdOutboxMaxPending: config.holdOutboxMaxPending },
+    settings: {
+      holdRateLimitPerMinute: config.holdRateLimitPerMinute, holdOutboxMaxPending: config.holdOutboxMaxPending, webhooks: config.webhooks,
+    },
     log,
     metrics: {
       ...metrics.domain,
@@ -106,6 +114,30 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
   const expireBatch = expireHoldsProcessor(ctx, expiryQueue);
   const sweep = sweepProcessor(ctx, rs);
   const reconcileJob = reconcileProcessor(ctx, rs, (e) => metrics.repair(e.kind, e.count));
+  // Webhooks: the dispatcher moves the deliveries that may go now (recorded in PostgreSQL with
+  // the change that caused them) to their queue; one run at a time in this process.
+  let dispatching: Promise<number> | null = null;
+  let dispatchAgain = false;
+  const dispatchWebhooks = (): Promise<number> => {
+    if (dispatching) {
+      dispatchAgain = true;
+      return dispatching;
+    }
+    dispatching = (async () => {
+      let n = 0;
+      do {
+        dispatchAgain = false;
+        n += await dispatchWebhookDeliveries(ctx, (ids) => enqueueWebhookDeliveries(webhookQueue, ids));
+      } while (dispatchAgain);
+      return n;
+    })().finally(() => {
+      dispatching = null;
+    });
+    return dispatching;
+  };
+  const deliver = deliverWebhookProcessor(ctx, config.webhooks, () => {
+    void dispatchWebhooks().catch((err: Error) => log.debug({ err: err.message }, 'webhook dispatch failed; it runs again'));
+  });
   const workers = [
     // Each job runs in its span `job <name>` (when tracing is on), a child of the trace that scheduled it.
     new Worker(EXPIRY_QUEUE, (job: Job, token?: string) => withJobSpan(job, async () => {
@@ -113,6 +145,19 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
       if (job.name === EXPIRE_HOLD_JOB) return expireOne(job, token);
       throw new Error(`unknown expiry job ${job.name}`);
     }), workerOpts),
+    new Worker(WEBHOOK_QUEUE, (job: Job) => withJobSpan(job, async () => {
+      if (job.name === DELIVER_WEBHOOK_JOB) return deliver(job);
+      throw new Error(`unknown webhook job ${job.name}`);
+    }), {
+      ...workerOpts,
+      // Deliveries wait on receivers (up to the timeout each): more at once than the other queues.
+      concurrency: Math.max(workerOpts.concurrency, 16),
+      // Retries: base, 2 base, 4 base, ... capped (WEBHOOK_RETRY_*).
+      settings: {
+        backoffStrategy: (attemptsMade: number, type?: string) =>
+          (type === WEBHOOK_BACKOFF ? webhookRetryDelayMs(attemptsMade, config.webhooks) : 1000 * 2 ** Math.max(0, attemptsMade - 1)),
+      },
+    }),
     new Worker(MAINTENANCE_QUEUE, (job: Job) => withJobSpan(job, async () => {
       if (job.name === SWEEP_JOB) return sweep(job);
       if (job.name === RECONCILE_JOB) return reconcileJob(job);
@@ -140,6 +185,10 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
     void declareSchedulers().catch((err: Error) => log.debug({ err: err.message }, 'could not declare job schedulers'));
   }, Math.min(sweepEveryMs, 10_000));
 
+  const dispatchTimer = setInterval(() => {
+    void dispatchWebhooks().catch((err: Error) => log.debug({ err: err.message }, 'webhook dispatch failed; it runs again'));
+  }, config.webhooks.dispatchEveryMs);
+
   const metricsPort = opts.metricsPort === undefined ? config.workerMetricsPort : opts.metricsPort;
   let server: Server | null = null;
   let metricsUrl: string | null = null;
@@ -147,9 +196,11 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
   log.info({ sweepEveryMs, reconcileEveryMs, metricsUrl }, 'worker started');
 
   return {
-    ctx, metrics, metricsUrl, expiryQueue, maintenanceQueue,
+    ctx, metrics, metricsUrl, expiryQueue, maintenanceQueue, webhookQueue, dispatchWebhooks,
     async close(drainMs = 10_000) {
       clearInterval(redeclare);
+      clearInterval(dispatchTimer);
+      await dispatching?.catch(() => undefined);
       // Finish the jobs in hand, then let go of the connections. While Redis is
       // unreachable a drain never ends: after drainMs the jobs in hand are
       // abandoned (their locks lapse and another worker runs them again).
@@ -166,8 +217,8 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
       }
       await ctx.persister.flush().catch(() => undefined);
       ctx.persister.stop();
-      if (drained) await Promise.all([expiryQueue.close(), maintenanceQueue.close()]);
-      else for (const q of [expiryQueue, maintenanceQueue]) void q.disconnect().catch(() => undefined);
+      if (drained) await Promise.all([expiryQueue.close(), maintenanceQueue.close(), webhookQueue.close()]);
+      else for (const q of [expiryQueue, maintenanceQueue, webhookQueue]) void q.disconnect().catch(() => undefined);
       if (server) {
         server.closeAllConnections();
         await new Promise((r) => server!.close(r));

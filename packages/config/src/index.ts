@@ -51,6 +51,13 @@ const envSchema = z.object({
   CONFIRM_MAX_WAITING: z.coerce.number().int().min(1).max(1_000_000).default(2000),
   CONFIRM_CLAIM_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
   HTTP_FAST_PATH: boolish.optional(),
+  // --- Outbound webhooks (issue 30) ---
+  WEBHOOK_ALLOW_PRIVATE: boolish.optional(),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
+  WEBHOOK_RETRY_MAX_DELAY_MS: z.coerce.number().int().min(10).max(86_400_000).default(3_600_000),
+  WEBHOOK_RETRY_WINDOW_SECONDS: z.coerce.number().int().min(1).max(30 * 86400).default(86400),
+  WEBHOOK_DISPATCH_EVERY_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   // --- Bearer tokens from an OIDC issuer (issue 32); HS256 with JWT_SECRET above ---
   // Empty counts as unset (docker-compose passes `${AUTH_ISSUER:-}` through).
   AUTH_ISSUER: z.preprocess((v) => (v === '' ? undefined : v), z.string().url('must be an https:// URL (the issuer, or its discovery document)').optional()),
@@ -187,8 +194,31 @@ export interface Config {
     /** OTEL_SERVICE_NAME; null: holdfast-api for the API, holdfast-worker for the worker. */
     serviceName: string | null;
   };
+  /** Outbound webhooks: which receivers are allowed, and how deliveries are tried. */
+  webhooks: WebhookConfig;
   /** Settings that fell back to development values; the caller logs them as warnings. */
   warnings: string[];
+}
+
+export interface WebhookConfig {
+  /**
+   * WEBHOOK_ALLOW_PRIVATE=true: a receiver on the seller's own network may be registered (plain
+   * http, loopback, private and link-local addresses). Otherwise https only outside demo mode,
+   * and a URL whose host resolves to any such address is refused (at registration and again at
+   * each delivery).
+   */
+  allowPrivate: boolean;
+  /** Plain http allowed (demo mode, or allowPrivate). */
+  allowHttp: boolean;
+  /** One delivery attempt gives up after this long. */
+  timeoutMs: number;
+  /** Retries wait base, 2 base, 4 base, ... up to maxDelayMs, with jitter. */
+  retryBaseMs: number;
+  retryMaxDelayMs: number;
+  /** A delivery not through this long after its event is given up (failed). */
+  retryWindowMs: number;
+  /** How often the worker moves recorded deliveries to the queue. */
+  dispatchEveryMs: number;
 }
 
 /** A confirm's batch stops committing on its claim this long plus the query timeout before the claim ends (COMMIT, clocks). */
@@ -289,6 +319,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
       protocol: e.OTEL_EXPORTER_OTLP_PROTOCOL,
       serviceName: e.OTEL_SERVICE_NAME ?? null,
+    },
+    webhooks: {
+      allowPrivate: e.WEBHOOK_ALLOW_PRIVATE === true,
+      allowHttp: demoMode || e.WEBHOOK_ALLOW_PRIVATE === true,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      retryMaxDelayMs: e.WEBHOOK_RETRY_MAX_DELAY_MS,
+      retryWindowMs: e.WEBHOOK_RETRY_WINDOW_SECONDS * 1000,
+      dispatchEveryMs: e.WEBHOOK_DISPATCH_EVERY_MS,
     },
     warnings,
   };

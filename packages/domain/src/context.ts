@@ -3,6 +3,7 @@ import type { HoldStore, IdempotencyStore, QueueTick } from '@holdfast/hold-stor
 import { ConfirmBatcher, confirmBatchSettings, type ConfirmBatchSettings } from './confirm-batcher';
 import { EventCatalog } from './event-catalog';
 import { HoldPersister, type PersistedHold } from './hold-persister';
+import type { WebhookDeliverySettings } from './deliver-webhook';
 
 /** The logging methods the domain uses (pino's shape). */
 export interface Logger {
@@ -42,6 +43,8 @@ export interface DomainSettings {
    * Default DEFAULT_CONFIRM_CLAIM (60 s, 2.5 s).
    */
   confirmClaim?: { leaseMs: number; marginMs: number };
+  /** Outbound webhooks: which receivers may be registered, and how deliveries are tried (default DEFAULT_WEBHOOK_DELIVERY). */
+  webhooks?: WebhookDeliverySettings;
 }
 
 export const DEFAULT_HOLD_OUTBOX_MAX_PENDING = 100_000;

@@ -9,7 +9,9 @@ import { z } from 'zod';
 
 export const EXPIRY_QUEUE = 'holdfast-expiry';
 export const MAINTENANCE_QUEUE = 'holdfast-maintenance';
-export const QUEUE_NAMES = [EXPIRY_QUEUE, MAINTENANCE_QUEUE] as const;
+/** Outbound webhook deliveries: one job per delivery, added by the worker's dispatcher. */
+export const WEBHOOK_QUEUE = 'holdfast-webhooks';
+export const QUEUE_NAMES = [EXPIRY_QUEUE, MAINTENANCE_QUEUE, WEBHOOK_QUEUE] as const;
 
 /** One node's connection options from a redis:// URL: the hold store owns how a URL is read. */
 export { redisOptionsFromUrl };
@@ -135,6 +137,27 @@ export async function scheduleExpiry(queue: Queue, hold: { id: string; expiresAt
     ...EXPIRY_KEEP,
     ...traced(),
   });
+}
+
+/** The job of one webhook delivery on WEBHOOK_QUEUE. */
+export const DELIVER_WEBHOOK_JOB = 'deliver-webhook';
+/** The backoff type of webhook jobs: the worker's backoffStrategy (capped exponential) computes it. */
+export const WEBHOOK_BACKOFF = 'webhook';
+export const deliverWebhookData = z.strictObject({ deliveryId: z.uuid() });
+export type DeliverWebhookData = z.infer<typeof deliverWebhookData>;
+
+/**
+ * Adds one job per delivery, its id the delivery's (so adding the same delivery twice adds one
+ * job while the first is kept). Attempts are many: the deliverer gives a delivery up by time
+ * (the retry window), not by count.
+ */
+export async function enqueueWebhookDeliveries(queue: Queue, deliveryIds: string[]): Promise<void> {
+  if (!deliveryIds.length) return;
+  await queue.addBulk(deliveryIds.map((deliveryId) => ({
+    name: DELIVER_WEBHOOK_JOB,
+    data: { deliveryId } satisfies DeliverWebhookData,
+    opts: { jobId: `wh_${deliveryId}`, attempts: 100_000, backoff: { type: WEBHOOK_BACKOFF }, ...KEEP },
+  })));
 }
 
 /** Asks the worker for a reconciliation run now; returns the job id. */
