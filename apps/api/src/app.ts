@@ -105,6 +105,7 @@ export function createApp(deps: AppDeps): Express {
     docs,
     demoAuth: config.demoMode && config.jwtSecret ? { jwtSecret: config.jwtSecret } : null,
     admin: ctx,
+    adminWebhooks: ctx,
     reconcile: deps.reconcile ?? null,
     queues: deps.queues ? { queues: deps.queues, verifier, demoMode: config.demoMode } : null,
     demoPayment: config.demoMode ? webhook : null,

@@ -1,6 +1,6 @@
 import {
   auditEntryObject, emptyBody, errorBody, errorCode, eventObject, holdItem, holdObject, orderObject, paymentObject, reconcileReportObject, responses,
-  salesObject, seatObject, z,
+  salesObject, seatObject, webhookDeliveryObject, webhookObject, z,
 } from '@holdfast/contracts';
 import { responsesOf, type Endpoint } from './endpoint';
 import { formatBytes, JSON_BODY_LIMIT_BYTES } from './middleware/body';
@@ -14,6 +14,7 @@ const TAGS = ['Operations', 'Auth', 'Events', 'Waiting room', 'Holds', 'Confirmi
 const NAMED: Record<string, Schema> = {
   Error: errorBody, ErrorCode: errorCode, Hold: holdObject, HoldItem: holdItem, Order: orderObject, Event: eventObject, Seat: seatObject,
   Payment: paymentObject, AuditEntry: auditEntryObject, Sales: salesObject, ReconcileReport: reconcileReportObject, EmptyBody: emptyBody,
+  Webhook: webhookObject, WebhookDelivery: webhookDeliveryObject,
 };
 
 type Json = Record<string, unknown>;

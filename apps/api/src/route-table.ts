@@ -1,6 +1,7 @@
 import { errorBody } from '@holdfast/contracts';
 import { responsesOf, type Endpoint, type ResponseDoc } from './endpoint';
 import { ADMIN_ENDPOINTS } from './routes/admin.routes';
+import { ADMIN_WEBHOOK_ENDPOINTS } from './routes/admin-webhooks.routes';
 import { DEMO_AUTH_ENDPOINTS } from './routes/auth.routes';
 import { DOCS_ENDPOINTS } from './routes/docs.routes';
 import { EVENT_ENDPOINTS } from './routes/events.routes';
@@ -32,6 +33,7 @@ export const ROUTE_GROUPS = {
   docs: DOCS_ENDPOINTS,
   demoAuth: DEMO_AUTH_ENDPOINTS,
   admin: ADMIN_ENDPOINTS,
+  adminWebhooks: ADMIN_WEBHOOK_ENDPOINTS,
   reconcile: RECONCILE_ENDPOINTS,
   queues: QUEUE_ENDPOINTS,
   demoPayment: DEMO_PAYMENT_ENDPOINTS,

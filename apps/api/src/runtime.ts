@@ -93,6 +93,7 @@ export async function createApiRuntime(config: Config, log = createLogger(config
       holdOutboxMaxPending: config.holdOutboxMaxPending,
       confirmBatch: { maxBatch: config.confirmBatchMax, maxWaitMs: config.confirmBatchWaitMs, maxWaiting: config.confirmMaxWaiting },
       confirmClaim: config.confirmClaim,
+      webhooks: config.webhooks,
     },
     log,
     metrics: metrics.domain,

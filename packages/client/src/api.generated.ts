@@ -654,6 +654,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Registered webhook endpoints, oldest first (never their secrets).
+         * @description Roles: admin.
+         */
+        get: operations["adminListWebhooks"];
+        put?: never;
+        /**
+         * Register a receiver of events (https only outside demo mode; no loopback, link-local or private address unless WEBHOOK_ALLOW_PRIVATE=true). The answer carries the signing secret, shown this once.
+         * @description Roles: admin.
+         */
+        post: operations["adminCreateWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an endpoint with its deliveries and their attempts; audited.
+         * @description Roles: admin.
+         */
+        delete: operations["adminDeleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Disable an endpoint (`{"enabled": false}`: no new deliveries, and its pending ones are given up) or enable it again; audited.
+         * @description Roles: admin.
+         */
+        patch: operations["adminUpdateWebhook"];
+        trace?: never;
+    };
+    "/v1/admin/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An endpoint's deliveries, newest first, each with its status and every attempt (when, outcome, the receiver's status code).
+         * @description Roles: admin.
+         */
+        get: operations["adminListWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/reconcile": {
         parameters: {
             query?: never;
@@ -786,7 +854,7 @@ export interface components {
             };
         };
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "INVALID_SIGNATURE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "EVENT_NOT_FOUND" | "SEAT_NOT_FOUND" | "TICKET_TYPE_NOT_FOUND" | "HOLD_NOT_FOUND" | "ORDER_NOT_FOUND" | "SEATS_UNAVAILABLE" | "SOLD_OUT" | "HOLD_ALREADY_CONFIRMED" | "HOLD_EXPIRED" | "HOLD_NOT_ACTIVE" | "HOLD_EXTENSION_LIMIT" | "HOLD_TIME_CAP" | "SALES_CLOSED" | "PAYMENT_NOT_FOUND" | "PAYMENT_NOT_REFUNDABLE" | "PAYMENT_REJECTED" | "IDEMPOTENCY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "STREAM_LIMIT_REACHED" | "WAITLIST_ENTRY_NOT_FOUND" | "WAITLIST_NOT_NEEDED" | "QUEUE_NOT_FOUND" | "QUEUE_PASS_REQUIRED";
+        ErrorCode: "VALIDATION_FAILED" | "INVALID_SIGNATURE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "EVENT_NOT_FOUND" | "SEAT_NOT_FOUND" | "TICKET_TYPE_NOT_FOUND" | "HOLD_NOT_FOUND" | "ORDER_NOT_FOUND" | "SEATS_UNAVAILABLE" | "SOLD_OUT" | "HOLD_ALREADY_CONFIRMED" | "HOLD_EXPIRED" | "HOLD_NOT_ACTIVE" | "HOLD_EXTENSION_LIMIT" | "HOLD_TIME_CAP" | "SALES_CLOSED" | "PAYMENT_NOT_FOUND" | "PAYMENT_NOT_REFUNDABLE" | "PAYMENT_REJECTED" | "IDEMPOTENCY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "STREAM_LIMIT_REACHED" | "WAITLIST_ENTRY_NOT_FOUND" | "WAITLIST_NOT_NEEDED" | "QUEUE_NOT_FOUND" | "QUEUE_PASS_REQUIRED" | "WEBHOOK_NOT_FOUND";
         Hold: {
             id: string;
             eventId: string;
@@ -957,6 +1025,35 @@ export interface components {
             }[];
         };
         EmptyBody: Record<string, never>;
+        Webhook: {
+            id: string;
+            url: string;
+            events: ("order.confirmed" | "hold.expired" | "hold.released" | "waitlist.offered" | "waitlist.offer_expired" | "payment.refund_required")[];
+            enabled: boolean;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        WebhookDelivery: {
+            id: string;
+            eventId: string;
+            /** @enum {string} */
+            type: "order.confirmed" | "hold.expired" | "hold.released" | "waitlist.offered" | "waitlist.offer_expired" | "payment.refund_required";
+            /** @enum {string} */
+            status: "pending" | "queued" | "succeeded" | "failed";
+            attempts: {
+                attempt: number;
+                /** @enum {string} */
+                status: "succeeded" | "failed";
+                responseCode: number | null;
+                error: string | null;
+                /** Format: date-time */
+                at: string;
+                durationMs: number;
+            }[];
+            /** Format: date-time */
+            createdAt: string;
+            finishedAt: string | null;
+        };
         HealthResponse: {
             /** @constant */
             status: "ok";
@@ -1188,6 +1285,35 @@ export interface components {
             entries: components["schemas"]["AuditEntry"][];
             nextCursor: string | null;
         };
+        AdminCreateWebhookBody: {
+            url: string;
+            events: ("order.confirmed" | "hold.expired" | "hold.released" | "waitlist.offered" | "waitlist.offer_expired" | "payment.refund_required")[];
+        };
+        AdminCreateWebhook201: {
+            webhook: {
+                id: string;
+                url: string;
+                events: ("order.confirmed" | "hold.expired" | "hold.released" | "waitlist.offered" | "waitlist.offer_expired" | "payment.refund_required")[];
+                enabled: boolean;
+                /** Format: date-time */
+                createdAt: string;
+                secret: string;
+            };
+        };
+        AdminListWebhooks200: {
+            webhooks: components["schemas"]["Webhook"][];
+            nextCursor: string | null;
+        };
+        AdminUpdateWebhookBody: {
+            enabled: boolean;
+        };
+        AdminUpdateWebhook200: {
+            webhook: components["schemas"]["Webhook"];
+        };
+        AdminListWebhookDeliveries200: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            nextCursor: string | null;
+        };
         ReconcileQueuedResponse: {
             jobId: string;
             /** @constant */
@@ -1260,6 +1386,8 @@ export type SchemaAuditEntry = components['schemas']['AuditEntry'];
 export type SchemaSales = components['schemas']['Sales'];
 export type SchemaReconcileReport = components['schemas']['ReconcileReport'];
 export type SchemaEmptyBody = components['schemas']['EmptyBody'];
+export type SchemaWebhook = components['schemas']['Webhook'];
+export type SchemaWebhookDelivery = components['schemas']['WebhookDelivery'];
 export type SchemaHealthResponse = components['schemas']['HealthResponse'];
 export type SchemaReadyResponse = components['schemas']['ReadyResponse'];
 export type SchemaDemoTokenBody = components['schemas']['DemoTokenBody'];
@@ -1289,6 +1417,12 @@ export type SchemaAdminMarkRefundedBody = components['schemas']['AdminMarkRefund
 export type SchemaPaymentResponse = components['schemas']['PaymentResponse'];
 export type SchemaSalesResponse = components['schemas']['SalesResponse'];
 export type SchemaAuditResponse = components['schemas']['AuditResponse'];
+export type SchemaAdminCreateWebhookBody = components['schemas']['AdminCreateWebhookBody'];
+export type SchemaAdminCreateWebhook201 = components['schemas']['AdminCreateWebhook201'];
+export type SchemaAdminListWebhooks200 = components['schemas']['AdminListWebhooks200'];
+export type SchemaAdminUpdateWebhookBody = components['schemas']['AdminUpdateWebhookBody'];
+export type SchemaAdminUpdateWebhook200 = components['schemas']['AdminUpdateWebhook200'];
+export type SchemaAdminListWebhookDeliveries200 = components['schemas']['AdminListWebhookDeliveries200'];
 export type SchemaReconcileQueuedResponse = components['schemas']['ReconcileQueuedResponse'];
 export type SchemaReconcileReportResponse = components['schemas']['ReconcileReportResponse'];
 export type SchemaQueuesSessionResponse = components['schemas']['QueuesSessionResponse'];
@@ -3599,6 +3733,378 @@ export interface operations {
             };
             /** @description FORBIDDEN: the role may not call this endpoint */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminListWebhooks: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of endpoints */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminListWebhooks200"];
+                };
+            };
+            /** @description VALIDATION_FAILED: `details.fields` names each field and why */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the role may not call this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminCreateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminCreateWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description the endpoint, with its signing secret */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminCreateWebhook201"];
+                };
+            };
+            /** @description VALIDATION_FAILED: a field is not valid, or the URL is refused (details.fields names `url` and why: not https, does not resolve, resolves to a private address) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the role may not call this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminDeleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the endpoint as it was */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUpdateWebhook200"];
+                };
+            };
+            /** @description VALIDATION_FAILED: `details.fields` names each field and why */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the role may not call this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WEBHOOK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminUpdateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminUpdateWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description the endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUpdateWebhook200"];
+                };
+            };
+            /** @description VALIDATION_FAILED: `details.fields` names each field and why */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the role may not call this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WEBHOOK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminListWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminListWebhookDeliveries200"];
+                };
+            };
+            /** @description VALIDATION_FAILED: `details.fields` names each field and why */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the role may not call this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WEBHOOK_NOT_FOUND */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -18,6 +18,7 @@ export const errorCodes = [
   'IDEMPOTENCY_KEY_REUSED', 'RATE_LIMITED', 'INTERNAL', 'SERVICE_UNAVAILABLE', 'OVERLOADED', 'STREAM_LIMIT_REACHED',
   'WAITLIST_ENTRY_NOT_FOUND', 'WAITLIST_NOT_NEEDED',
   'QUEUE_NOT_FOUND', 'QUEUE_PASS_REQUIRED',
+  'WEBHOOK_NOT_FOUND',
 ] as const;
 export const errorCode = z.enum(errorCodes);
 export type ErrorCode = z.infer<typeof errorCode>;

@@ -84,3 +84,13 @@ export const webhookPayload = z.object({
   createdAt: time,
   data: z.record(z.string(), z.unknown()),
 });
+
+const nextCursor = z.string().nullable();
+
+/** The admin webhook endpoints' answers. */
+export const webhookResponses = {
+  webhookCreated: z.object({ webhook: webhookWithSecretObject }),
+  webhook: z.object({ webhook: webhookObject }),
+  webhooks: z.object({ webhooks: z.array(webhookObject), nextCursor }),
+  webhookDeliveries: z.object({ deliveries: z.array(webhookDeliveryObject), nextCursor }),
+};

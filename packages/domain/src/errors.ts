@@ -40,6 +40,7 @@ export const errors = {
   waitlistEntryNotFound: () => new AppError('WAITLIST_ENTRY_NOT_FOUND', 'No waiting-list entry of this event has this id.', 404),
   waitlistNotNeeded: (available: number) =>
     new AppError('WAITLIST_NOT_NEEDED', 'Nobody waits and enough is free for this quantity: hold it instead.', 409, { available }),
+  webhookNotFound: () => new AppError('WEBHOOK_NOT_FOUND', 'No webhook endpoint has this id.', 404),
   seatsUnavailable: (seatIds: string[]) =>
     new AppError('SEATS_UNAVAILABLE', 'Some of these seats are held or sold; nothing was held.', 409, { seatIds }),
   soldOut: (available: number) =>

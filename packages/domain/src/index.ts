@@ -44,3 +44,12 @@ export {
   joinQueue, queueStanding, queueAdminState, updateQueue, endQueuePass, proofOfWorkHolds,
   type QueueView, type QueueAdminView,
 } from './waiting-room';
+export {
+  registerWebhook, listWebhooks, setWebhookEnabled, deleteWebhook, listWebhookDeliveries,
+  type WebhookView, type WebhookWithSecret, type WebhookDeliveryView,
+} from './admin-webhooks';
+export {
+  deliverWebhook, dispatchWebhookDeliveries, signWebhook, webhookRetryDelayMs, DEFAULT_WEBHOOK_DELIVERY, SIGNATURE_HEADER,
+  type DeliverOutcome, type WebhookDeliverySettings,
+} from './deliver-webhook';
+export { checkWebhookUrl, isPrivateAddress, type WebhookUrlPolicy } from './webhook-url';
