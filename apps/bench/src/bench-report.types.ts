@@ -39,6 +39,8 @@ export interface BenchMeta {
   databaseUrl: string;
   redisUrl: string;
   holdfastRedisUrl: string;
+  /** `--tracing on`: the API exported its spans (this many OTLP requests) to a receiver that discarded them. Absent in older reports. */
+  tracing?: { on: boolean; exportRequests: number };
 }
 
 /** One path's numbers over the rounds: medians of the per-round values, requests summed. */

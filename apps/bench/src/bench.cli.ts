@@ -1,8 +1,11 @@
 /**
- * `npm run bench [-- --quick] [--out FILE] [--only race,hold,growth,confirm,best,cluster,persist,soak,instrument] [--profile-api DIR]`
+ * `npm run bench [-- --quick] [--out FILE] [--only race,hold,growth,confirm,best,cluster,persist,soak,instrument] [--profile-api DIR] [--tracing off|on|both]`
  *
  * Prints Markdown tables on stdout (progress on stderr); with --out, writes the
  * whole report as JSON to FILE and an SVG chart next to it (same basename, .svg).
+ * `--tracing on`: the API exports traces (to a loopback receiver that discards
+ * them); `both`: the sections run with tracing off, then on, and a last table
+ * compares the two (with --out, FILE gets `.tracing-off` / `.tracing-on` before its extension).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,6 +15,9 @@ import { ALL_SECTIONS, type Section } from './bench-report.types';
 import { runBench } from './bench.runner';
 import { benchJson } from './report/bench-json.format';
 import { renderMarkdown, renderSvg } from './report/bench-report.format';
+import { renderTracingCost } from './report/tracing-cost.format';
+
+type Tracing = 'off' | 'on' | 'both';
 
 interface CliArgs {
   quick: boolean;
@@ -19,10 +25,11 @@ interface CliArgs {
   sections: Section[];
   /** Directory for a V8 CPU profile of the holdfast API child (node --cpu-prof). */
   profileApi: string | null;
+  tracing: Tracing;
 }
 
 function parseArgs(argv: string[]): CliArgs {
-  const args: CliArgs = { quick: false, out: null, sections: [...ALL_SECTIONS], profileApi: null };
+  const args: CliArgs = { quick: false, out: null, sections: [...ALL_SECTIONS], profileApi: null, tracing: 'off' };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     if (arg === '--quick') args.quick = true;
@@ -31,8 +38,10 @@ function parseArgs(argv: string[]): CliArgs {
     else if (arg === '--only') args.sections = parseSections(requireValue(argv[(i += 1)], '--only'));
     else if (arg?.startsWith('--only=')) args.sections = parseSections(arg.slice('--only='.length));
     else if (arg === '--profile-api') args.profileApi = requireValue(argv[(i += 1)], '--profile-api');
+    else if (arg === '--tracing') args.tracing = parseTracing(requireValue(argv[(i += 1)], '--tracing'));
+    else if (arg?.startsWith('--tracing=')) args.tracing = parseTracing(arg.slice('--tracing='.length));
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write('usage: npm run bench -- [--quick] [--out FILE.json] [--only race,hold,growth,confirm,best,cluster,persist,soak,instrument] [--profile-api DIR]\n');
+      process.stdout.write('usage: npm run bench -- [--quick] [--out FILE.json] [--only race,hold,growth,confirm,best,cluster,persist,soak,instrument] [--profile-api DIR] [--tracing off|on|both]\n');
       process.exit(0);
     } else throw new Error(`unknown argument: ${arg}`);
   }
@@ -52,6 +61,18 @@ function parseSections(list: string): Section[] {
   return sections as Section[];
 }
 
+function parseTracing(value: string): Tracing {
+  if (value === 'off' || value === 'on' || value === 'both') return value;
+  throw new Error(`--tracing takes off, on or both, not "${value}"`);
+}
+
+/** FILE.json → FILE.tracing-on.json (with --tracing both). */
+function outPathFor(out: string, tracing: 'off' | 'on' | null): string {
+  if (!tracing) return out;
+  const parsed = path.parse(out);
+  return path.join(parsed.dir, `${parsed.name}.tracing-${tracing}${parsed.ext}`);
+}
+
 function svgPathFor(out: string): string {
   const parsed = path.parse(out);
   return path.join(parsed.dir, `${parsed.name}.svg`);
@@ -60,22 +81,29 @@ function svgPathFor(out: string): string {
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const started = Date.now();
-  const report = await runBench({
-    plan: benchPlan(args.quick),
-    sections: args.sections,
-    apiNodeArgs: args.profileApi
-      ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.INIT_CWD ?? process.cwd(), args.profileApi)}`]
-      : undefined,
-    log: (line) => process.stderr.write(`[bench +${((Date.now() - started) / 1000).toFixed(1)}s] ${line}\n`),
-  });
-  process.stdout.write(renderMarkdown(report));
-  if (args.out) {
-    const out = path.resolve(process.env.INIT_CWD ?? process.cwd(), args.out);
-    await mkdir(path.dirname(out), { recursive: true });
-    await writeFile(out, `${JSON.stringify(benchJson(report), null, 2)}\n`);
-    await writeFile(svgPathFor(out), renderSvg(report));
-    process.stderr.write(`[bench] wrote ${out} and ${svgPathFor(out)}\n`);
+  const runs: ('off' | 'on')[] = args.tracing === 'both' ? ['off', 'on'] : [args.tracing];
+  const reports = [];
+  for (const tracing of runs) {
+    const report = await runBench({
+      plan: benchPlan(args.quick),
+      sections: args.sections,
+      apiNodeArgs: args.profileApi
+        ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.INIT_CWD ?? process.cwd(), args.profileApi)}`]
+        : undefined,
+      tracing,
+      log: (line) => process.stderr.write(`[bench +${((Date.now() - started) / 1000).toFixed(1)}s] ${runs.length > 1 ? `tracing ${tracing}: ` : ''}${line}\n`),
+    });
+    reports.push(report);
+    process.stdout.write(renderMarkdown(report));
+    if (args.out) {
+      const out = outPathFor(path.resolve(process.env.INIT_CWD ?? process.cwd(), args.out), runs.length > 1 ? tracing : null);
+      await mkdir(path.dirname(out), { recursive: true });
+      await writeFile(out, `${JSON.stringify(benchJson(report), null, 2)}\n`);
+      await writeFile(svgPathFor(out), renderSvg(report));
+      process.stderr.write(`[bench] wrote ${out} and ${svgPathFor(out)}\n`);
+    }
   }
+  if (reports.length === 2) process.stdout.write(`\n${renderTracingCost(reports[0]!, reports[1]!)}`);
 }
 
 if (require.main === module) {

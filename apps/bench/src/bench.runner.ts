@@ -4,6 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 
 import { Client } from 'pg';
+import { startOtlpReceiver } from '@holdfast/test-kit';
 
 import { baselineNodeFlags, launchBaseline } from './baselines/baseline-servers';
 import type { ChildServer } from './baselines/child-server.launcher';
@@ -62,6 +63,8 @@ interface RunBenchOptions {
   sections: Section[];
   /** Extra node flags for the holdfast API child, e.g. `--cpu-prof`. */
   apiNodeArgs?: string[];
+  /** `on`: the API child exports traces to a loopback OTLP receiver that discards them (`--tracing`). */
+  tracing?: 'off' | 'on';
   /** Progress lines (stderr in the CLI). */
   log(line: string): void;
 }
@@ -76,6 +79,7 @@ class HoldfastSession {
   constructor(
     private readonly log: (line: string) => void,
     private readonly nodeArgs: string[] | undefined,
+    private readonly apiEnv: Record<string, string> = {},
   ) {}
 
   get(): Promise<{ fixture: HoldfastFixture; api: ChildServer }> {
@@ -83,7 +87,7 @@ class HoldfastSession {
       this.log('holdfast: migrating the bench database and starting the API (child process, port 0)');
       const fixture = await retryWhileTooManyClients(() => openHoldfastFixture());
       try {
-        const api = await fixture.startApi({ nodeArgs: this.nodeArgs, logFile: this.logFile });
+        const api = await fixture.startApi({ nodeArgs: this.nodeArgs, logFile: this.logFile, env: this.apiEnv });
         this.log(`holdfast: API log (pino JSON) in ${this.logFile}`);
         return { fixture, api };
       } catch (error) {
@@ -130,8 +134,12 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
     databaseUrl: redactUrl(databaseUrl),
     redisUrl: redactUrl(redisUrl),
     holdfastRedisUrl: redactUrl(holdfastRedisUrl()),
+    tracing: { on: options.tracing === 'on', exportRequests: 0 },
   };
-  const holdfast = new HoldfastSession(log, options.apiNodeArgs);
+  // Tracing on: the API exports every span, as to a collector, to a receiver here that reads and discards them.
+  const receiver = options.tracing === 'on' ? await startOtlpReceiver({ keep: false }) : null;
+  if (receiver) log(`tracing on: the API exports spans to ${receiver.endpoint} (OTLP/HTTP, protobuf; read and discarded)`);
+  const holdfast = new HoldfastSession(log, options.apiNodeArgs, receiver ? { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint } : {});
   const report: BenchReport = { meta, plan, raceLab: null, holdPath: null, growth: null, confirmPath: null, best: null };
   /** Before each part: the dead rows of what ran before are vacuumed away (vacuumDatabase says why). */
   const part = async (name: Section): Promise<boolean> => {
@@ -168,6 +176,10 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
     }
   } finally {
     await holdfast.close();
+    if (receiver) {
+      meta.tracing = { on: true, exportRequests: receiver.requests };
+      await receiver.close();
+    }
   }
   const finished = new Date();
   meta.finishedAt = finished.toISOString();

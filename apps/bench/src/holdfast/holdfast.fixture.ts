@@ -33,7 +33,8 @@ export interface HoldfastFixture {
   createEventOverHttp(baseUrl: string, options: BenchEventOptions & { as: 'seats' | 'layout' }): Promise<BenchEvent & { createMs: number; bodyBytes: number }>;
   customerToken(customerId: string): string;
   serviceToken(): string;
-  startApi(options?: { nodeArgs?: string[]; logFile?: string }): Promise<ChildServer>;
+  /** `env`: variables over the bench's own (e.g. OTEL_EXPORTER_OTLP_ENDPOINT for `--tracing on`). */
+  startApi(options?: { nodeArgs?: string[]; logFile?: string; env?: Record<string, string> }): Promise<ChildServer>;
   /** holdfast's worker (expiries, outbox, reconciliation) as its own process, on the API's database and Redis. */
   startWorker(): Promise<WorkerProcess>;
   /** Signs a Stripe webhook payload as Stripe would, with the secret the API was started with. */
@@ -178,6 +179,7 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
           // The limiter still runs on every hold; the bench's customers just never reach it.
           HOLD_RATE_LIMIT_PER_MINUTE: '100000',
           LOG_LEVEL: 'info',
+          ...options.env,
         },
       }),
     dropEvent,

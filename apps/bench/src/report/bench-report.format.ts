@@ -16,7 +16,8 @@ export function renderMarkdown(report: BenchReport): string {
     '',
     `${meta.startedAt} · ${meta.cpus} × ${meta.cpuModel} · load average ${meta.loadAverageAtStart.join(' / ')} at start, ` +
       `${meta.loadAverageAtEnd.join(' / ')} at end · Node ${meta.node} · PostgreSQL ${meta.postgres} · Redis ${meta.redis} · ` +
-      `commit ${meta.gitCommit ?? 'unknown'} · ${meta.durationSec} s`,
+      `commit ${meta.gitCommit ?? 'unknown'} · ${meta.durationSec} s` +
+      (meta.tracing?.on ? ` · tracing on (${meta.tracing.exportRequests} OTLP exports, discarded)` : ''),
   );
   out.push(
     ...raceLabSection(report), ...holdPathSection(report), ...growthSection(report), ...confirmSection(report), ...groupCommitSection(report),
