@@ -138,7 +138,7 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
   };
   // Tracing on: the API exports every span, as to a collector, to a receiver here that reads and discards them.
   const receiver = options.tracing === 'on' ? await startOtlpReceiver({ keep: false }) : null;
-  if (receiver) log(`tracing on: the API exports spans to ${receiver.endpoint} (OTLP/HTTP, protobuf; read and discarded)`);
+  if (receiver) log(`the API exports its spans to ${receiver.endpoint} (OTLP/HTTP, protobuf; read and discarded)`);
   const holdfast = new HoldfastSession(log, options.apiNodeArgs, receiver ? { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint } : {});
   const report: BenchReport = { meta, plan, raceLab: null, holdPath: null, growth: null, confirmPath: null, best: null };
   /** Before each part: the dead rows of what ran before are vacuumed away (vacuumDatabase says why). */

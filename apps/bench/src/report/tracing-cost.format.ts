@@ -1,7 +1,8 @@
 // `npm run bench -- --tracing both`: the same sections with tracing off, then
 // on; this table sets holdfast's numbers of the two runs side by side. Each
 // run's ratio to its own baseline (the bare node:http server of the same
-// rounds) is shown too: it is less moved by the machine's load drifting between the runs.
+// rounds, and the CPU ratio to minimal Express) is shown too: it is less moved
+// by the machine's load drifting between the runs.
 import type { BenchReport, PathSummary, Skipped } from '../bench-report.types';
 import { isSkipped } from '../bench-report.types';
 import { markdownTable, type Cell } from './markdown-table.format';
@@ -24,6 +25,8 @@ export function renderTracingCost(off: BenchReport, on: BenchReport): string {
   if (off.holdPath && on.holdPath) {
     const [a, b] = [off.holdPath.ratios.holdfastVsBareNodeThroughput, on.holdPath.ratios.holdfastVsBareNodeThroughput];
     rows.push(['hold path ÷ bare node:http, throughput (same rounds)', a, b, ratio(b, a)]);
+    const [c, d] = [off.holdPath.ratios.holdfastVsExpressCpuPerRequest, on.holdPath.ratios.holdfastVsExpressCpuPerRequest];
+    rows.push(['hold path ÷ minimal Express, server CPU a request (same rounds)', c, d, ratio(d, c)]);
   }
   const lab = (r: BenchReport) => r.raceLab?.results.find((x) => x.id === 'holdfast' && x.skipped === null);
   const [labOff, labOn] = [lab(off), lab(on)];
@@ -36,7 +39,7 @@ export function renderTracingCost(off: BenchReport, on: BenchReport): string {
     '## Tracing cost (off, then on)',
     '',
     `Tracing on: the API exported ${on.meta.tracing?.exportRequests ?? 0} OTLP requests to a loopback receiver that discarded them. ` +
-      'The two runs are one after the other: drift in the machine\'s load between them shows here as cost; the ratio to the bare node:http baseline of the same rounds is steadier.',
+      'The two runs are one after the other: drift in the machine\'s load between them shows here as cost; the ratios to the baselines of the same rounds are steadier.',
     '',
     markdownTable(['', 'off', 'on', 'on ÷ off'], rows),
     '',
