@@ -153,10 +153,11 @@ export type DeliverWebhookData = z.infer<typeof deliverWebhookData>;
  */
 export async function enqueueWebhookDeliveries(queue: Queue, deliveryIds: string[]): Promise<void> {
   if (!deliveryIds.length) return;
+  const trace = traced();
   await queue.addBulk(deliveryIds.map((deliveryId) => ({
     name: DELIVER_WEBHOOK_JOB,
     data: { deliveryId } satisfies DeliverWebhookData,
-    opts: { jobId: `wh_${deliveryId}`, attempts: 100_000, backoff: { type: WEBHOOK_BACKOFF }, ...KEEP },
+    opts: { jobId: `wh_${deliveryId}`, attempts: 100_000, backoff: { type: WEBHOOK_BACKOFF }, ...KEEP, ...trace },
   })));
 }
 
