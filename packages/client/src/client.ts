@@ -13,6 +13,8 @@ export type Seat = components['schemas']['Seat'];
 export type Payment = components['schemas']['Payment'];
 export type AuditEntry = components['schemas']['AuditEntry'];
 export type Sales = components['schemas']['Sales'];
+/** Where a buyer stands in an event's waiting room. */
+export type QueueStanding = paths['/v1/events/{eventId}/queue/me']['get']['responses'][200]['content']['application/json']['queue'];
 /** What a hold request selects: seats by id, the best `quantity` of a tier, or general-admission tickets. */
 export type HoldRequest = components['schemas']['CreateHoldBody'];
 
@@ -146,8 +148,14 @@ export function createHoldfastClient(options: HoldfastClientOptions) {
   const POST = throwing<'post'>('POST');
   const PATCH = throwing<'patch'>('PATCH');
   const DELETE = throwing<'delete'>('DELETE');
-  type CallOptions = { signal?: AbortSignal; idempotencyKey?: string };
-  const headersOf = (o?: CallOptions) => (o?.idempotencyKey ? { 'Idempotency-Key': o.idempotencyKey } : undefined);
+  /** `queuePass`: the pass of the event's waiting room, sent as Holdfast-Queue-Pass (holds). */
+  type CallOptions = { signal?: AbortSignal; idempotencyKey?: string; queuePass?: string };
+  const headersOf = (o?: CallOptions) => {
+    const h: Record<string, string> = {};
+    if (o?.idempotencyKey) h['Idempotency-Key'] = o.idempotencyKey;
+    if (o?.queuePass) h['Holdfast-Queue-Pass'] = o.queuePass;
+    return Object.keys(h).length ? h : undefined;
+  };
 
   return {
     GET, POST, PATCH, DELETE,
@@ -159,6 +167,12 @@ export function createHoldfastClient(options: HoldfastClientOptions) {
     /** Holds seats or tickets for the event's hold time (customer token); one Idempotency-Key for the call and its retries. */
     hold: async (eventId: string, request: HoldRequest, o?: CallOptions) =>
       (await POST('/v1/events/{eventId}/holds', { params: { path: { eventId } }, body: request, headers: headersOf(o), signal: o?.signal })).hold,
+    /** Joins the event's waiting room (customer token); `nonce`: the proof of work when the room asks for one. */
+    joinQueue: async (eventId: string, nonce?: string): Promise<QueueStanding> =>
+      (await POST('/v1/events/{eventId}/queue', { params: { path: { eventId } }, body: nonce === undefined ? {} : { nonce } })).queue,
+    /** Where the customer stands in the event's waiting room. */
+    queueStanding: async (eventId: string): Promise<QueueStanding> =>
+      (await GET('/v1/events/{eventId}/queue/me', { params: { path: { eventId } } })).queue,
     getHold: async (holdId: string) => (await GET('/v1/holds/{holdId}', { params: { path: { holdId } } })).hold,
     extendHold: async (holdId: string) => (await POST('/v1/holds/{holdId}/extend', { params: { path: { holdId } } })).hold,
     releaseHold: async (holdId: string) => (await DELETE('/v1/holds/{holdId}', { params: { path: { holdId } } })).hold,

@@ -9,13 +9,16 @@ import { readSse } from './sse-parser';
  *   changes made while the stream was down are not sent again.
  * - `reconnecting` when the stream dropped or an attempt to open it failed
  *   (`error` says why when the server refused), before the wait for the next.
- * - `seat` when a seat changes status; `availability` when a ticket type's count changes.
+ * - `seat` when a seat changes status; `availability` when a ticket type's count changes;
+ *   `queue` when the event's waiting room admits places.
  */
 export type StreamItem =
   | { type: 'open'; reconnected: boolean }
   | { type: 'reconnecting'; retryInMs: number; error?: HoldfastError }
   | { type: 'seat'; seatId: string; status: components['schemas']['Seat']['status'] }
-  | { type: 'availability'; ticketTypeId: string; available: number };
+  | { type: 'availability'; ticketTypeId: string; available: number }
+  /** The event's waiting room admitted places: how many so far, how many wait. */
+  | { type: 'queue'; admitted: number; waiting: number };
 
 export interface EventStreamOptions {
   /** Stops the stream: the iterator ends (no error). */
@@ -95,7 +98,7 @@ export async function* eventStream(deps: StreamDeps, eventId: string, options: E
         };
         for await (const message of readSse(response.body, serverRetry)) {
           if (message.id !== undefined) lastEventId = message.id;
-          if (message.event !== 'seat' && message.event !== 'availability') continue;
+          if (message.event !== 'seat' && message.event !== 'availability' && message.event !== 'queue') continue;
           let data: Record<string, unknown>;
           try {
             data = JSON.parse(message.data) as Record<string, unknown>;

@@ -49,6 +49,16 @@ export function EventForm({ api, event, existingSeats, onSaved, onCancel }: Prop
   const [salesStatus, setSalesStatus] = useState<Event['salesStatus']>(event?.salesStatus ?? 'draft');
   const [salesStartAt, setSalesStartAt] = useState(toLocalInput(event?.salesStartAt));
   const [salesEndAt, setSalesEndAt] = useState(toLocalInput(event?.salesEndAt));
+  // The waiting room: off unless ticked; its numbers as the example.
+  const [roomOn, setRoomOn] = useState(Boolean(event?.waitingRoom));
+  const [room, setRoom] = useState({
+    admitPerMinute: String(event?.waitingRoom?.admitPerMinute ?? 600),
+    maxActive: String(event?.waitingRoom?.maxActive ?? 2000),
+    passMinutes: String((event?.waitingRoom?.passSeconds ?? 600) / 60),
+    preQueueMinutes: String((event?.waitingRoom?.preQueueSeconds ?? 1800) / 60),
+    challengeBits: String(event?.waitingRoom?.challengeBits ?? 0),
+  });
+  const setRoomField = (field: keyof typeof room, value: string) => setRoom((r) => ({ ...r, [field]: value }));
   const [sections, setSections] = useState('A, B');
   const [rows, setRows] = useState(4);
   const [perRow, setPerRow] = useState(8);
@@ -80,6 +90,15 @@ export function EventForm({ api, event, existingSeats, onSaved, onCancel }: Prop
     salesStatus,
     salesStartAt: fromLocalInput(salesStartAt),
     salesEndAt: fromLocalInput(salesEndAt),
+    waitingRoom: roomOn
+      ? {
+          admitPerMinute: Number(room.admitPerMinute),
+          maxActive: Number(room.maxActive),
+          passSeconds: Math.round(Number(room.passMinutes) * 60),
+          preQueueSeconds: Math.round(Number(room.preQueueMinutes) * 60),
+          challengeBits: Number(room.challengeBits),
+        }
+      : null,
   });
 
   const save = async (e: SubmitEvent) => {
@@ -157,6 +176,38 @@ export function EventForm({ api, event, existingSeats, onSaved, onCancel }: Prop
           <input data-testid="ev-sales-end" type="datetime-local" step={1} value={salesEndAt} onInput={(e) => setSalesEndAt(e.currentTarget.value)} />
         </label>
       </div>
+
+      <fieldset class="room-fields" data-testid="ev-room">
+        <legend>
+          <label>
+            <input type="checkbox" data-testid="ev-room-on" checked={roomOn} onChange={(e) => setRoomOn(e.currentTarget.checked)} /> Waiting room
+          </label>
+        </legend>
+        {roomOn && (
+          <div class="form-grid">
+            <label>
+              Admit per minute
+              <input data-testid="ev-room-rate" type="number" min={1} max={1_000_000} value={room.admitPerMinute} onInput={(e) => setRoomField('admitPerMinute', e.currentTarget.value)} />
+            </label>
+            <label>
+              Most buyers in at once
+              <input data-testid="ev-room-max" type="number" min={1} max={1_000_000} value={room.maxActive} onInput={(e) => setRoomField('maxActive', e.currentTarget.value)} />
+            </label>
+            <label>
+              Turn without a hold (minutes)
+              <input data-testid="ev-room-pass" type="number" min={0.5} max={120} step="any" value={room.passMinutes} onInput={(e) => setRoomField('passMinutes', e.currentTarget.value)} />
+            </label>
+            <label>
+              Queue opens before sales (minutes)
+              <input data-testid="ev-room-pre" type="number" min={0} max={1440} step="any" value={room.preQueueMinutes} onInput={(e) => setRoomField('preQueueMinutes', e.currentTarget.value)} />
+            </label>
+            <label>
+              Proof of work (bits, 0: none)
+              <input data-testid="ev-room-bits" type="number" min={0} max={24} value={room.challengeBits} onInput={(e) => setRoomField('challengeBits', e.currentTarget.value)} />
+            </label>
+          </div>
+        )}
+      </fieldset>
 
       {!editing && (
         <fieldset class="layout-fields">

@@ -9,6 +9,7 @@ import { HoldsTable } from './HoldsTable';
 import { PaymentsTable } from './PaymentsTable';
 import { EventsPanel } from './EventsPanel';
 import { OrdersTable } from './OrdersTable';
+import { QueueControls } from './QueueControls';
 import { SalesDashboard } from './SalesDashboard';
 import { ErrorMessage } from '../shared/components';
 import { describeError } from '../shared/messages';
@@ -59,7 +60,10 @@ function AdminPage({ api }: { api: Api }) {
         </select>
       </div>
       {eventId ? (
-        <SalesDashboard key={eventId} api={api} eventId={eventId} eventName={eventNames.get(eventId) ?? eventId} onChange={salesMoved} />
+        <>
+          {events.find((e) => e.id === eventId)?.waitingRoom && <QueueControls key={`q-${eventId}`} api={api} eventId={eventId} />}
+          <SalesDashboard key={eventId} api={api} eventId={eventId} eventName={eventNames.get(eventId) ?? eventId} onChange={salesMoved} />
+        </>
       ) : (
         <p class="muted card">Choose an event above to see its sales live.</p>
       )}

@@ -11,10 +11,12 @@ import { isSeatItem, type Event, type HoldRequest, type Seat } from '../shared/t
 import { BUSY_WINDOW_MS, busyTiers } from './busy';
 import { HoldPanel } from './HoldPanel';
 import { heldSeatIds } from './purchase';
+import { QueuePanel } from './QueuePanel';
 import { QuickPick } from './QuickPick';
 import { SeatMap } from './SeatMap';
 import { useEventData } from './useEventData';
 import { usePurchase } from './usePurchase';
+import { useQueue } from './useQueue';
 
 type SaleGate = { kind: 'open' } | { kind: 'draft' } | { kind: 'closed' } | { kind: 'ended' } | { kind: 'opens'; inMs: number };
 
@@ -58,10 +60,15 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
   const context = useRef<MessageContext>({});
   const explain = useCallback((e: unknown) => setError(describeError(e, context.current)), []);
   const { event, seats, refresh, markSeats, setAvailable } = useEventData(api, eventId, explain);
+  // The waiting room, when the event has one: holds go with its pass.
+  const queue = useQueue(api, event, explain);
+  const pass = useRef<string | undefined>(undefined);
+  pass.current = queue.pass;
   const { purchase, current, hold, pay, release, extend, expire, recheck, dismiss } = usePurchase(api, eventId, {
     markSeats,
     refresh,
     onError: explain,
+    queuePass: () => pass.current,
   });
 
   const seatById = useMemo(() => new Map(seats.map((s) => [s.id, s])), [seats]);
@@ -88,6 +95,7 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
       if (now.stage === 'held' && now.hold.items.some((i) => !isSeatItem(i) && i.ticketTypeId === ticketTypeId))
         void recheck();
     },
+    onQueue: () => queue.onAdmission(),
     onSync: () => {
       void refresh();
       void recheck();
@@ -119,6 +127,12 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
       return next;
     });
 
+  // A hold that ended (released, expired) ended the buyer's pass too: ask the room where they stand.
+  const refreshQueue = queue.refresh;
+  useEffect(() => {
+    if (purchase.stage === 'ended') void refreshQueue();
+  }, [purchase.stage, refreshQueue]);
+
   const now = useServerNow(Boolean(event) && event?.salesStatus !== 'draft', 200);
   const gate = event ? saleGate(event, now) : ({ kind: 'open' } as SaleGate);
   // A sale that is not open may be opened (or moved) by the box office: look again now and
@@ -138,7 +152,10 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
     );
   }
 
-  const picking = purchase.stage !== 'held' && purchase.stage !== 'paying' && gate.kind === 'open';
+  const holding = purchase.stage === 'held' || purchase.stage === 'paying';
+  // With a waiting room, the map opens once the buyer is admitted (or while they hold).
+  const inRoom = Boolean(queue.room) && !queue.admitted && !holding && purchase.stage !== 'paid';
+  const picking = !holding && gate.kind === 'open' && queue.admitted;
   const chosen = [...selected].flatMap((id) => seatById.get(id) ?? []);
   const gone = chosen.filter((s) => s.status !== 'available');
   const tiers = [...new Set(seats.map((s) => s.tier))];
@@ -182,7 +199,19 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
           />
         </div>
         <div class="map-column">
-          {seats.length > 0 && (
+          {inRoom && (
+            <QueuePanel
+              standing={queue.standing}
+              joining={queue.joining}
+              challenge={(queue.room?.challengeBits ?? 0) > 0}
+              opensNote={gate.kind === 'opens' ? `Sales open in ${formatMmSs(gate.inMs)}.` : null}
+              onJoin={() => {
+                setError(null);
+                void queue.join();
+              }}
+            />
+          )}
+          {!inRoom && seats.length > 0 && (
             <>
               <SeatMap
                 seats={seats}
@@ -231,14 +260,14 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
           )}
         </div>
         <aside class="side-column">
-          <QuickPick
+          {!inRoom && <QuickPick
             tiers={tiers}
             busy={busyNow}
             ticketTypes={event.ticketTypes}
             currency={event.currency}
             disabled={!picking || busy}
             onHold={(request) => void holdAndClear(request)}
-          />
+          />}
           <p class="muted">
             Up to {event.maxTicketsPerCustomer} tickets per customer. Holds last {formatDuration(event.holdTtlSeconds)}
             {event.maxHoldExtensions > 0

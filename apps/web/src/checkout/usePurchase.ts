@@ -14,9 +14,11 @@ interface Deps {
   markSeats: (ids: ReadonlySet<string>, status: SeatStatus) => void;
   refresh: () => Promise<void>;
   onError: (error: unknown) => void;
+  /** The waiting room's pass to hold with, while the event has a waiting room. */
+  queuePass?: () => string | undefined;
 }
 
-export function usePurchase(api: Api, eventId: string, { markSeats, refresh, onError }: Deps) {
+export function usePurchase(api: Api, eventId: string, { markSeats, refresh, onError, queuePass }: Deps) {
   const [purchase, setPurchase] = useState<Purchase>({ stage: 'none' });
   const current = useRef(purchase);
   current.current = purchase;
@@ -63,7 +65,7 @@ export function usePurchase(api: Api, eventId: string, { markSeats, refresh, onE
 
   /** Throws the API's refusal for the caller to explain. */
   const hold = async (request: HoldRequest) => {
-    const created = await api.createHold(eventId, request);
+    const created = await api.createHold(eventId, request, queuePass?.());
     rememberedHold.set(eventId, created.id);
     markSeats(seatIdsOf(created), 'held');
     setPurchase({ stage: 'held', hold: created });

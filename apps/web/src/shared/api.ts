@@ -75,9 +75,10 @@ export function createApi(tokens: TokenProvider) {
     listEvents: async () => (await GET('/v1/events', { params: { query: { limit: 1000 } } })).events,
     getEvent: (eventId: string) => client.getEvent(eventId),
     listSeats: (eventId: string) => client.listSeats(eventId),
-    createHold: async (eventId: string, request: HoldRequest) => {
+    /** `queuePass`: the waiting room's pass, while the event has one. */
+    createHold: async (eventId: string, request: HoldRequest, queuePass?: string) => {
       const sentAt = Date.now();
-      const hold = await client.hold(eventId, request).catch((e: unknown) => {
+      const hold = await client.hold(eventId, request, queuePass ? { queuePass } : undefined).catch((e: unknown) => {
         // SALES_CLOSED carries the server's time of the refusal, to the millisecond.
         const serverTime = e instanceof HoldfastError ? (e.details as { serverTime?: unknown } | undefined)?.serverTime : undefined;
         if (typeof serverTime === 'string') observeServerTime(Date.parse(serverTime), 1, sentAt, Date.now());
@@ -88,6 +89,14 @@ export function createApi(tokens: TokenProvider) {
       return hold;
     },
     getHold: (holdId: string) => client.getHold(holdId),
+    joinQueue: (eventId: string, nonce?: string) => client.joinQueue(eventId, nonce),
+    queueStanding: (eventId: string) => client.queueStanding(eventId),
+    /** The token's subject: the customer a proof of work is made for. */
+    customerId: async () => {
+      const payload = (await tokens.token()).split('.')[1] ?? '';
+      const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
+      return String((JSON.parse(json) as { sub?: unknown }).sub ?? '');
+    },
     extendHold: (holdId: string) => client.extendHold(holdId),
     releaseHold: (holdId: string) => client.releaseHold(holdId),
     /** Demo mode only: the API signs a payment_intent.succeeded event and delivers it to its own webhook. */
@@ -108,6 +117,9 @@ export function createApi(tokens: TokenProvider) {
     adminCreateEvent: async (input: EventInput) => (await POST('/v1/admin/events', { body: input })).event,
     adminUpdateEvent: async (eventId: string, patch: EventPatch) =>
       (await PATCH('/v1/admin/events/{eventId}', { params: { path: { eventId } }, body: patch })).event,
+    adminQueue: (eventId: string) => GET('/v1/admin/events/{eventId}/queue', { params: { path: { eventId } } }),
+    adminUpdateQueue: (eventId: string, patch: { paused?: boolean; admitPerMinute?: number; maxActive?: number }) =>
+      PATCH('/v1/admin/events/{eventId}/queue', { params: { path: { eventId } }, body: patch }),
     adminSales: async (eventId: string) =>
       (await GET('/v1/admin/events/{eventId}/sales', { params: { path: { eventId } } })).sales,
     adminOrders: async (query: { eventId?: string; q?: string; cursor?: string }) => {

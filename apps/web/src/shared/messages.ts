@@ -66,6 +66,10 @@ export function describeError(error: unknown, context: MessageContext = {}): str
       return 'Your hold expired and its seats have gone to someone else, so it can no longer be paid for. Nothing was charged.';
     case 'HOLD_NOT_ACTIVE':
       return 'This hold was released, so it can no longer be paid for.';
+    case 'QUEUE_PASS_REQUIRED':
+      return 'Your turn in the waiting room has ended (or has not come yet), so nothing was held. Join the queue again to get a new place.';
+    case 'QUEUE_NOT_FOUND':
+      return 'This event has no waiting room.';
     case 'SALES_CLOSED': {
       const d = (error.details ?? {}) as { salesStatus?: string; salesStartAt?: string | null; serverTime?: string };
       if (d.salesStatus === 'on_sale' && d.salesStartAt && d.serverTime && d.serverTime < d.salesStartAt)

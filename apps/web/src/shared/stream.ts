@@ -12,6 +12,8 @@ import type { SeatStatus } from './types';
 export interface StreamHandlers {
   onSeat(change: { seatId: string; status: SeatStatus }): void;
   onAvailability(change: { ticketTypeId: string; available: number }): void;
+  /** The waiting room admitted places (how many so far, how many wait). */
+  onQueue?(change: { admitted: number; waiting: number }): void;
   onSync(): void;
 }
 
@@ -34,7 +36,8 @@ export function useEventStream(eventId: string, handlers: StreamHandlers): Strea
             latest.current.onSync();
           } else if (item.type === 'reconnecting') setState('reconnecting');
           else if (item.type === 'seat') latest.current.onSeat(item);
-          else latest.current.onAvailability(item);
+          else if (item.type === 'availability') latest.current.onAvailability(item);
+          else latest.current.onQueue?.(item);
         }
       } catch {
         // The event is gone (404): nothing more will come.
