@@ -19,3 +19,4 @@ export * from './expiry-jobs';
 export * from './tcp-relay';
 export * from './clock';
 export * from './otlp-receiver';
+export * from './webhook-receiver';
