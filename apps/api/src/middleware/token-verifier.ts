@@ -1,5 +1,6 @@
 // eslint-disable-next-line @typescript-eslint/triple-slash-reference -- jose's types by path (jose-types.d.ts says why); every program that compiles this file gets them
 /// <reference path="../jose-types.d.ts" />
+import { createVerifier, TokenError } from 'fast-jwt';
 import { createRemoteJWKSet, decodeProtectedHeader, errors as jose, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Logger } from 'pino';
 import { isLoopbackHost, type AuthConfig, type IssuerConfig } from '@holdfast/config';
@@ -34,9 +35,22 @@ const refuse = (reason: TokenRefusal) => new AppError('UNAUTHORIZED', TOKEN_REFU
 const issuerUnavailable = () =>
   new AppError('SERVICE_UNAVAILABLE', 'The token issuer cannot be reached to check this token; retry shortly.', 503, { reason: 'issuer_unavailable' }, { 'Retry-After': '5' });
 
-/** jose's verdicts as our refusals; anything else (a fetch that failed) means the issuer is unavailable. */
+/** fast-jwt's verdicts on an HS256 token as our refusals (the same reasons jose's gave). */
+const FAST_JWT_REFUSALS: Partial<Record<string, TokenRefusal>> = {
+  [TokenError.codes.invalidSignature]: 'bad_signature',
+  [TokenError.codes.missingSignature]: 'bad_signature',
+  [TokenError.codes.expired]: 'token_expired',
+  [TokenError.codes.inactive]: 'token_not_yet_valid',
+  [TokenError.codes.invalidAlgorithm]: 'algorithm_not_allowed',
+  [TokenError.codes.invalidClaimType]: 'invalid_claims',
+  [TokenError.codes.invalidClaimValue]: 'invalid_claims',
+  [TokenError.codes.missingRequiredClaim]: 'invalid_claims',
+};
+
+/** jose's and fast-jwt's verdicts as our refusals; anything else (a fetch that failed) means the issuer is unavailable. */
 function refusalOf(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  if (err instanceof TokenError) return refuse(FAST_JWT_REFUSALS[err.code] ?? 'malformed');
   if (err instanceof jose.JWTExpired) return refuse('token_expired');
   if (err instanceof jose.JWTClaimValidationFailed) {
     if (err.claim === 'nbf') return refuse('token_not_yet_valid');
@@ -172,14 +186,18 @@ export interface TokenVerifierOptions {
 }
 
 /**
- * Verifies `Authorization: Bearer <JWT>` with jose, by the token's header: HS256
- * against JWT_SECRET (claims `sub` and `role`, `exp`/`nbf` exact), an issuer's
- * algorithms against its JWKS (`iss`, `aud`, `exp`, `nbf` with the clock skew,
- * the role from AUTH_ROLE_CLAIM). Any other algorithm, `none` included, is refused.
+ * Verifies `Authorization: Bearer <JWT>` by the token's header: HS256 against
+ * JWT_SECRET with fast-jwt (claims `sub` and `role`, `exp`/`nbf` exact), an
+ * issuer's algorithms against its JWKS with jose (`iss`, `aud`, `exp`, `nbf`
+ * with the clock skew, the role from AUTH_ROLE_CLAIM). Any other algorithm,
+ * `none` included, is refused. HS256 goes through fast-jwt because its check is
+ * synchronous on node's createHmac: jose's HS256 goes through WebCrypto, about
+ * ten times the CPU of a new token (docs/benchmarks.md).
  */
 export class TokenVerifier {
   readonly issuer: OidcIssuer | null;
-  private readonly secret: Uint8Array | null;
+  /** fast-jwt's HS256 verifier, algorithms pinned; null when there is no secret. Its own cache is off: `verified` below serves both kinds of token. */
+  private readonly hs256: ((token: string) => JWTPayload) | null;
   private readonly auth: AuthConfig;
   /**
    * Tokens this verifier accepted, by their exact text: a buyer sends the same
@@ -191,7 +209,7 @@ export class TokenVerifier {
   private static readonly VERIFIED_MAX = 10_000;
 
   constructor(options: TokenVerifierOptions) {
-    this.secret = options.jwtSecret === null ? null : new TextEncoder().encode(options.jwtSecret);
+    this.hs256 = options.jwtSecret === null ? null : createVerifier({ key: options.jwtSecret, algorithms: ['HS256'], cache: false });
     this.auth = options.auth;
     this.issuer = options.auth.issuer ? new OidcIssuer(options.auth.issuer, options.log) : null;
   }
@@ -223,8 +241,9 @@ export class TokenVerifier {
       throw refuse('malformed');
     }
     if (alg === 'HS256') {
-      if (!this.secret) throw refuse('algorithm_not_allowed');
-      const { payload } = await jwtVerify(token, this.secret, { algorithms: ['HS256'] });
+      if (!this.hs256) throw refuse('algorithm_not_allowed');
+      const payload = this.hs256(token);
+      if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw refuse('malformed');
       const id = subjectOf(payload);
       const role = payload.role;
       if (!(ROLES as readonly unknown[]).includes(role)) throw refuse('unknown_role');
