@@ -14,13 +14,13 @@ export interface ReplicaAcks {
 }
 
 /**
- * A hold its replicas did not acknowledge in time (HOLD_REPLICA_ACKS): it was
- * given back, and the request is answered 503 (the message starts like Redis's own NOREPLICAS).
+ * A hold (or a queue place) its replicas did not acknowledge in time (HOLD_REPLICA_ACKS):
+ * a hold was given back, and the request is answered 503 (the message starts like Redis's own NOREPLICAS).
  */
 export class ReplicaAckError extends StoreUnavailableError {
   override name = 'ReplicaAckError';
-  constructor(readonly acked: number, readonly wanted: number) {
-    super('replicas', `NOREPLICAS the hold reached ${acked} of ${wanted} replicas in time`);
+  constructor(readonly acked: number, readonly wanted: number, what = 'the hold') {
+    super('replicas', `NOREPLICAS ${what} reached ${acked} of ${wanted} replicas in time`);
   }
 }
 
@@ -287,7 +287,11 @@ export class HoldStore {
     this.coalesce = writeCoalescer(redis);
     this.run = registerScripts(redis, this.coalesce);
     this.idempotency = new IdempotencyStore(redis);
-    this.queue = new QueueStore(this.run);
+    // With replica acks, a queue place or pass is answered only once the replicas have it (as a hold is).
+    this.queue = new QueueStore(this.run, replicaAcks && replicaAcks.replicas > 0
+      ? (name, keys, args) => this.acknowledgedRun(name, keys, args, (reply) => ({ kind: reply[0] === 'OK' ? 'ok' : String(reply[0]), reply }), async () => undefined)
+        .then((r) => r.reply)
+      : null);
   }
 
   /**
@@ -335,7 +339,7 @@ export class HoldStore {
     if (attempt.kind !== 'ok') return attempt;
     if (e2 || Number(acked) < replicas) {
       await giveBack(attempt).catch(() => undefined);
-      throw new ReplicaAckError(e2 ? 0 : Number(acked), replicas);
+      throw new ReplicaAckError(e2 ? 0 : Number(acked), replicas, name.startsWith('queue') ? 'the queue place' : 'the hold');
     }
     return attempt;
   }

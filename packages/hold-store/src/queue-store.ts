@@ -106,7 +106,20 @@ function standingOf(reply: (string | number)[]): QueueStanding {
  * hash slot. Admission is lazy, inside every call; no worker ticks.
  */
 export class QueueStore {
-  constructor(private readonly run: Record<ScriptName, ScriptRunner>) {}
+  /**
+   * `acknowledged`: with HOLD_REPLICA_ACKS, runs a script whose reply is 'OK' followed by WAIT
+   * (ReplicaAckError when too few replicas have it): a place or a pass is told only once kept.
+   * A place not acknowledged stays (joining again keeps it); the caller answers 503.
+   */
+  constructor(
+    private readonly run: Record<ScriptName, ScriptRunner>,
+    private readonly acknowledged: ((name: ScriptName, keys: string[], args: (string | number)[]) => Promise<(string | number)[]>) | null = null,
+  ) {}
+
+  /** Runs a script that tells a customer their place or pass: acknowledged by the replicas when asked for. */
+  private told(name: 'queueJoin' | 'queueMe', keys: string[], args: (string | number)[]): Promise<(string | number)[]> {
+    return this.acknowledged ? this.acknowledged(name, keys, args) : this.run[name](keys, args);
+  }
 
   /**
    * Joins the customer (one place per customer): a drawn place before the opening,
@@ -116,7 +129,7 @@ export class QueueStore {
    */
   async join(room: QueueRoom & { customerId: string; opensMs: number | null; salesEndMs: number | null; proof: string | null }): Promise<JoinResult> {
     const { keys, start, channel } = roomArgs(room);
-    const reply = await this.run.queueJoin([...keys, eventKeys(room.eventId).queueProofs], [
+    const reply = await this.told('queueJoin', [...keys, eventKeys(room.eventId).queueProofs], [
       room.customerId, room.opensMs ?? '', start, room.salesEndMs ?? '', room.admitPerMinute, room.maxActive, room.passMs,
       channel, newPass(room.eventId), randomInt(0, 2 ** 48 - 1), room.proof === null ? '' : `${room.customerId}:${room.proof}`,
     ]);
@@ -128,7 +141,7 @@ export class QueueStore {
   /** Where the customer stands, after the room's lazy admission. */
   async me(room: QueueRoom & { customerId: string }): Promise<QueueStanding> {
     const { keys, start, channel } = roomArgs(room);
-    const reply = await this.run.queueMe(keys, [
+    const reply = await this.told('queueMe', keys, [
       room.customerId, start, room.admitPerMinute, room.maxActive, room.passMs, channel, newPass(room.eventId),
     ]);
     return standingOf(reply);
