@@ -116,10 +116,14 @@ export interface ClusterNode {
   /** Slot ranges a master serves, e.g. [[0, 5460]]. */
   slots: [number, number][];
   failed: boolean;
+  /** A replica's master's id (null for a master). */
+  masterId: string | null;
 }
 
 export class RedisCluster {
   private readonly procs = new Map<number, ChildProcess>();
+  /** Nodes stopped by `pause` (SIGSTOP): asked nothing until resumed. */
+  private readonly paused = new Set<number>();
 
   private constructor(readonly ports: number[], readonly dir: string) {}
 
@@ -203,12 +207,51 @@ export class RedisCluster {
     proc.kill('SIGKILL');
     await exited;
     this.procs.delete(port);
+    this.paused.delete(port);
+  }
+
+  /**
+   * SIGSTOP of one node: its process stays, its sockets stay open, it answers
+   * nothing and reads nothing (a replica stops taking its master's stream) until `resume`.
+   */
+  pause(port: number): void {
+    const proc = this.procs.get(port);
+    if (!proc || proc.exitCode !== null) throw new Error(`no redis-server of this cluster runs on ${port}`);
+    proc.kill('SIGSTOP');
+    this.paused.add(port);
+  }
+
+  /** SIGCONT of a node `pause` stopped. */
+  resume(port: number): void {
+    const proc = this.procs.get(port);
+    if (!proc || proc.exitCode !== null) throw new Error(`no redis-server of this cluster runs on ${port}`);
+    proc.kill('SIGCONT');
+    this.paused.delete(port);
+  }
+
+  /** The port of the replica of the master on `masterPort`, as the cluster sees it now. */
+  async replicaOf(masterPort: number): Promise<number> {
+    const nodes = await this.topology();
+    const master = nodes.find((n) => n.port === masterPort);
+    const replica = nodes.find((n) => n.role === 'slave' && !n.failed && master && n.masterId === master.id);
+    if (!replica) throw new Error(`no replica of ${masterPort}`);
+    return replica.port;
+  }
+
+  /**
+   * Promotes a replica at once without its master's agreement (CLUSTER FAILOVER TAKEOVER),
+   * then waits until the cluster sees it serve slots.
+   */
+  async takeover(port: number, timeoutMs = 15_000): Promise<void> {
+    const said = await cli(port, 'CLUSTER', 'FAILOVER', 'TAKEOVER');
+    if (said !== 'OK') throw new Error(`CLUSTER FAILOVER TAKEOVER on ${port}: ${said}`);
+    await waitFor(`${port} to serve slots as a master`, async () => (await this.masters().catch((): number[] => [])).includes(port), { timeoutMs, intervalMs: 50 });
   }
 
   /** The cluster as a node that answers sees it. */
   async topology(): Promise<ClusterNode[]> {
     for (const p of this.ports) {
-      if (!this.procs.has(p)) continue;
+      if (!this.procs.has(p) || this.paused.has(p)) continue;
       const text = await cli(p, 'CLUSTER', 'NODES').catch(() => '');
       if (!text) continue;
       return text.split('\n').map((line) => {
@@ -218,7 +261,10 @@ export class RedisCluster {
           const [a, b] = s.split('-');
           return [Number(a), Number(b ?? a)] as [number, number];
         });
-        return { port, id: f[0]!, role: f[2]!.includes('master') ? 'master' : 'slave', slots, failed: /fail/.test(f[2]!) };
+        return {
+          port, id: f[0]!, role: f[2]!.includes('master') ? 'master' : 'slave', slots, failed: /fail/.test(f[2]!),
+          masterId: f[3] === '-' ? null : f[3]!,
+        };
       });
     }
     throw new Error('no node of the cluster answers');
