@@ -90,17 +90,27 @@ export async function listEventWaitlist(db: DbClient, eventId: string, liveOnly:
   return rows.map(row);
 }
 
-/** The entries' offers, from their holds' records (the outbox): only entries still waiting move. */
+/** The entries' offers, from their holds' records (the outbox): only entries still waiting move; those that did are answered. */
 export async function markWaitlistOffered(
   db: DbClient, offers: { entryId: string; holdId: string; offeredAt: Date; expiresAt: Date }[],
-): Promise<number> {
-  if (!offers.length) return 0;
-  return translated(() => db.$executeRawUnsafe(`
+): Promise<WaitlistEntryRow[]> {
+  if (!offers.length) return [];
+  const moved = await translated(() => db.$queryRawUnsafe<{ id: string }[]>(`
     UPDATE waitlist_entries w SET state = 'offered', hold_id = u.hold_id, offered_at = u.offered_at, offer_expires_at = u.expires_at
     FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::timestamptz[]) AS u(id, hold_id, offered_at, expires_at)
-    WHERE w.id = u.id AND w.state = 'waiting'`,
+    WHERE w.id = u.id AND w.state = 'waiting' RETURNING w.id::text AS id`,
   offers.map((o) => o.entryId), offers.map((o) => o.holdId), offers.map((o) => o.offeredAt.toISOString()),
   offers.map((o) => o.expiresAt.toISOString())));
+  const rows = await translated(() => db.$queryRawUnsafe<Raw[]>(`${SELECT} WHERE w.id = ANY($1::uuid[]) ORDER BY w.seq`, moved.map((m) => m.id)));
+  return rows.map(row);
+}
+
+/** The entry whose offer this hold is ends expired (the offer ran out); answered, or null when none was open. */
+export async function expireWaitlistOffer(tx: DbClient, holdId: string, at: Date): Promise<WaitlistEntryRow | null> {
+  const ended = await translated(() => tx.$queryRawUnsafe<{ id: string }[]>(`
+    UPDATE waitlist_entries SET state = 'expired', ended_at = $2::timestamptz
+    WHERE hold_id = $1 AND state = 'offered' RETURNING id::text AS id`, holdId, at.toISOString()));
+  return ended[0] ? findWaitlistEntry(tx, ended[0].id) : null;
 }
 
 /**

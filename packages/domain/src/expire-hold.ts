@@ -5,6 +5,7 @@ import type { DomainContext } from './context';
 import { endHoldInRedis } from './holds';
 import { holdFromRow } from './hold-view';
 import { recordWebhookEvent } from './webhook-events';
+import { offerExpired } from './waitlist-line';
 
 export type ExpireOutcome =
   | { kind: 'expired' }
@@ -31,7 +32,10 @@ export async function expireHold(ctx: DomainContext, holdId: string, now?: Date)
     // The hold's end and its hold.expired event (webhooks) commit together.
     const expired = await runTransaction(ctx.db, async (tx) => {
       if (!(await expireHoldIfDue(tx, holdId, due))) return false;
-      await recordWebhookEvent(tx, 'hold.expired', { hold: holdFromRow({ ...row, status: 'EXPIRED' }, due.getTime()) }, holdId);
+      const hold = holdFromRow({ ...row, status: 'EXPIRED' }, due.getTime());
+      await recordWebhookEvent(tx, 'hold.expired', { hold }, holdId);
+      // A waiting-list offer that ran out: its entry ends expired, with its own event.
+      await offerExpired(tx, holdId, due, hold, recordWebhookEvent);
       return true;
     });
     if (expired) {

@@ -5,6 +5,8 @@ import type { HoldStore, OutboxEntry } from '@holdfast/hold-store';
 import { withSpan } from '@holdfast/telemetry';
 import type { Logger } from './context';
 import { parseRecord } from './hold-view';
+import { entryPayload } from './waitlist-line';
+import { recordWebhookEvent } from './webhook-events';
 
 /** What the persisted-hook hears of each hold written. */
 export interface PersistedHold {
@@ -154,7 +156,17 @@ async function insertWithOffers(db: Db, rows: OfferRow[]): Promise<number> {
   if (!offers.length) return insert(db);
   return runTransaction(db, async (tx) => {
     const n = await insert(tx);
-    await markWaitlistOffered(tx, offers.map((o) => ({ entryId: o.waitlistEntryId!, holdId: o.id, offeredAt: o.createdAt, expiresAt: o.expiresAt })));
+    const moved = await markWaitlistOffered(tx, offers.map((o) => ({ entryId: o.waitlistEntryId!, holdId: o.id, offeredAt: o.createdAt, expiresAt: o.expiresAt })));
+    // Each entry offered now, with its waitlist.offered event (webhooks), in the holds' transaction.
+    for (const entry of moved) {
+      const r = offers.find((o) => o.id === entry.holdId)!;
+      const hold = {
+        id: r.id, eventId: r.eventId, customerId: r.customerId, status: 'active', createdAt: r.createdAt.toISOString(),
+        expiresAt: r.expiresAt.toISOString(), items: r.items, totalCents: r.totalCents, currency: r.currency,
+        orderId: null, releasedBy: null, extensions: 0,
+      };
+      await recordWebhookEvent(tx, 'waitlist.offered', { entry: entryPayload(entry, 'offered'), hold }, r.id);
+    }
     return n;
   });
 }

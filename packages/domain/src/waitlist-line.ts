@@ -1,6 +1,6 @@
 // A waiting list's line in Redis: its name, what an entry carries there, and putting
 // PostgreSQL's waiting entries back when Redis lost them (priming, reconciliation).
-import { listEventWaitlist, type WaitlistEntryRow } from '@holdfast/db';
+import { expireWaitlistOffer, listEventWaitlist, type Tx, type WaitlistEntryRow } from '@holdfast/db';
 import type { WaitlistJoinInput } from '@holdfast/hold-store';
 import type { DomainContext } from './context';
 import type { Catalog } from './event-catalog';
@@ -43,3 +43,24 @@ export async function restoreWaitlist(ctx: DomainContext, eventId: string): Prom
   return restored;
 }
 
+
+/** An entry as a webhook event carries it (the API's Entry object, as it reads at that instant). */
+export function entryPayload(r: WaitlistEntryRow, state: 'offered' | 'expired'): Record<string, unknown> {
+  return {
+    id: r.id, state, position: null, quantity: r.quantity, createdAt: r.createdAt.toISOString(),
+    ...(r.tier !== null ? { tier: r.tier } : { ticketTypeId: r.ticketTypeId }),
+    offer: state === 'offered' && r.holdId && r.offerExpiresAt ? { holdId: r.holdId, expiresAt: r.offerExpiresAt.toISOString() } : null,
+  };
+}
+
+/**
+ * In the expiry's transaction: when the hold was an entry's offer, the entry ends
+ * expired and a waitlist.offer_expired event is written with it.
+ */
+export async function offerExpired(
+  tx: Tx, holdId: string, at: Date, hold: Record<string, unknown>,
+  record: (tx: Tx, type: 'waitlist.offer_expired', data: Record<string, unknown>, key: string) => Promise<unknown>,
+): Promise<void> {
+  const entry = await expireWaitlistOffer(tx, holdId, at);
+  if (entry) await record(tx, 'waitlist.offer_expired', { entry: entryPayload(entry, 'expired'), hold }, holdId);
+}
