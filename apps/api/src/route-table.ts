@@ -15,6 +15,7 @@ import { WAITING_ROOM_ENDPOINTS } from './routes/waiting-room.routes';
 import { WEB_ENDPOINTS } from './routes/web.routes';
 import { DEMO_PAYMENT_ENDPOINTS, WEBHOOK_ENDPOINTS } from './routes/webhooks.routes';
 import { WAITLIST_ENDPOINTS } from './routes/waitlist.routes';
+import { CANCEL_ORDER_ENDPOINTS } from './routes/cancel-order.routes';
 
 /**
  * The API's endpoints, each declared once in its routes file, by group: each
@@ -32,7 +33,7 @@ export const ROUTE_GROUPS = {
   health: HEALTH_ENDPOINTS,
   docs: DOCS_ENDPOINTS,
   demoAuth: DEMO_AUTH_ENDPOINTS,
-  admin: ADMIN_ENDPOINTS,
+  admin: [...ADMIN_ENDPOINTS, ...CANCEL_ORDER_ENDPOINTS],
   adminWebhooks: ADMIN_WEBHOOK_ENDPOINTS,
   reconcile: RECONCILE_ENDPOINTS,
   queues: QUEUE_ENDPOINTS,

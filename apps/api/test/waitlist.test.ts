@@ -211,3 +211,76 @@ test('when hundreds of buyers hammer a sold-out tier while its seats come back, 
     "SELECT count(*)::int AS n FROM waitlist_entries WHERE event_id = $1::uuid AND state = 'offered'", event.id))[0]!.n === seats);
   await expectInvariants(api.rt.db, event.id);
 });
+
+describe('cancelling an order', () => {
+  test('when an admin cancels an order, then its tickets go to the line first, its payment is owed a refund, it is audited, and the buyer\'s limit counts it no more', async () => {
+    const { event } = await newEvent({ maxTicketsPerCustomer: 2, ticketTypes: [{ name: 'GA', priceCents: 1500, capacity: 2 }] });
+    const tt = event.ticketTypes[0].id;
+    const [a, b, c] = ['a', 'b', 'c'].map(customer) as [string, string, string];
+    const admin = api.token('admin', customer('admin'));
+    const held = await hold(event.id, a, { ticketTypeId: tt, quantity: 2 });
+    const order = (await confirmVia(api, held.id)).body.order;
+    await join(event.id, b, { ticketTypeId: tt, quantity: 1 });
+    await join(event.id, c, { ticketTypeId: tt, quantity: 2 });
+
+    expect((await api.call('POST', `/v1/admin/orders/${order.id}/cancel`, { token: admin, body: {} })).status).toBe(400);
+    expect((await api.call('POST', '/v1/admin/orders/00000000-0000-4000-8000-000000000000/cancel', { token: admin, body: { reason: 'x' } })).body.error.code)
+      .toBe('ORDER_NOT_FOUND');
+    expect((await api.call('POST', `/v1/admin/orders/${order.id}/cancel`, { token: api.token('customer', a), body: { reason: 'x' } })).status).toBe(403);
+
+    const cancelled = await api.call('POST', `/v1/admin/orders/${order.id}/cancel`, { token: admin, body: { reason: 'event moved' } });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.order).toMatchObject({ id: order.id, status: 'cancelled', cancelledAt: expect.any(String) });
+    // Cancelling again answers it as it is.
+    expect((await api.call('POST', `/v1/admin/orders/${order.id}/cancel`, { token: admin, body: { reason: 'again' } })).body.order.cancelledAt)
+      .toBe(cancelled.body.order.cancelledAt);
+    expect((await api.call('GET', `/v1/orders/${order.id}`, { token: api.token('customer', a) })).body.order.status).toBe('cancelled');
+
+    // B (1, first) is served; C wants 2 and only 1 is left: it waits, and nobody else gets the ticket.
+    const offer = await entryOf(event.id, b);
+    expect(offer.state).toBe('offered');
+    expect(await entryOf(event.id, c)).toMatchObject({ state: 'waiting', position: 1 });
+    expect((await holdPost(api, event.id, customer('outsider'), { ticketTypeId: tt, quantity: 2 })).body.error.code).toBe('SOLD_OUT');
+
+    const payments = await api.call('GET', '/v1/admin/payments?status=refund_required&limit=100', { token: admin });
+    expect(payments.body.payments.filter((p: { orderId: string }) => p.orderId === order.id)).toEqual([
+      expect.objectContaining({ status: 'refund_required', orderId: order.id }),
+    ]);
+    const audit = await api.call('GET', `/v1/admin/audit?limit=100&eventId=${event.id}`, { token: admin });
+    expect(audit.body.entries.filter((e: { action: string }) => e.action === 'order.cancelled'))
+      .toEqual([expect.objectContaining({ orderId: order.id, reason: 'event moved' })]);
+
+    // B pays the offer; A's cancelled tickets no longer count against A's limit of 2 (the one C cannot use is free).
+    expect((await confirmVia(api, offer.offer!.holdId)).status).toBe(201);
+    const again = await hold(event.id, a, { ticketTypeId: tt, quantity: 1 });
+    expect((await confirmVia(api, again.id)).status).toBe(201);
+    await flush(event.id);
+    await expectInvariants(api.rt.db, event.id);
+    const sales = (await api.call('GET', `/v1/admin/events/${event.id}/sales`, { token: admin })).body.sales;
+    expect({ orders: sales.orders, revenueCents: sales.revenueCents }).toEqual({ orders: 2, revenueCents: 3000 });
+  });
+
+  test('when an order of two seats is cancelled as refunded, then a party of 2 waiting gets them side by side and the payment reads refunded', async () => {
+    const { event } = await newEvent({ maxTicketsPerCustomer: 2, seats: seatGrid(['A'], 1, 2, 'floor') });
+    const [a, party] = ['a', 'party'].map(customer) as [string, string];
+    const admin = api.token('admin', customer('admin'));
+    const held = await hold(event.id, a, { tier: 'floor', quantity: 2 });
+    const order = (await confirmVia(api, held.id)).body.order;
+    await join(event.id, party, { tier: 'floor', quantity: 2 });
+    const res = await api.call('POST', `/v1/admin/orders/${order.id}/cancel`, { token: admin, body: { reason: 'duplicate purchase', refunded: true } });
+    expect(res.body.order.status).toBe('cancelled');
+    const offer = await entryOf(event.id, party);
+    expect(offer.state).toBe('offered');
+    const items = (await holdOf(offer.offer!.holdId, party)).body.hold.items;
+    expect(items.map((i: { label: string }) => i.label).sort()).toEqual(['A-1-1', 'A-1-2']);
+    // The seats are sold again to the party: a seat's line in the cancelled order no longer holds it.
+    expect((await confirmVia(api, offer.offer!.holdId)).status).toBe(201);
+    const payment = (await api.call('GET', '/v1/admin/payments?limit=100', { token: admin })).body.payments
+      .find((p: { orderId: string }) => p.orderId === order.id);
+    expect(payment).toMatchObject({
+      status: 'refund_required', refund: { by: expect.stringMatching(/^admin:/), at: expect.any(String), note: 'order cancelled: duplicate purchase' },
+    });
+    await flush(event.id);
+    await expectInvariants(api.rt.db, event.id);
+  });
+});

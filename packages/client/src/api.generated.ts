@@ -654,6 +654,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/orders/{orderId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an order with a reason: its seats and tickets go back (offered to the waiting lists first), its payment becomes refund_required (or refunded when `refunded`); audited as order.cancelled.
+         * @description Roles: admin.
+         */
+        post: operations["adminCancelOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/webhooks": {
         parameters: {
             query?: never;
@@ -891,14 +911,16 @@ export interface components {
             eventId: string;
             customerId: string;
             holdId: string;
-            /** @constant */
-            status: "confirmed";
+            /** @enum {string} */
+            status: "confirmed" | "cancelled";
             items: components["schemas"]["HoldItem"][];
             totalCents: number;
             currency: string;
             paymentReference: string;
             /** Format: date-time */
             createdAt: string;
+            /** Format: date-time */
+            cancelledAt?: string;
         };
         Event: {
             id: string;
@@ -1001,6 +1023,20 @@ export interface components {
                 holds: number;
                 orders: number;
             }[];
+            waitlist: {
+                waiting: number;
+                offered: number;
+                tiers: {
+                    tier: string;
+                    waiting: number;
+                    offered: number;
+                }[];
+                ticketTypes: {
+                    id: string;
+                    waiting: number;
+                    offered: number;
+                }[];
+            };
         };
         ReconcileReport: {
             /** Format: date-time */
@@ -1285,6 +1321,11 @@ export interface components {
             entries: components["schemas"]["AuditEntry"][];
             nextCursor: string | null;
         };
+        AdminCancelOrderBody: {
+            reason: string;
+            /** @default false */
+            refunded?: boolean;
+        };
         AdminCreateWebhookBody: {
             url: string;
             events: ("order.confirmed" | "hold.expired" | "hold.released" | "waitlist.offered" | "waitlist.offer_expired" | "payment.refund_required")[];
@@ -1417,6 +1458,7 @@ export type SchemaAdminMarkRefundedBody = components['schemas']['AdminMarkRefund
 export type SchemaPaymentResponse = components['schemas']['PaymentResponse'];
 export type SchemaSalesResponse = components['schemas']['SalesResponse'];
 export type SchemaAuditResponse = components['schemas']['AuditResponse'];
+export type SchemaAdminCancelOrderBody = components['schemas']['AdminCancelOrderBody'];
 export type SchemaAdminCreateWebhookBody = components['schemas']['AdminCreateWebhookBody'];
 export type SchemaAdminCreateWebhook201 = components['schemas']['AdminCreateWebhook201'];
 export type SchemaAdminListWebhooks200 = components['schemas']['AdminListWebhooks200'];
@@ -3733,6 +3775,86 @@ export interface operations {
             };
             /** @description FORBIDDEN: the role may not call this endpoint */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 100 KiB (102400 bytes; details.limitBytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminCancelOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminCancelOrderBody"];
+            };
+        };
+        responses: {
+            /** @description the order, cancelled (or as it was when cancelled already) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderResponse"];
+                };
+            };
+            /** @description VALIDATION_FAILED: `details.fields` names each field and why */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, a bad signature, an expired token…; `details.reason` says which */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the role may not call this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ORDER_NOT_FOUND */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

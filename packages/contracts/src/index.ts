@@ -322,3 +322,9 @@ export const joinWaitlistBody = z
     }
   });
 export type JoinWaitlistBody = z.infer<typeof joinWaitlistBody>;
+
+/** An admin cancels an order: why, and whether it was refunded at the provider already. */
+export const adminCancelOrderBody = z.strictObject({
+  reason: z.string().trim().min(1).max(500).refine(noNul, 'no NUL characters or lone surrogates'),
+  refunded: z.boolean().default(false),
+});

@@ -61,12 +61,15 @@ export const orderObject = z
     eventId: z.string(),
     customerId: z.string(),
     holdId: z.string(),
-    status: z.literal('confirmed'),
+    /** `cancelled`: an admin cancelled it (its seats and tickets went back, its payment is owed a refund). */
+    status: z.enum(['confirmed', 'cancelled']),
     items: z.array(holdItem),
     totalCents: z.number().int(),
     currency: z.string(),
     paymentReference: z.string(),
     createdAt: time,
+    /** When an admin cancelled it (only on a cancelled order). */
+    cancelledAt: time.optional(),
   });
 
 export const eventObject = z
@@ -163,6 +166,13 @@ export const salesObject = z.object({
   tiers: z.array(z.object({ tier: z.string(), total: z.number().int(), ...salesCount })),
   ticketTypes: z.array(z.object({ id: z.string(), name: z.string(), capacity: z.number().int(), ...salesCount })),
   perMinute: z.array(z.object({ minute: time, holds: z.number().int(), orders: z.number().int() })),
+  /** The waiting lists: entries waiting and offers open, in all and per tier and ticket type (those with entries). */
+  waitlist: z.object({
+    waiting: z.number().int(),
+    offered: z.number().int(),
+    tiers: z.array(z.object({ tier: z.string(), waiting: z.number().int(), offered: z.number().int() })),
+    ticketTypes: z.array(z.object({ id: z.string(), waiting: z.number().int(), offered: z.number().int() })),
+  }),
 });
 
 /** A waiting-list entry (issue 30): its place while waiting, its offer (a hold of the customer) while offered. */

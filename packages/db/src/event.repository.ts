@@ -210,7 +210,7 @@ export async function readSaleState(db: DbClient, eventId: string): Promise<Sale
       db.$queryRaw<{ customer_id: string; quantity: bigint }[]>`
         SELECT o.customer_id, SUM(i.quantity)::bigint AS quantity
         FROM orders o JOIN order_items i ON i.order_id = o.id
-        WHERE o.event_id = ${eventId}::uuid GROUP BY o.customer_id`,
+        WHERE o.event_id = ${eventId}::uuid AND o.status <> 'cancelled' GROUP BY o.customer_id`,
     ]);
     return {
       soldSeatIds: sold.map((s) => s.id),
@@ -237,7 +237,7 @@ export async function customerPurchases(db: DbClient, eventId: string, recentSin
     WITH per_order AS (
       SELECT o.customer_id, o.hold_id, o.created_at, SUM(i.quantity)::bigint AS q
       FROM orders o JOIN order_items i ON i.order_id = o.id
-      WHERE o.event_id = ${eventId}::uuid GROUP BY o.id)
+      WHERE o.event_id = ${eventId}::uuid AND o.status <> 'cancelled' GROUP BY o.id)
     SELECT customer_id, SUM(q)::bigint AS quantity,
            COALESCE(array_agg(hold_id) FILTER (WHERE created_at > ${recentSince}), '{}') AS recent_holds,
            COALESCE(array_agg(q) FILTER (WHERE created_at > ${recentSince}), '{}') AS recent_quantities

@@ -14,3 +14,4 @@ export * from './sales.repository';
 export * from './confirm-batch.repository';
 export * from './webhook.repository';
 export * from './waitlist.repository';
+export * from './order-cancel.repository';

@@ -24,6 +24,8 @@ export interface OrderRow {
   paymentReference: string;
   createdAt: Date;
   items: OrderItemRow[];
+  /** Set when an admin cancelled the order (status 'cancelled'). */
+  cancelledAt?: Date | null;
 }
 
 export interface NewOrder {
@@ -41,7 +43,7 @@ export interface NewOrder {
 /** The columns an order is read with, everywhere it is read (its items in order). */
 export const orderSelect = {
   id: true, number: true, eventId: true, customerId: true, holdId: true, status: true, totalCents: true,
-  currency: true, paymentReference: true, createdAt: true,
+  currency: true, paymentReference: true, createdAt: true, cancelledAt: true,
   items: {
     select: { seatId: true, ticketTypeId: true, label: true, tier: true, priceCents: true, quantity: true },
     orderBy: { position: 'asc' },

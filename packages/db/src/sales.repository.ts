@@ -26,7 +26,7 @@ export async function salesCounts(db: DbClient, eventId: string, since: Date): P
       }),
       db.$queryRaw<{ orders: number; revenueCents: bigint }[]>`
         SELECT count(*)::int AS orders, COALESCE(sum(total_cents), 0)::bigint AS "revenueCents"
-        FROM orders WHERE event_id = ${eventId}::uuid`,
+        FROM orders WHERE event_id = ${eventId}::uuid AND status <> 'cancelled'`,
       db.$queryRaw<{ minute: Date; holds: number; orders: number }[]>`
         SELECT minute, sum(holds)::int AS holds, sum(orders)::int AS orders FROM (
           SELECT date_trunc('minute', created_at) AS minute, 1 AS holds, 0 AS orders

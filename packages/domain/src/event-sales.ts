@@ -5,6 +5,7 @@ import { salesCounts } from '@holdfast/db';
 import type { DomainContext } from './context';
 import { errors } from './errors';
 import { isUuid } from './ids';
+import { waitlistNumbers } from './waitlist';
 
 /** The contract's Sales object. */
 export type EventSales = z.output<typeof salesObject>;
@@ -17,11 +18,13 @@ export async function eventSales(ctx: DomainContext, eventId: string): Promise<E
   const catalog = await ctx.catalog.get(eventId);
   if (!catalog) throw errors.eventNotFound();
   const now = Date.now();
-  const [counts, states, live] = await Promise.all([
+  const [counts, states, live, waiting] = await Promise.all([
     salesCounts(ctx.db, eventId, new Date(now - WINDOW_MINUTES * 60_000)),
     ctx.store.seatStates(eventId),
     ctx.store.readAvailability(eventId, catalog.event.ticketTypes.map((t) => t.id)),
+    waitlistNumbers(ctx, eventId),
   ]);
+  const lines = [...waiting.byScope];
   const heldPerTier = new Map<string, number>();
   for (const seatId of states.held) {
     const seat = catalog.seatById.get(seatId);
@@ -46,5 +49,11 @@ export async function eventSales(ctx: DomainContext, eventId: string): Promise<E
       };
     }),
     perMinute: counts.perMinute.map((m) => ({ minute: m.minute.toISOString(), holds: m.holds, orders: m.orders })),
+    waitlist: {
+      waiting: waiting.waiting,
+      offered: waiting.offered,
+      tiers: lines.filter(([s]) => s.startsWith('t:')).map(([s, n]) => ({ tier: s.slice(2), ...n })),
+      ticketTypes: lines.filter(([s]) => s.startsWith('tt:')).map(([s, n]) => ({ id: s.slice(3), ...n })),
+    },
   };
 }

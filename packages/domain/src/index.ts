@@ -53,3 +53,4 @@ export {
   type DeliverOutcome, type WebhookDeliverySettings,
 } from './deliver-webhook';
 export { checkWebhookUrl, isPrivateAddress, type WebhookUrlPolicy } from './webhook-url';
+export { cancelOrder, type CancelOrderInput } from './cancel-order';

@@ -33,12 +33,13 @@ export function orderFromRow(row: OrderRow): Order {
     eventId: row.eventId,
     customerId: row.customerId,
     holdId: row.holdId,
-    status: 'confirmed',
+    status: row.status === 'cancelled' ? 'cancelled' : 'confirmed',
     items: row.items.map(itemFromRow),
     totalCents: row.totalCents,
     currency: row.currency,
     paymentReference: row.paymentReference,
     createdAt: row.createdAt.toISOString(),
+    ...(row.status === 'cancelled' && row.cancelledAt ? { cancelledAt: row.cancelledAt.toISOString() } : {}),
   };
 }
 

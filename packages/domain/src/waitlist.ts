@@ -141,8 +141,9 @@ export async function adminWaitlist(ctx: DomainContext, eventId: string, all = f
 
 /** Numbers for the sales dashboard: entries waiting and offers open, per tier and ticket type. */
 export async function waitlistNumbers(ctx: DomainContext, eventId: string): Promise<{ waiting: number; offered: number; byScope: Map<string, { waiting: number; offered: number }> }> {
-  const entries = await adminWaitlist(ctx, eventId);
+  await settleWaitlistOffers(ctx.db, eventId);
   const rows = await listEventWaitlist(ctx.db, eventId, true);
+  const entries = await views(ctx, eventId, rows);
   const byScope = new Map<string, { waiting: number; offered: number }>();
   let waiting = 0;
   let offered = 0;

@@ -161,6 +161,9 @@ export type WaitlistJoinResult =
 
 export type WaitlistPlace = { kind: 'waiting'; position: number } | { kind: 'offered'; holdId: string; expiresAtMs: number };
 
+/** How long Redis remembers that an order's cancellation was applied (a retry within it changes nothing). */
+const CANCELLED_MARK_TTL_MS = 7 * 24 * 3600_000;
+
 export interface ExtendHoldInput {
   eventId: string;
   holdId: string;
@@ -778,6 +781,22 @@ export class HoldStore {
     for (const s of scopes) pipe.zcard(k.waitLine(s));
     const res = (await pipe.exec()) ?? [];
     return new Map(scopes.map((s, i) => [s, Number(res[i]?.[1] ?? 0)]));
+  }
+
+  /**
+   * An order PostgreSQL cancelled gives its seats and tickets back in Redis, to
+   * the waiting lists first (lua/cancel-order-7.lua); idempotent.
+   */
+  async cancelOrder(input: {
+    eventId: string; holdId: string; customerId: string; seatIds: string[]; ticketTypeId: string | null; quantity: number;
+  }): Promise<{ applied: boolean; offers: number; notReady?: boolean }> {
+    const k = eventKeys(input.eventId);
+    const tt = input.ticketTypeId ?? '';
+    const keys = [k.ready, k.sold, k.bought, k.free, k.seatIndex, k.hold(input.holdId), tt ? k.ticketType(tt) : k.ready];
+    const args = [input.customerId, input.quantity, tt, CANCELLED_MARK_TTL_MS, ...input.seatIds];
+    const reply = await this.run.cancelOrder(keys, args);
+    if (reply[0] === 'NOT_READY') return { applied: false, offers: 0, notReady: true };
+    return reply[0] === 'OK' ? { applied: true, offers: Number(reply[1]) } : { applied: false, offers: 0 };
   }
 
   /** The event's offer settings as the waitlist scripts read them (an admin changed the offer time). */

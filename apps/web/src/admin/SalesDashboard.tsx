@@ -101,6 +101,12 @@ export function SalesDashboard({ api, eventId, eventName, onChange }: Props) {
               </span>
               <span class="muted">held now</span>
             </div>
+            <div class="stat">
+              <span class="stat-value" data-testid="sales-waitlist">
+                {sales.waitlist.waiting} / {sales.waitlist.offered}
+              </span>
+              <span class="muted">waiting / offered</span>
+            </div>
           </div>
           <div class="table-scroll">
             <table data-testid="sales-table">
