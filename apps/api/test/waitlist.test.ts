@@ -284,3 +284,36 @@ describe('cancelling an order', () => {
     await expectInvariants(api.rt.db, event.id);
   });
 });
+
+test('when an endpoint subscribes, then an order cancelled, its ticket offered and the offer run out are written as payment.refund_required, waitlist.offered and waitlist.offer_expired events', async () => {
+  const admin = api.token('admin');
+  const hook = await api.call('POST', '/v1/admin/webhooks', {
+    token: admin, body: { url: 'https://203.0.113.10/holdfast-waitlist', events: ['waitlist.offered', 'waitlist.offer_expired', 'payment.refund_required'] },
+  });
+  expect(hook.status).toBe(201);
+  const db = api.rt.db;
+  try {
+    const { event } = await newEvent({ waitlistOfferSeconds: 1, ticketTypes: [{ name: 'GA', priceCents: 900, capacity: 1 }] });
+    const tt = event.ticketTypes[0].id;
+    const [a, b] = ['hook-a', 'hook-b'].map(customer) as [string, string];
+    const held = await hold(event.id, a, { ticketTypeId: tt, quantity: 1 });
+    const order = (await confirmVia(api, held.id)).body.order;
+    const entry = (await join(event.id, b, { ticketTypeId: tt, quantity: 1 })).body.entry;
+    await api.call('POST', `/v1/admin/orders/${order.id}/cancel`, { token: admin, body: { reason: 'hook test' } });
+    const offer = (await entryOf(event.id, b)).offer!;
+    await flush(event.id);
+    await sleepUntil(offer.expiresAt, 150);
+    expect((await expireHold(api.rt.ctx, offer.holdId)).kind).toBe('expired');
+    const events = await db.$queryRawUnsafe<{ type: string; data: { entry?: { id: string; state: string }; order?: { id: string; status: string }; payment?: { status: string } }; ordering_key: string }[]>(
+      'SELECT type, data, ordering_key FROM webhook_events WHERE ordering_key = ANY($1::text[]) ORDER BY created_at', [held.id, offer.holdId]);
+    expect(events.map((e) => [e.type, e.ordering_key])).toEqual([
+      ['payment.refund_required', held.id], ['waitlist.offered', offer.holdId], ['waitlist.offer_expired', offer.holdId],
+    ]);
+    expect(events[0]!.data).toMatchObject({ order: { id: order.id, status: 'cancelled' }, payment: { status: 'refund_required' } });
+    expect(events[1]!.data.entry).toMatchObject({ id: entry.id, state: 'offered' });
+    expect(events[2]!.data.entry).toMatchObject({ id: entry.id, state: 'expired' });
+  } finally {
+    await db.$executeRawUnsafe('DELETE FROM webhook_endpoints WHERE id = $1::uuid', hook.body.webhook.id);
+    await db.$executeRawUnsafe('DELETE FROM webhook_events ev WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id)');
+  }
+});
