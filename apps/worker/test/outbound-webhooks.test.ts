@@ -6,7 +6,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { deliverWebhook, recordWebhookEvent } from '@holdfast/domain';
 import {
-  createTestEvent, dropTestEvent, isolatedDatabaseUrl, seatGrid, useTestApi, waitFor, WebhookReceiver,
+  createTestEvent, deliverEvent, dropTestEvent, isolatedDatabaseUrl, paymentIntentEvent, seatGrid, useTestApi, waitFor, WebhookReceiver,
 } from '@holdfast/test-kit';
 import { startWorker, type WorkerHandle } from '../src';
 
@@ -244,4 +244,25 @@ test('when the endpoint\'s host is private at sending time and private addresses
   expect(outcome).toEqual({ kind: 'retry', responseCode: null, error: expect.stringMatching(/not sent: .*127\.0\.0\.1.*private address/) });
   expect(receiver.of(eventId!)).toEqual([]);
   expect((await deliveriesOf(hook.id))[0]!.attempts).toEqual([expect.objectContaining({ status: 'failed', responseCode: null })]);
+});
+
+test('when a Stripe payment arrives for a released hold, then the receiver gets payment.refund_required with the payment as the admin list shows it', async () => {
+  const hook = await register(['payment.refund_required']);
+  const { event, hold, customer } = await oneSeatHold();
+  try {
+    expect((await api.call('DELETE', `/v1/holds/${hold.id}`, { token: customer })).status).toBe(200);
+    const paid = await deliverEvent(api, paymentIntentEvent({ holdId: hold.id, amount: hold.totalCents, currency: hold.currency.toLowerCase() }));
+    expect(paid.status).toBe(200);
+    const [delivery] = await waitFor('the payment.refund_required delivery', async () => {
+      const d = await deliveriesOf(hook.id);
+      return d.length === 1 && d[0]!.status === 'succeeded' ? d : null;
+    }, within);
+    const payload = JSON.parse(receiver.of(delivery!.eventId)[0]!.body);
+    expect(payload.type).toBe('payment.refund_required');
+    const listed = await api.call('GET', '/v1/admin/payments?status=refund_required&limit=1000', { token: api.token('admin') });
+    const payment = listed.body.payments.find((p: { holdId: string }) => p.holdId === hold.id);
+    expect(payload.data).toEqual({ payment });
+  } finally {
+    await dropTestEvent(api, event.id);
+  }
 });

@@ -2,7 +2,7 @@
 // payment that cannot become an order is recorded refund_required with a reason and an audit entry.
 // A payment without a holdId is not holdfast's (another product on the account): recorded ignored.
 import {
-  findOrderByHold, findPaymentByProviderEvent, insertPayment, lockHold, recordAudit, runTransaction, UniqueViolation,
+  findOrderByHold, findPayment, findPaymentByProviderEvent, insertPayment, lockHold, recordAudit, runTransaction, UniqueViolation,
 } from '@holdfast/db';
 import { confirmHold, type ConfirmOptions } from './confirm-hold';
 import type { DomainContext } from './context';
@@ -10,6 +10,8 @@ import { AppError, errors } from './errors';
 import { findAnyHold } from './holds';
 import { eventOfHoldId } from './ids';
 import { orderFromRow, type Order } from './orders';
+import { paymentFromRow } from './admin-payments';
+import { recordWebhookEvent } from './webhook-events';
 
 /** What a handled Stripe event says was paid, mapped as the contract says. */
 export interface StripePayment {
@@ -101,7 +103,7 @@ async function recordRefundRequired(
         const order = await findOrderByHold(tx, payment.holdId);
         if (order && order.paymentReference === payment.reference) return orderFromRow(order);
       }
-      await insertPayment(tx, {
+      const paymentId = await insertPayment(tx, {
         provider: 'stripe',
         providerEventId: payment.providerEventId,
         reference: payment.reference,
@@ -112,6 +114,9 @@ async function recordRefundRequired(
         reason,
         eventId,
       });
+      // The seller's systems hear of it (webhooks), in this same transaction.
+      const recorded = await findPayment(tx, paymentId);
+      if (recorded) await recordWebhookEvent(tx, 'payment.refund_required', { payment: paymentFromRow(recorded) }, payment.holdId);
       await recordAudit(tx, {
         actor: 'stripe', action: 'payment.refund_required', eventId, holdId: payment.holdId, reason,
         details: { providerEventId: payment.providerEventId, reference: payment.reference, amountCents: payment.amountCents },
