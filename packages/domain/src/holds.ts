@@ -20,7 +20,11 @@ export async function findAnyHold(ctx: DomainContext, holdId: string): Promise<H
   const row = await findHold(ctx.db, holdId);
   if (row) return holdFromRow(row);
   const record = await ctx.store.getHoldRecord(eventId, holdId);
-  return record ? holdFromRecord(record) : null;
+  if (record) return holdFromRecord(record);
+  // An ended hold's Redis record is a tombstone without items, written only after
+  // PostgreSQL committed the hold's row: a hold that ended meanwhile is there now.
+  const ended = await findHold(ctx.db, holdId);
+  return ended ? holdFromRow(ended) : null;
 }
 
 export async function getHold(ctx: DomainContext, principal: Principal, holdId: string): Promise<Hold> {
@@ -39,7 +43,9 @@ export async function lockHoldRow(ctx: DomainContext, tx: Tx, holdId: string): P
   const row = await lockHold(tx, holdId);
   if (row) return row;
   const record = await ctx.store.getHoldRecord(eventId, holdId);
-  if (!record) return null;
+  // No record with items: unknown, or ended meanwhile (its tombstone is written only after
+  // PostgreSQL committed the row, which this read-committed statement now sees).
+  if (!record) return lockHold(tx, holdId);
   await insertHoldsIfMissing(tx, [rowFromRecord(record)]);
   return lockHold(tx, holdId);
 }
