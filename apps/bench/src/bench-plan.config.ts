@@ -1,5 +1,6 @@
 import type { SoakOptions } from './holdfast/holdfast-soak.bench';
 import type { InstrumentOptions } from './load-instrument.bench';
+import type { WebhookCostOptions } from './holdfast/holdfast-webhooks.bench';
 import type { FlashSale } from './race-lab.types';
 
 /** How big each part of a run is; `quick` keeps every part small (docs/benchmarks.md has the run times). */
@@ -80,6 +81,8 @@ export interface BenchPlan {
   soak: SoakOptions;
   /** The bench's own load generator against autocannon, on the same servers (load-instrument.bench.ts). */
   instrument: InstrumentOptions;
+  /** Holds and confirms with no webhook endpoint and with a receiver that never answers (holdfast-webhooks.bench.ts). */
+  webhooks: WebhookCostOptions;
 }
 
 /** The soak's mix as a sale had it (issue 31: 86,000 holds, 8,500 paid, the rest released or lapsed). */
@@ -111,6 +114,7 @@ export function benchPlan(quick: boolean): BenchPlan {
       persist: { holds: 5000, concurrency: 50, rounds: 1 },
       soak: { ...SOAK_MIX, durationMs: soakMs(60_000), holdsPerSec: 150, sampleEverySec: 5 },
       instrument: { rounds: 3, requests: 2000, warmupRequests: 500, concurrency: 50 },
+      webhooks: { concurrency: 50, holds: 1000, rounds: 2, maxDurationMs: 30_000 },
     };
   }
   return {
@@ -137,6 +141,7 @@ export function benchPlan(quick: boolean): BenchPlan {
     persist: { holds: 20_000, concurrency: 50, rounds: 3 },
     soak: { ...SOAK_MIX, durationMs: soakMs(240_000), holdsPerSec: 300, sampleEverySec: 10 },
     instrument: { rounds: 5, requests: 10_000, warmupRequests: 1000, concurrency: 50 },
+    webhooks: { concurrency: 50, holds: 3000, rounds: 3, maxDurationMs: 60_000 },
   };
 }
 

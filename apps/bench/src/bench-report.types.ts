@@ -6,14 +6,15 @@ import type { BestReport } from './holdfast/holdfast-best.bench';
 import type { PersistReport } from './holdfast/holdfast-persist.bench';
 import type { SoakReport } from './holdfast/holdfast-soak.bench';
 import type { InstrumentReport } from './load-instrument.bench';
+import type { WebhookCostReport } from './holdfast/holdfast-webhooks.bench';
 import type { ConfirmRun, InProcessConfirmRun } from './holdfast/holdfast-confirms.bench';
 import type { NumberingRun } from './holdfast/holdfast-numbering.bench';
 import type { GrowthRow, MemoryResult } from './holdfast/holdfast-holds.bench';
 import type { HttpLoadResult } from './http-load.generator';
 import type { RaceLabReport } from './race-lab.runner';
 
-export type Section = 'race' | 'hold' | 'growth' | 'confirm' | 'best' | 'cluster' | 'persist' | 'soak' | 'instrument';
-export const ALL_SECTIONS: Section[] = ['race', 'hold', 'growth', 'confirm', 'best', 'cluster', 'persist', 'soak', 'instrument'];
+export type Section = 'race' | 'hold' | 'growth' | 'confirm' | 'best' | 'cluster' | 'persist' | 'soak' | 'instrument' | 'webhooks';
+export const ALL_SECTIONS: Section[] = ['race', 'hold', 'growth', 'confirm', 'best', 'cluster', 'persist', 'soak', 'instrument', 'webhooks'];
 
 export interface Skipped {
   skipped: string;
@@ -162,4 +163,6 @@ export interface BenchReport {
   soak?: SoakReport | null;
   /** The bench's own load generator and histogram against autocannon and HdrHistogram (load-instrument.bench.ts). */
   instrument?: InstrumentReport | null;
+  /** Holds and confirms with and without a webhook receiver that never answers (holdfast-webhooks.bench.ts). */
+  webhooks?: WebhookCostReport | null;
 }

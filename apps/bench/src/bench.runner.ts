@@ -37,6 +37,7 @@ import { clusterSection } from './holdfast/holdfast-cluster.bench';
 import { persistSection } from './holdfast/holdfast-persist.bench';
 import { soakSection } from './holdfast/holdfast-soak.bench';
 import { instrumentSection } from './load-instrument.bench';
+import { webhookCostSection } from './holdfast/holdfast-webhooks.bench';
 import { holdfastDatabaseUrl, holdfastRedisUrl, openHoldfastFixture, type BenchEvent, type HoldfastFixture } from './holdfast/holdfast.fixture';
 import { startNodeFlags } from './holdfast/start-node-flags';
 import { runHttpLoad, type HttpLoadResult } from './http-load.generator';
@@ -173,6 +174,10 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
     if (await part('instrument')) {
       const { fixture, api } = await holdfast.get();
       report.instrument = await instrumentSection(fixture, api, redisUrl, plan.instrument, log);
+    }
+    if (await part('webhooks')) {
+      const { fixture, api } = await holdfast.get();
+      report.webhooks = await webhookCostSection(api, fixture, plan.webhooks, log);
     }
   } finally {
     await holdfast.close();

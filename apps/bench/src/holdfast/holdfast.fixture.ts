@@ -36,7 +36,7 @@ export interface HoldfastFixture {
   /** `env`: variables over the bench's own (e.g. OTEL_EXPORTER_OTLP_ENDPOINT for `--tracing on`). */
   startApi(options?: { nodeArgs?: string[]; logFile?: string; env?: Record<string, string> }): Promise<ChildServer>;
   /** holdfast's worker (expiries, outbox, reconciliation) as its own process, on the API's database and Redis. */
-  startWorker(): Promise<WorkerProcess>;
+  startWorker(env?: Record<string, string>): Promise<WorkerProcess>;
   /** Signs a Stripe webhook payload as Stripe would, with the secret the API was started with. */
   signWebhook(payload: string): string;
   /** Deletes the event's rows and Redis keys. */
@@ -152,7 +152,7 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
     },
     customerToken: (customerId) => sign(customerId, 'customer'),
     serviceToken: () => sign('bench-service', 'service'),
-    startWorker: () =>
+    startWorker: (env = {}) =>
       WorkerProcess.start({
         NODE_ENV: 'production',
         DATABASE_URL: databaseUrl,
@@ -160,6 +160,7 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
         JWT_SECRET: jwtSecret,
         STRIPE_WEBHOOK_SECRET: stripeWebhookSecret,
         WORKER_METRICS_PORT: '0',
+        ...env,
       }),
     signWebhook: (payload) => signStripe(payload, stripeWebhookSecret),
     startApi: (options = {}) =>

@@ -7,6 +7,7 @@ import { renderClusterSection } from '../holdfast/holdfast-cluster.bench';
 import { renderPersistSection } from '../holdfast/holdfast-persist.bench';
 import { renderSoakSection } from '../holdfast/holdfast-soak.bench';
 import { renderInstrumentSection } from '../load-instrument.bench';
+import { renderWebhookCostSection } from '../holdfast/holdfast-webhooks.bench';
 
 export function renderMarkdown(report: BenchReport): string {
   const { meta } = report;
@@ -21,7 +22,7 @@ export function renderMarkdown(report: BenchReport): string {
   );
   out.push(
     ...raceLabSection(report), ...holdPathSection(report), ...growthSection(report), ...confirmSection(report), ...groupCommitSection(report),
-    ...bestSection(report), ...renderClusterSection(report.clusterScale), ...renderPersistSection(report.persist), ...renderSoakSection(report.soak), ...renderInstrumentSection(report.instrument),
+    ...bestSection(report), ...renderClusterSection(report.clusterScale), ...renderPersistSection(report.persist), ...renderSoakSection(report.soak), ...renderInstrumentSection(report.instrument), ...renderWebhookCostSection(report.webhooks),
     ...targetsSection(report),
   );
   return `${out.join('\n')}\n`;
