@@ -1,9 +1,10 @@
 // The waiting list: buyers who came after the sell-out line up for a tier or ticket
 // type; what comes back (a release, a lapse, a cancelled order) is offered in join
 // order as their own hold, in the same Redis step, and paid like any hold.
-import { expireHold } from '@holdfast/domain';
+import { expireHold, reconcile } from '@holdfast/domain';
+import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
 import {
-  confirmVia, expectInvariants, holdPost, seatGrid, sleepUntil, useTestApi, waitFor,
+  confirmVia, expectInvariants, forgetEventInRedis, holdPost, seatGrid, sleepUntil, useTestApi, waitFor,
 } from '@holdfast/test-kit';
 
 const { api, newEvent } = useTestApi();
@@ -316,4 +317,31 @@ test('when an endpoint subscribes, then an order cancelled, its ticket offered a
     await db.$executeRawUnsafe('DELETE FROM webhook_endpoints WHERE id = $1::uuid', hook.body.webhook.id);
     await db.$executeRawUnsafe('DELETE FROM webhook_events ev WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id)');
   }
+});
+
+test('when Redis loses the event, then its next use loads the lines back from PostgreSQL in join order, and reconciliation puts back an entry a line lacks', async () => {
+  const { event } = await newEvent({ maxTicketsPerCustomer: 2, seats: seatGrid(['A'], 1, 2, 'floor') });
+  const [a, first, second, third] = ['a', 'first', 'second', 'third'].map(customer) as [string, string, string, string];
+  const held = await hold(event.id, a, { tier: 'floor', quantity: 2 });
+  for (const w of [first, second, third]) await join(event.id, w, { tier: 'floor', quantity: 1 });
+  await flush(event.id);
+
+  await forgetEventInRedis(api, event.id);
+  // The next request loads the event (its live hold too) and the lines, in join order.
+  expect((await holdPost(api, event.id, customer('outsider'), { tier: 'floor', quantity: 1 })).body.error.code).toBe('SOLD_OUT');
+  expect((await Promise.all([first, second, third].map((w) => entryOf(event.id, w)))).map((e) => e.position)).toEqual([1, 2, 3]);
+
+  // One line loses an entry (a failover to a replica behind): reconciliation puts it back in its place.
+  const lost = (await entryOf(event.id, second)).id;
+  await api.rt.redis.zrem(eventKeys(event.id).waitLine('t:floor'), lost);
+  expect((await entryOf(event.id, third)).position).toBe(2);
+  const report = await reconcile(api.rt.ctx, new ReconcileStore(api.rt.redis));
+  expect(report.entries.filter((e) => e.eventId === event.id && e.kind === 'waitlist_restored')).toHaveLength(1);
+  expect((await Promise.all([first, second, third].map((w) => entryOf(event.id, w)))).map((e) => e.position)).toEqual([1, 2, 3]);
+
+  // And they are served in that order.
+  await release(held.id, a);
+  expect((await Promise.all([first, second, third].map((w) => entryOf(event.id, w)))).map((e) => e.state)).toEqual(['offered', 'offered', 'waiting']);
+  await flush(event.id);
+  await expectInvariants(api.rt.db, event.id);
 });

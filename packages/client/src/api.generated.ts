@@ -1050,7 +1050,7 @@ export interface components {
             };
             entries: {
                 /** @enum {string} */
-                kind: "sold_set_missing" | "sold_set_extra" | "sold_seat_key" | "ga_counter" | "hold_restored" | "hold_ended" | "key_without_ttl" | "stale_lease" | "seat_index_rebuilt" | "free_set_missing" | "free_set_extra" | "bought_count";
+                kind: "sold_set_missing" | "sold_set_extra" | "sold_seat_key" | "ga_counter" | "hold_restored" | "hold_ended" | "key_without_ttl" | "stale_lease" | "seat_index_rebuilt" | "free_set_missing" | "free_set_extra" | "bought_count" | "waitlist_restored";
                 eventId: string;
                 detail: string;
                 count?: number;

@@ -142,6 +142,7 @@ export const repairKind = z.enum([
   'free_set_missing', // a free seat (not sold, no lease) missing from the free set best available walks: added
   'free_set_extra', // a sold or leased seat in the free set: removed
   'bought_count', // a customer's tickets bought (counted by the per-customer limit) differing from PostgreSQL's orders: rewritten
+  'waitlist_restored', // a waiting-list entry PostgreSQL has waiting missing from its Redis line (lost with Redis's data): put back in join order
 ]);
 
 /** What one reconciliation run found and repaired (repairs by kind; the first entries for a human to read). */

@@ -133,6 +133,12 @@ export async function endWaitlistEntry(tx: DbClient, id: string, state: Waitlist
     WHERE id = $1::uuid AND state IN ('waiting', 'offered')`, id, state, holdId ?? null));
 }
 
+/** How an entry that left ended after all (its offer was bought meanwhile), with the offer's hold. */
+export async function setWaitlistEntryOutcome(db: DbClient, id: string, state: WaitlistStateDb, holdId: string): Promise<void> {
+  await translated(() => db.$executeRawUnsafe(`
+    UPDATE waitlist_entries SET state = $2, hold_id = $3, ended_at = COALESCE(ended_at, now()) WHERE id = $1::uuid`, id, state, holdId));
+}
+
 /** Removes an entry Redis never took (its join failed there): nothing half-written. */
 export async function deleteWaitlistEntry(db: DbClient, id: string): Promise<void> {
   await translated(() => db.$executeRawUnsafe('DELETE FROM waitlist_entries WHERE id = $1::uuid', id));

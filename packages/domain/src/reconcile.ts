@@ -7,6 +7,7 @@ import {
 import { repairKind, type reconcileReportObject, type z } from '@holdfast/contracts';
 import type { EventKeyScan, ReconcileStore, TicketCounters } from '@holdfast/hold-store';
 import type { DomainContext } from './context';
+import { restoreWaitlist } from './waitlist-line';
 import { holdContents, holdFromRow, type HoldItem } from './hold-view';
 import { endHoldInRedis } from './holds';
 import { primeEvent } from './prime-event';
@@ -87,6 +88,9 @@ async function reconcileEvent(
     await reconcileTickets(ctx, rs, eventId, repair);
     await reconcileBought(ctx, rs, eventId, repair);
     await reconcileSeatIndex(ctx, eventId, repair);
+    // Waiting entries PostgreSQL has and Redis's lines lack (lost with Redis's data): put back, in join order.
+    const restored = await restoreWaitlist(ctx, eventId);
+    if (restored) repair('waitlist_restored', eventId, `${restored} waiting-list entr${restored === 1 ? 'y' : 'ies'} put back in line`, restored);
   }
   if (keys) {
     await reconcileTtls(ctx, rs, keys, repair);

@@ -3,7 +3,7 @@
 import type { adminWaitlistEntryObject, waitlistEntryObject, z } from '@holdfast/contracts';
 import {
   deleteWaitlistEntry, endWaitlistEntry, eventsWithWaitingEntries, findLiveWaitlistEntry, findWaitlistEntry,
-  insertWaitlistEntry, listCustomerWaitlist, listEventWaitlist, lockWaitlistEntry, recordAudit,
+  insertWaitlistEntry, listCustomerWaitlist, listEventWaitlist, lockWaitlistEntry, recordAudit, setWaitlistEntryOutcome,
   runTransaction, settleWaitlistOffers, type WaitlistEntryRow,
 } from '@holdfast/db';
 import type { WaitlistPlace } from '@holdfast/hold-store';
@@ -101,30 +101,32 @@ export async function leaveWaitlist(ctx: DomainContext, eventId: string, entryId
   const row = await findWaitlistEntry(ctx.db, entryId);
   if (!row || row.eventId !== eventId || (by.kind === 'customer' && row.customerId !== by.customerId)) throw errors.waitlistEntryNotFound();
   if (row.state === 'waiting' || row.state === 'offered') {
+    const state = by.kind === 'admin' ? 'removed' : 'left';
+    // PostgreSQL first: from here on, reconciliation does not put the entry back in line.
+    await runTransaction(ctx.db, async (tx) => {
+      if (!(await lockWaitlistEntry(tx, entryId))) throw errors.waitlistEntryNotFound();
+      await endWaitlistEntry(tx, entryId, state, row.holdId);
+      if (by.kind === 'admin') {
+        await recordAudit(tx, {
+          actor: `admin:${by.adminId}`, action: 'waitlist.removed', eventId, holdId: row.holdId, reason: by.reason,
+          details: { entryId, customerId: row.customerId, quantity: row.quantity, scope: scopeOf(row) },
+        });
+      }
+    });
     const out = await ctx.store.waitlistLeave(eventId, entryId, scopeOf(row));
     const holdId = out.kind === 'offered' ? out.holdId : row.state === 'offered' ? row.holdId : null;
-    let state: 'left' | 'removed' | 'purchased' = by.kind === 'admin' ? 'removed' : 'left';
     if (holdId) {
       try {
         await releaseHold(ctx, holdId, by.kind === 'admin'
           ? { kind: 'admin', adminId: by.adminId, reason: by.reason }
           : { kind: 'customer', customerId: row.customerId });
+        await setWaitlistEntryOutcome(ctx.db, entryId, state, holdId);
       } catch (err) {
         // The offer was bought meanwhile: the entry is done, purchased.
         if ((err as { code?: string }).code !== 'HOLD_ALREADY_CONFIRMED') throw err;
-        state = 'purchased';
+        await setWaitlistEntryOutcome(ctx.db, entryId, 'purchased', holdId);
       }
     }
-    await runTransaction(ctx.db, async (tx) => {
-      if (!(await lockWaitlistEntry(tx, entryId))) throw errors.waitlistEntryNotFound();
-      await endWaitlistEntry(tx, entryId, state, holdId);
-      if (by.kind === 'admin') {
-        await recordAudit(tx, {
-          actor: `admin:${by.adminId}`, action: 'waitlist.removed', eventId, holdId, reason: by.reason,
-          details: { entryId, customerId: row.customerId, quantity: row.quantity, scope: scopeOf(row) },
-        });
-      }
-    });
   }
   const fresh = (await findWaitlistEntry(ctx.db, entryId))!;
   return { ...(await viewOne(ctx, fresh)), customerId: fresh.customerId };
