@@ -309,3 +309,19 @@ test('when a customer joins before salesStartAt − preQueueSeconds, then 409 SA
   expect(Date.parse(r.body.error.details.serverTime)).toBeLessThan(start - 60_000);
   expect((await me(event.id, `soon-${run}`)).body.queue).toEqual({ state: 'none', position: 0, etaSeconds: 0 });
 });
+
+test('when a buyer holds with their pass and extends the hold, then the pass ends with the hold, at its new time', async () => {
+  const { event, ga } = await roomEvent({ maxActive: 1, passSeconds: 30 });
+  const c = `ext-${run}`;
+  const pass = await admitted(event.id, c);
+  expect(Date.parse((await me(event.id, c)).body.queue.passExpiresAt)).toBeLessThan(Date.now() + 31_000);
+  const held = await holdGa(event.id, ga, c, pass);
+  expect(held.status).toBe(201);
+  // Holding: the pass now lasts as long as the hold (600 s), not passSeconds.
+  expect((await me(event.id, c)).body.queue.passExpiresAt).toBe(held.body.hold.expiresAt);
+  await sleep(1100);
+  const extended = await api.call('POST', `/v1/holds/${held.body.hold.id}/extend`, { token: api.token('customer', c) });
+  expect(extended.status).toBe(200);
+  expect(Date.parse(extended.body.hold.expiresAt)).toBeGreaterThan(Date.parse(held.body.hold.expiresAt));
+  expect((await me(event.id, c)).body.queue.passExpiresAt).toBe(extended.body.hold.expiresAt);
+});

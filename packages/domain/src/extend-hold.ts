@@ -6,6 +6,7 @@ import { errors } from './errors';
 import { eventOfHoldId } from './ids';
 import { holdContents, holdFromRow, type Hold, type HoldItem } from './hold-view';
 import { lockHoldRow, type Principal } from './holds';
+import { holdQueuePassUntil } from './waiting-room';
 import { primeEvent } from './prime-event';
 
 /**
@@ -56,5 +57,7 @@ export async function extendHold(ctx: DomainContext, principal: Principal, holdI
     }
   });
   ctx.log.info({ holdId, eventId, expiresAt: row.expiresAt, extensions: row.extensions }, 'hold extended');
+  // The buyer's queue pass (issue 29) lasts as long as their hold: it moves with it.
+  if (event.waitingRoom) await holdQueuePassUntil(ctx, eventId, row.customerId, row.expiresAt.getTime());
   return holdFromRow(row);
 }

@@ -147,6 +147,15 @@ export async function endQueuePass(ctx: DomainContext, eventId: string, customer
   }
 }
 
+/**
+ * A hold of the customer now lasts until `untilMs` (extended): so does their live
+ * pass (never a pass that ended). A pass not moved now ends at the hold's old time.
+ */
+export async function holdQueuePassUntil(ctx: DomainContext, eventId: string, customerId: string, untilMs: number): Promise<void> {
+  await ctx.store.queue.extendPass(eventId, customerId, untilMs).catch((err: unknown) =>
+    ctx.log.warn({ err: (err as Error).message, eventId }, 'a queue pass could not be moved with its extended hold'));
+}
+
 function adminView(t: QueueTick): QueueAdminView {
   return {
     waiting: t.waiting, admitted: t.admittedTotal, active: t.active,

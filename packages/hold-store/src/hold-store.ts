@@ -291,7 +291,7 @@ export class HoldStore {
     this.run = registerScripts(redis, this.coalesce);
     this.idempotency = new IdempotencyStore(redis);
     // With replica acks, a queue place or pass is answered only once the replicas have it (as a hold is).
-    this.queue = new QueueStore(this.run, replicaAcks && replicaAcks.replicas > 0
+    this.queue = new QueueStore(this.run, redis, replicaAcks && replicaAcks.replicas > 0
       ? (name, keys, args) => this.acknowledgedRun(name, keys, args, (reply) => ({ kind: reply[0] === 'OK' ? 'ok' : String(reply[0]), reply }), async () => undefined)
         .then((r) => r.reply)
       : null);

@@ -1,5 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { eventKeys } from './keys';
+import type { RedisClient } from './redis-client';
 import type { ScriptName, ScriptRunner } from './scripts';
 import { translateErrorsOf } from './store-errors';
 
@@ -113,12 +114,18 @@ export class QueueStore {
    */
   constructor(
     private readonly run: Record<ScriptName, ScriptRunner>,
+    private readonly redis: RedisClient,
     private readonly acknowledged: ((name: ScriptName, keys: string[], args: (string | number)[]) => Promise<(string | number)[]>) | null = null,
   ) {}
 
   /** Runs a script that tells a customer their place or pass: acknowledged by the replicas when asked for. */
   private told(name: 'queueJoin' | 'queueMe', keys: string[], args: (string | number)[]): Promise<(string | number)[]> {
     return this.acknowledged ? this.acknowledged(name, keys, args) : this.run[name](keys, args);
+  }
+
+  /** A live pass of the customer lasts at least until `untilMs` (their hold was extended); an ended pass stays ended. */
+  async extendPass(eventId: string, customerId: string, untilMs: number): Promise<void> {
+    await this.redis.zadd(eventKeys(eventId).queueActive, 'XX', 'GT', untilMs, customerId);
   }
 
   /**
