@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Principal } from '@holdfast/domain';
+import { nameRequestSpan } from '@holdfast/telemetry';
 import type { Endpoint, RefusedCall } from './endpoint';
 import { authorize } from './middleware/auth';
 import type { TokenVerifier } from './middleware/token-verifier';
@@ -172,6 +173,7 @@ export function createFastPath(mounted: ReadonlyArray<{ endpoint: Endpoint; deps
         let requestId = '';
         const logOf = () => (log ??= d.log.child({ reqId: requestId }));
         requestId = d.begin(req, res, () => r.route, logOf);
+        nameRequestSpan(req.method!, r.route);
         d.setStaticHeaders(res);
         if (d.corsHeaders(req, res)) return true;
         void run(r, req, res, params, requestId, logOf);

@@ -40,6 +40,15 @@ async function startServer(report: string, env: Record<string, string>): Promise
   return { server, url: `http://127.0.0.1:${port}` };
 }
 
+/** SIGTERM to `npm start`'s process (tsx passes it on), as a person's Ctrl-C or an orchestrator's stop; resolves with its exit code (null if it had to be killed). */
+async function stopGracefully(server: ServerProcess): Promise<number | null> {
+  server.child.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const code = await Promise.race([server.exited, new Promise<'hung'>((r) => (timer = setTimeout(() => r('hung'), 30_000)))]);
+  clearTimeout(timer);
+  return code === 'hung' ? null : code;
+}
+
 /** The @opentelemetry packages each process of `npm start` had loaded when it exited, by its entry file. */
 function loadedPackages(report: string): Map<string, string[]> {
   const byEntry = new Map<string, string[]>();
@@ -109,6 +118,8 @@ test('when OTEL_EXPORTER_OTLP_ENDPOINT is set, then a purchase and an expiry job
     // The hold request: a server span, hold.script under it, the script's EVALSHA (ioredis) under that.
     const holdServer = spans.find((s) => s.traceId === tHoldA && s.kind === SERVER_KIND);
     expect(holdServer && { service: holdServer.service, path: pathOf(holdServer) }).toEqual({ service: 'holdfast-api', path: `/v1/events/${event.id}/holds` });
+    // Served by the fast path, named by its route as Express's requests are.
+    expect({ name: holdServer!.name, route: holdServer!.attributes['http.route'] }).toEqual({ name: 'POST /v1/events/:eventId/holds', route: '/v1/events/:eventId/holds' });
     const script = spans.find((s) => s.traceId === tHoldA && s.name === 'hold.script')!;
     expect(script).toBeDefined();
     expect(ancestors(spans, script).map((s) => s.spanId)).toContain(holdServer!.spanId);
@@ -119,6 +130,7 @@ test('when OTEL_EXPORTER_OTLP_ENDPOINT is set, then a purchase and an expiry job
     // The confirm: its server span, confirm.batch (size 1) under it, pg statements under that.
     const confirmServer = spans.find((s) => s.traceId === tConfirm && s.kind === SERVER_KIND)!;
     expect(pathOf(confirmServer)).toBe(`/v1/holds/${holdA}/confirm`);
+    expect(confirmServer.name).toBe('POST /v1/holds/:holdId/confirm');
     const batch = spans.find((s) => s.traceId === tConfirm && s.name === 'confirm.batch')!;
     expect(batch.attributes['holdfast.confirm.batch_size']).toBe(1);
     expect(ancestors(spans, batch).map((s) => s.spanId)).toContain(confirmServer.spanId);
@@ -138,7 +150,7 @@ test('when OTEL_EXPORTER_OTLP_ENDPOINT is set, then a purchase and an expiry job
     // The job's own work is traced under it (the expiry's PostgreSQL statements).
     expect(spans.some((s) => s.scope.includes('instrumentation-pg') && ancestors(spans, s).some((p) => p.spanId === jobSpan.spanId))).toBe(true);
 
-    expect(await server.stop(30_000)).toBe(0);
+    expect(await stopGracefully(server)).toBe(0);
     const loaded = loadedPackages(report);
     expect([...loaded.keys()].sort()).toEqual(['apps/server/src/main.ts', 'apps/worker/src/main.ts']);
     for (const packages of loaded.values()) expect(packages).toContain('@opentelemetry/sdk-trace-node');
@@ -159,7 +171,7 @@ test('when OTEL_EXPORTER_OTLP_ENDPOINT is not set, then no process of npm start 
     expect(server.stdout).not.toContain('exporting traces');
     const held = await call(started.url, 'POST', `/v1/events/${event.id}/holds`, api.token('customer'), { seatIds: [seats[0]!.id] }, traceId());
     expect(held.status).toBe(201);
-    expect(await server.stop(30_000)).toBe(0);
+    expect(await stopGracefully(server)).toBe(0);
     const loaded = loadedPackages(report);
     expect([...loaded.keys()].sort()).toEqual(['apps/server/src/main.ts', 'apps/worker/src/main.ts']);
     for (const packages of loaded.values()) expect(packages.filter((p) => p !== '@opentelemetry/api')).toEqual([]);

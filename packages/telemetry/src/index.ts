@@ -42,6 +42,20 @@ export function withSpan<T>(name: string, attributes: Attributes | undefined, fn
 }
 
 /**
+ * Names the active request's server span by its route (`POST
+ * /v1/events/:eventId/holds`, and `http.route`), as the Express instrumentation
+ * does for the requests Express serves: the API's fast path calls it for those
+ * it serves itself. Nothing while tracing is off.
+ */
+export function nameRequestSpan(method: string, route: string): void {
+  if (!tracing.enabled) return;
+  const span = trace.getActiveSpan();
+  if (!span) return;
+  span.setAttribute('http.route', route);
+  span.updateName(`${method} ${route}`);
+}
+
+/**
  * The active trace context as BullMQ's job option `telemetry.metadata` carries
  * it (a JSON object of W3C headers, `traceparent` and maybe `tracestate`, as
  * BullMQ's own telemetry writes it); undefined when tracing is off or no span is active.
