@@ -17,6 +17,9 @@ import { SeatMap } from './SeatMap';
 import { useEventData } from './useEventData';
 import { usePurchase } from './usePurchase';
 import { useQueue } from './useQueue';
+import { useWaitlist, type WaitlistRequest } from './useWaitlist';
+import { WaitlistPanel } from './WaitlistPanel';
+import { HoldfastError } from '../shared/api';
 
 type SaleGate = { kind: 'open' } | { kind: 'draft' } | { kind: 'closed' } | { kind: 'ended' } | { kind: 'opens'; inMs: number };
 
@@ -64,12 +67,16 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
   const queue = useQueue(api, event, explain);
   const pass = useRef<string | undefined>(undefined);
   pass.current = queue.pass;
-  const { purchase, current, hold, pay, release, extend, expire, recheck, dismiss } = usePurchase(api, eventId, {
+  const { purchase, current, hold, adopt, pay, release, extend, expire, recheck, dismiss } = usePurchase(api, eventId, {
     markSeats,
     refresh,
     onError: explain,
     queuePass: () => pass.current,
   });
+
+  // The waiting list: a sold-out tier or ticket type can be joined; an offer becomes the page's hold.
+  const [soldOut, setSoldOut] = useState<(WaitlistRequest & { label: string }) | null>(null);
+  const waitlist = useWaitlist(api, eventId, (holdId) => void adopt(holdId).catch(explain), explain);
 
   const seatById = useMemo(() => new Map(seats.map((s) => [s.id, s])), [seats]);
   context.current = {
@@ -108,8 +115,13 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
     try {
       await hold(request);
       setSelected(new Set());
+      setSoldOut(null);
     } catch (e) {
       explain(e);
+      if (e instanceof HoldfastError && e.code === 'SOLD_OUT' && !('seatIds' in request)) {
+        const label = 'tier' in request ? request.tier : (event?.ticketTypes.find((t) => t.id === request.ticketTypeId)?.name ?? 'This ticket type');
+        setSoldOut('tier' in request ? { tier: request.tier, quantity: request.quantity, label } : { ticketTypeId: request.ticketTypeId, quantity: request.quantity, label });
+      }
       const taken = new Set(takenSeatIds(e));
       if (taken.size) {
         markSeats(taken, 'held', 'available');
@@ -260,6 +272,19 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
           )}
         </div>
         <aside class="side-column">
+          <WaitlistPanel
+            soldOut={soldOut}
+            entries={waitlist.entries}
+            busy={busy}
+            onJoin={(request) => {
+              setError(null);
+              void waitlist.join(request).catch(explain);
+            }}
+            onLeave={(entryId) => {
+              setError(null);
+              void waitlist.leave(entryId).then(() => recheck()).catch(explain);
+            }}
+          />
           {!inRoom && <QuickPick
             tiers={tiers}
             busy={busyNow}
@@ -267,6 +292,10 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
             currency={event.currency}
             disabled={!picking || busy}
             onHold={(request) => void holdAndClear(request)}
+            onWaitlist={(request) => {
+              setError(null);
+              void waitlist.join(request).catch(explain);
+            }}
           />}
           <p class="muted">
             Up to {event.maxTicketsPerCustomer} tickets per customer. Holds last {formatDuration(event.holdTtlSeconds)}

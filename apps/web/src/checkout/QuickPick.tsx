@@ -11,6 +11,8 @@ interface Props {
   currency: string;
   disabled: boolean;
   onHold: (request: HoldRequest) => void;
+  /** A sold-out ticket type: join its waiting list instead. */
+  onWaitlist?: (request: { ticketTypeId: string; quantity: number }) => void;
 }
 
 /** No `max`: the per-customer limit counts earlier holds and orders too, so the API's answer explains it. */
@@ -27,7 +29,7 @@ function Quantity({ id, value, onChange }: { id: string; value: number; onChange
   );
 }
 
-export function QuickPick({ tiers, busy = [], ticketTypes, currency, disabled, onHold }: Props) {
+export function QuickPick({ tiers, busy = [], ticketTypes, currency, disabled, onHold, onWaitlist }: Props) {
   // Until the buyer picks a tier, the busiest one is offered (else the first).
   const [tier, setTier] = useState<string | null>(null);
   const [bestQuantity, setBestQuantity] = useState(2);
@@ -100,6 +102,11 @@ export function QuickPick({ tiers, busy = [], ticketTypes, currency, disabled, o
               <button type="submit" disabled={disabled || type.available === 0}>
                 Hold tickets
               </button>
+              {type.available === 0 && onWaitlist && (
+                <button type="button" data-testid={`ga-waitlist-${type.name}`} disabled={disabled} onClick={() => onWaitlist({ ticketTypeId: type.id, quantity })}>
+                  Join the waiting list
+                </button>
+              )}
             </div>
           </form>
         );

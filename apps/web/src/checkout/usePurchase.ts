@@ -63,6 +63,16 @@ export function usePurchase(api: Api, eventId: string, { markSeats, refresh, onE
     }
   }, [api, end, onError]);
 
+  /** A hold made for the buyer elsewhere (a waiting-list offer) becomes the page's hold. */
+  const adopt = useCallback(async (holdId: string) => {
+    if (current.current.stage === 'held' || current.current.stage === 'paying') return;
+    const held = await api.getHold(holdId);
+    if (held.status !== 'active' || msUntil(held.expiresAt) <= 0) return;
+    rememberedHold.set(eventId, held.id);
+    markSeats(seatIdsOf(held), 'held');
+    setPurchase({ stage: 'held', hold: held });
+  }, [api, eventId, markSeats]);
+
   /** Throws the API's refusal for the caller to explain. */
   const hold = async (request: HoldRequest) => {
     const created = await api.createHold(eventId, request, queuePass?.());
@@ -126,5 +136,5 @@ export function usePurchase(api: Api, eventId: string, { markSeats, refresh, onE
 
   const dismiss = () => setPurchase({ stage: 'none' });
 
-  return { purchase, current, hold, pay, release, extend, expire, recheck, dismiss };
+  return { purchase, current, hold, adopt, pay, release, extend, expire, recheck, dismiss };
 }

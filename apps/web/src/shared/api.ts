@@ -89,6 +89,13 @@ export function createApi(tokens: TokenProvider) {
       return hold;
     },
     getHold: (holdId: string) => client.getHold(holdId),
+    /** The waiting list of a sold-out tier or ticket type (join, the buyer's entries, leave). */
+    joinWaitlist: async (eventId: string, request: { tier: string; quantity: number } | { ticketTypeId: string; quantity: number }) =>
+      (await POST('/v1/events/{eventId}/waitlist', { params: { path: { eventId } }, body: request })).entry,
+    myWaitlist: async (eventId: string) =>
+      (await GET('/v1/events/{eventId}/waitlist/me', { params: { path: { eventId } } })).entries,
+    leaveWaitlist: async (eventId: string, entryId: string) =>
+      (await DELETE('/v1/events/{eventId}/waitlist/{entryId}', { params: { path: { eventId, entryId } } })).entry,
     joinQueue: (eventId: string, nonce?: string) => client.joinQueue(eventId, nonce),
     queueStanding: (eventId: string) => client.queueStanding(eventId),
     /** The token's subject: the customer a proof of work is made for. */
