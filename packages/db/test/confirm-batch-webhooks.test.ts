@@ -153,7 +153,46 @@ test('when the fence refuses a confirm of the batch, then only the confirms that
   await client.query("UPDATE seats SET status = 'SOLD' WHERE id = $1", [f.seats[1]]);
   const answers = await runBatch([confirm(first), confirm(taken)]);
   expect(answers.map((x) => x.kind)).toEqual(['created', 'fence']);
-  expect((await eventsOf([first, taken])).map((r) => r.ordering_key)).toEqual([first]);
+  expect((await eventsOf([first, taken])).filter((r) => r.type === 'order.confirmed').map((r) => r.ordering_key)).toEqual([first]);
+});
+
+/** The hold as the API answers it (holdFromRow), read from its row. */
+async function apiHold(id: string) {
+  const { rows } = await client.query<{
+    id: string; event_id: string; customer_id: string; created_at: Date; expires_at: Date; items: unknown; total_cents: string;
+    currency: string; order_id: string | null; released_by: string | null; extensions: number;
+  }>('SELECT * FROM holds WHERE id = $1', [id]);
+  const r = rows[0]!;
+  return {
+    id: r.id, eventId: r.event_id, customerId: r.customer_id, status: 'expired', createdAt: r.created_at.toISOString(),
+    expiresAt: r.expires_at.toISOString(), items: r.items, totalCents: Number(r.total_cents), currency: r.currency,
+    orderId: r.order_id, releasedBy: r.released_by, extensions: r.extensions,
+  };
+}
+
+test('when a batch ends holds as expired (a lapsed lease as a set and one by one, the fence, the limit), then each gets one hold.expired event with the hold as the API answers it; a hold expired before gets none', async () => {
+  const hook = await endpoint(['hold.expired']);
+  const f = await fixture(8);
+  // As a set: four confirms, the second without its lease.
+  const set = [
+    await holdRow(f, [seatItem(f, 0)]), await holdRow(f, [seatItem(f, 1)]), await holdRow(f, [seatItem(f, 2)]), await holdRow(f, [seatItem(f, 3)]),
+  ];
+  const setAnswers = await runBatch(set.map((h, i) => (i === 1 ? { ...confirm(h), held: false } : confirm(h))));
+  expect(setAnswers.map((x) => x.kind)).toEqual(['created', 'expired', 'created', 'created']);
+  // One by one: a lapsed lease, a fence refusal, and a hold that was expired already.
+  const lapsed = await holdRow(f, [seatItem(f, 4)]);
+  const fenced = await holdRow(f, [seatItem(f, 5)]);
+  await client.query("UPDATE seats SET status = 'SOLD' WHERE id = $1", [f.seats[5]]);
+  const before = await holdRow(f, [seatItem(f, 6)]);
+  await client.query("UPDATE holds SET status = 'EXPIRED', ended_at = now() WHERE id = $1", [before]);
+  const loopAnswers = await runBatch([{ ...confirm(lapsed), held: false }, confirm(fenced), { ...confirm(before), held: false }]);
+  expect(loopAnswers.map((x) => x.kind)).toEqual(['expired', 'fence', 'expired']);
+  const expired = (await eventsOf([...set, lapsed, fenced, before])).filter((r) => r.type === 'hold.expired');
+  expect(expired.map((r) => r.ordering_key).sort()).toEqual([set[1]!, lapsed, fenced].sort());
+  for (const ev of expired) {
+    expect(ev.data).toEqual({ hold: await apiHold(ev.ordering_key) });
+    expect(ev.endpoints).toContain(hook);
+  }
 });
 
 test('when no enabled endpoint subscribes to order.confirmed, then a confirm writes no event', async () => {
