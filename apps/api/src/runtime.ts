@@ -6,7 +6,7 @@ import { createDomain, type DomainContext } from '@holdfast/domain';
 import {
   ChangeFeed, createRedisClient, HoldStore, maxmemoryPolicy, ReconcileStore, type RedisClient, type RedisTarget,
 } from '@holdfast/hold-store';
-import { EXPIRY_QUEUE, MAINTENANCE_QUEUE, queuePrefix, scheduleExpiries } from '@holdfast/jobs';
+import { EXPIRY_QUEUE, MAINTENANCE_QUEUE, WEBHOOK_QUEUE, queuePrefix, scheduleExpiries } from '@holdfast/jobs';
 import type { Express } from 'express';
 import { createApp } from './app';
 import { createMetrics, type Metrics } from './metrics';
@@ -18,7 +18,7 @@ export interface ApiRuntime {
   redis: RedisClient;
   log: Logger;
   metrics: Metrics;
-  queues: { expiry: Queue; maintenance: Queue };
+  queues: { expiry: Queue; maintenance: Queue; webhooks: Queue };
   close(): Promise<void>;
 }
 
@@ -74,6 +74,8 @@ export async function createApiRuntime(config: Config, log = createLogger(config
   const queues = {
     expiry: new Queue(EXPIRY_QUEUE, { connection: redis, prefix }),
     maintenance: new Queue(MAINTENANCE_QUEUE, { connection: redis, prefix }),
+    // Outbound webhook deliveries: only the worker adds them; here for /metrics and the dashboard.
+    webhooks: new Queue(WEBHOOK_QUEUE, { connection: redis, prefix }),
   };
   for (const q of Object.values(queues)) q.on('error', (err) => log.debug({ err: err.message, queue: q.name }, 'queue connection error'));
   const rs = new ReconcileStore(redis);

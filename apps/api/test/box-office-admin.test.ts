@@ -125,7 +125,7 @@ test('when /admin/queues is opened, then only the admin role gets the dashboard:
   });
   expect(withCookie.status).toBe(200);
   const names = ((await withCookie.json()) as { queues: { name: string }[] }).queues.map((q) => q.name).sort();
-  expect(names).toEqual(['holdfast-expiry', 'holdfast-maintenance']);
+  expect(names).toEqual(['holdfast-expiry', 'holdfast-maintenance', 'holdfast-webhooks']);
   expect((await suite.api.call('POST', '/v1/admin/queues/session', { token: suite.api.token('customer') })).status).toBe(403);
 });
 
