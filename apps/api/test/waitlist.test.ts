@@ -345,3 +345,44 @@ test('when Redis loses the event, then its next use loads the lines back from Po
   await flush(event.id);
   await expectInvariants(api.rt.db, event.id);
 });
+
+test('when an admin reads an event\'s waiting list and removes entries, then it lists place, customer, quantity, state and offer in join order, and a removal is audited and releases an open offer', async () => {
+  const { event } = await newEvent({ maxTicketsPerCustomer: 3, ticketTypes: [{ name: 'GA', priceCents: 700, capacity: 1 }] });
+  const tt = event.ticketTypes[0].id;
+  const [a, b, c] = ['adm-a', 'adm-b', 'adm-c'].map(customer) as [string, string, string];
+  const admin = api.token('admin', customer('box-office'));
+  const held = await hold(event.id, a, { ticketTypeId: tt, quantity: 1 });
+  const eb = (await join(event.id, b, { ticketTypeId: tt, quantity: 1 })).body.entry;
+  const ec = (await join(event.id, c, { ticketTypeId: tt, quantity: 1 })).body.entry;
+
+  const list = await api.call('GET', `/v1/admin/events/${event.id}/waitlist`, { token: admin });
+  expect(list.body.entries).toEqual([
+    { id: eb.id, customerId: b, state: 'waiting', position: 1, ticketTypeId: tt, quantity: 1, createdAt: eb.createdAt, offer: null },
+    { id: ec.id, customerId: c, state: 'waiting', position: 2, ticketTypeId: tt, quantity: 1, createdAt: ec.createdAt, offer: null },
+  ]);
+  expect((await api.call('GET', `/v1/admin/events/${event.id}/waitlist`, { token: api.token('customer', b) })).status).toBe(403);
+  const unknown = await api.call('DELETE', `/v1/admin/events/${event.id}/waitlist/00000000-0000-4000-8000-000000000000`, { token: admin, body: { reason: 'x' } });
+  expect(unknown.body.error.code).toBe('WAITLIST_ENTRY_NOT_FOUND');
+  expect((await api.call('DELETE', `/v1/admin/events/${event.id}/waitlist/${eb.id}`, { token: admin, body: {} })).status).toBe(400);
+
+  const removed = await api.call('DELETE', `/v1/admin/events/${event.id}/waitlist/${eb.id}`, { token: admin, body: { reason: 'duplicate account' } });
+  expect(removed.body.entry).toMatchObject({ id: eb.id, customerId: b, state: 'removed' });
+  expect(await entryOf(event.id, c)).toMatchObject({ state: 'waiting', position: 1 });
+
+  // C is offered the ticket; removing C then releases the offer, and with nobody waiting the ticket is free.
+  await release(held.id, a);
+  const offered = (await api.call('GET', `/v1/admin/events/${event.id}/waitlist`, { token: admin })).body.entries;
+  expect(offered).toEqual([expect.objectContaining({ id: ec.id, state: 'offered', position: null, offer: { holdId: expect.any(String), expiresAt: expect.any(String) } })]);
+  const sales = (await api.call('GET', `/v1/admin/events/${event.id}/sales`, { token: admin })).body.sales;
+  expect(sales.waitlist).toEqual({ waiting: 0, offered: 1, tiers: [], ticketTypes: [{ id: tt, waiting: 0, offered: 1 }] });
+  await api.call('DELETE', `/v1/admin/events/${event.id}/waitlist/${ec.id}`, { token: admin, body: { reason: 'asked by phone' } });
+  expect((await holdOf(offered[0].offer.holdId, c)).body.hold).toMatchObject({ status: 'released', releasedBy: 'admin' });
+  expect((await holdPost(api, event.id, customer('adm-d'), { ticketTypeId: tt, quantity: 1 })).status).toBe(201);
+
+  const audit = await api.call('GET', `/v1/admin/audit?limit=100&eventId=${event.id}`, { token: admin });
+  expect(audit.body.entries.filter((e: { action: string }) => e.action === 'waitlist.removed').map((e: { reason: string }) => e.reason))
+    .toEqual(['duplicate account', 'asked by phone']);
+  expect((await api.call('GET', `/v1/admin/events/${event.id}/waitlist`, { token: admin })).body.entries).toEqual([]);
+  await flush(event.id);
+  await expectInvariants(api.rt.db, event.id);
+});
