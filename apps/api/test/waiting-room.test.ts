@@ -89,7 +89,9 @@ test('when 500 customers join before the opening, then after it their positions 
   // The wait estimate grows with the position (60 a minute: a second a place).
   const last = customers[positions.indexOf(500)]!;
   expect((await me(event.id, last)).body.queue.etaSeconds).toBeGreaterThanOrEqual(499);
-  expect((await adminQueue(event.id)).body).toEqual({ waiting: 500, admitted: 0, active: 0, admitPerMinute: 60, maxActive: 1_000_000, paused: true });
+  expect((await adminQueue(event.id)).body).toEqual({
+    waiting: 500, admitted: 0, active: 0, admitPerMinute: 60, maxActive: 1_000_000, paused: true, medianWaitSeconds: null,
+  });
 }, 120_000);
 
 test('when customers join after the opening, then their places are in arrival order', async () => {
@@ -150,6 +152,10 @@ test('when the room admits 120 a minute, then the places admitted follow that ra
     seen = body.admitted;
   }
   expect(seen).toBeGreaterThanOrEqual(8);
+  // The seller sees the median wait of the places admitted: each joined before the resume, then waited its turn.
+  const { body } = await adminQueue(event.id);
+  expect(body.medianWaitSeconds).toBeGreaterThanOrEqual(1);
+  expect(body.medianWaitSeconds).toBeLessThanOrEqual(30);
 });
 
 test('when a pass ends by release, confirm, hold expiry or passSeconds without a hold, then each end admits the next place', async () => {

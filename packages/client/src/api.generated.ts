@@ -1221,6 +1221,7 @@ export interface components {
             admitPerMinute: number;
             maxActive: number;
             paused: boolean;
+            medianWaitSeconds: number | null;
         };
         AdminUpdateQueueBody: {
             paused?: boolean;

@@ -211,6 +211,8 @@ export const responses = {
   queueAdmin: z.object({
     waiting: z.number().int(), admitted: z.number().int(), active: z.number().int(),
     admitPerMinute: z.number().int(), maxActive: z.number().int(), paused: z.boolean(),
+    /** The median wait of the latest places admitted (up to 101), seconds; null before any. */
+    medianWaitSeconds: z.number().int().nullable(),
   }),
   events: z.object({ events: z.array(eventObject), nextCursor }),
   seats: z.object({ seats: z.array(seatObject) }),

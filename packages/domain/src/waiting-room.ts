@@ -25,6 +25,8 @@ export interface QueueAdminView {
   admitPerMinute: number;
   maxActive: number;
   paused: boolean;
+  /** The median wait of the latest places admitted (up to 101), seconds; null before any. */
+  medianWaitSeconds: number | null;
 }
 
 type RoomEvent = EventRow & { waitingRoom: WaitingRoom };
@@ -156,10 +158,11 @@ export async function holdQueuePassUntil(ctx: DomainContext, eventId: string, cu
     ctx.log.warn({ err: (err as Error).message, eventId }, 'a queue pass could not be moved with its extended hold'));
 }
 
-function adminView(t: QueueTick): QueueAdminView {
+function adminView(t: QueueTick & { medianWaitMs: number | null }): QueueAdminView {
   return {
     waiting: t.waiting, admitted: t.admittedTotal, active: t.active,
     admitPerMinute: t.admitPerMinute, maxActive: t.maxActive, paused: t.paused,
+    medianWaitSeconds: t.medianWaitMs === null ? null : Math.round(t.medianWaitMs / 1000),
   };
 }
 

@@ -165,14 +165,17 @@ export class QueueStore {
    * The room's numbers; with changes, pauses or resumes it, or overrides its rate or its
    * most active passes. `resetOverrides`: the event's settings changed, the admin's overrides of rate and max go.
    */
-  async admin(room: QueueRoom, change: { admitPerMinute?: number; maxActive?: number; paused?: boolean; resetOverrides?: boolean } = {}): Promise<QueueTick> {
+  async admin(
+    room: QueueRoom, change: { admitPerMinute?: number; maxActive?: number; paused?: boolean; resetOverrides?: boolean } = {},
+  ): Promise<QueueTick & { medianWaitMs: number | null }> {
     const { keys, start, channel } = roomArgs(room);
     const reply = await this.run.queueAdmin(keys, [
       start, room.admitPerMinute, room.maxActive, room.passMs, channel,
       change.admitPerMinute ?? '', change.maxActive ?? '', change.paused === undefined ? '' : change.paused ? '1' : '0',
       change.resetOverrides ? '1' : '',
     ]);
-    return tickOf(reply, 2, Number(reply[1]));
+    const median = Number(reply[2 + 11]);
+    return { ...tickOf(reply, 2, Number(reply[1])), medianWaitMs: median >= 0 ? median : null };
   }
 }
 

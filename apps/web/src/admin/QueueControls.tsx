@@ -1,6 +1,6 @@
 /**
  * One event's waiting room, live: places waiting, admitted so far and per
- * minute (measured between readings), buyers in now; pause or resume it and
+ * minute (measured between readings), buyers in now, the median wait; pause or resume it and
  * change its rate or its most buyers in at once (each change audited).
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
@@ -61,6 +61,7 @@ export function QueueControls({ api, eventId }: { api: Api; eventId: string }) {
       <p data-testid="queue-numbers">
         <strong>{room.waiting.toLocaleString('en-US')}</strong> waiting · <strong>{room.admitted.toLocaleString('en-US')}</strong> admitted
         {perMinute !== null && <> ({perMinute.toLocaleString('en-US')} in the last minute's pace)</>} · <strong>{room.active}</strong> in now
+        {room.medianWaitSeconds !== null && <> · median wait {room.medianWaitSeconds < 60 ? `${room.medianWaitSeconds} s` : `${Math.round(room.medianWaitSeconds / 60)} min`}</>}
         {room.paused && <span class="warning"> · paused</span>}
       </p>
       <form

@@ -13,7 +13,7 @@
     ARGV[9] '1': drop the overrides of rate and max (the event's settings changed)
 
   Output:
-    {"OK", now ms, ...the room (queueReply)}
+    {"OK", now ms, ...the room (queueReply), median wait of the latest places admitted ms (-1: none yet)}
 ]]
 --- @include "now-ms"
 --- @include "queue-room"
@@ -37,4 +37,5 @@ if ARGV[6] ~= '' or ARGV[7] ~= '' or ARGV[8] ~= '' or ARGV[9] == '1' then
 end
 local reply = { 'OK', now }
 for _, v in ipairs(queueReply(out, s, q)) do reply[#reply + 1] = v end
+reply[#reply + 1] = queueMedianWait(q)
 return reply

@@ -5,7 +5,8 @@
 -- Keys, all in the event's hash slot, in this order (q[1..6]):
 --   cfg    hash: rate, max, paused (an admin's overrides of the event's settings),
 --          tokens, at (the admission bucket and when it was last filled),
---          admitted (places admitted so far), seq (the last place given after the opening)
+--          admitted (places admitted so far), seq (the last place given after the opening),
+--          w0..w100 (the waits of the last 101 places admitted, ms, by admitted count mod 101)
 --   pre    zset customer -> random draw: joined before the opening, the front of the line
 --          in the draw's order (the place is drawn at join, so arriving early buys nothing)
 --   line   zset customer -> seq: joined after the opening, in arrival order, behind pre
@@ -14,6 +15,8 @@
 --          t:<pass> -> its customer, h:<customer> -> '1' while the pass has a hold
 --   at     hash customer -> ms joined (while waiting)
 local QUEUE_BATCH = 1000
+-- How many of the latest waits are kept for the median the seller sees.
+local QUEUE_WAITS_KEPT = 101
 
 -- The room's numbers: the event's settings unless an admin overrode them.
 -- A new room's bucket holds one token.
@@ -67,6 +70,7 @@ local function queueAdmit(q, s, now, passMs, startMs, channel)
       local joined = tonumber(redis.call('HGET', q[6], c) or now)
       redis.call('HDEL', q[6], c)
       out.waits[#out.waits + 1] = now - math.max(joined, start)
+      redis.call('HSET', q[1], 'w' .. ((s.admitted + #out.waits) % QUEUE_WAITS_KEPT), out.waits[#out.waits])
     end
     out.admitted = n
     tokens = tokens - n
@@ -110,6 +114,19 @@ local function queueStanding(q, customer, now, newPass)
   if place then return { 'waiting', place, '', '' } end
   if redis.call('HEXISTS', q[5], 'c:' .. customer) == 1 then return { 'ended', 0, '', '' } end
   return { 'none', 0, '', '' }
+end
+
+-- The median of the latest waits kept (ms), -1 when nobody was admitted yet.
+local function queueMedianWait(q)
+  local fields = {}
+  for i = 0, QUEUE_WAITS_KEPT - 1 do fields[#fields + 1] = 'w' .. i end
+  local waits = {}
+  for _, w in ipairs(redis.call('HMGET', q[1], unpack(fields))) do
+    if w then waits[#waits + 1] = tonumber(w) end
+  end
+  if #waits == 0 then return -1 end
+  table.sort(waits)
+  return waits[math.floor((#waits + 1) / 2)]
 end
 
 -- The reply every queue script starts with: what admission did, then the room's numbers.
