@@ -3,6 +3,7 @@
 // delete and deliveries, admin only and audited. Public receivers here are TEST-NET addresses:
 // they pass the check and are never called (no worker runs on this suite's database).
 import { randomUUID } from 'node:crypto';
+import { loadConfig } from '@holdfast/config';
 import { startApi, useTestApi, type TestApi } from '@holdfast/test-kit';
 
 const { api } = useTestApi();
@@ -163,4 +164,15 @@ test('when a customer releases a hold and an endpoint subscribes to hold.release
   } finally {
     await api.rt.db.event.delete({ where: { id: ev.body.event.id } });
   }
+});
+
+test('when the WEBHOOK_* settings are read, then plain http follows demo mode or WEBHOOK_ALLOW_PRIVATE, and a bad value stops start-up naming the variable', () => {
+  const prod = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), STRIPE_WEBHOOK_SECRET: 'whsec_test_secret' };
+  expect(loadConfig(prod).webhooks).toEqual({
+    allowPrivate: false, allowHttp: false, timeoutMs: 10_000, retryBaseMs: 10_000, retryMaxDelayMs: 3_600_000, retryWindowMs: 86_400_000, dispatchEveryMs: 1000,
+  });
+  expect(loadConfig({ ...prod, WEBHOOK_ALLOW_PRIVATE: 'true' }).webhooks).toMatchObject({ allowPrivate: true, allowHttp: true });
+  expect(loadConfig({ NODE_ENV: 'test' }).webhooks).toMatchObject({ allowPrivate: false, allowHttp: true });
+  expect(() => loadConfig({ ...prod, WEBHOOK_ALLOW_PRIVATE: 'maybe' })).toThrow(/WEBHOOK_ALLOW_PRIVATE/);
+  expect(() => loadConfig({ ...prod, WEBHOOK_TIMEOUT_MS: '0' })).toThrow(/WEBHOOK_TIMEOUT_MS/);
 });
