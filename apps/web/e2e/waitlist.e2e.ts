@@ -65,6 +65,15 @@ test('when a tier is sold out, then the page offers the waiting list; when a sea
   expect(await page.locator('[data-testid="waitlist-position"]').textContent()).toBe('#1');
   await page.screenshot({ path: path.join(ARTIFACTS, 'waitlist-01-in-line.png'), fullPage: true });
 
+  // The box office sees the entry in the event's waiting list, with its place.
+  const adminPage = await context.newPage();
+  adminPage.on('pageerror', (error) => pageErrors.push(error.message));
+  await adminPage.goto(`${server.baseUrl}/admin`);
+  await adminPage.selectOption('[data-testid="admin-event-filter"]', eventId);
+  await adminPage.waitForSelector('[data-testid="admin-waitlist"] td:text("waiting")');
+  await adminPage.screenshot({ path: path.join(ARTIFACTS, 'waitlist-01b-box-office.png'), fullPage: true });
+  await adminPage.close();
+
   // The other buyer releases: the seat goes to the line, as this buyer's hold.
   expect((await call('DELETE', `/v1/holds/${taken.body.hold.id}`, other)).status).toBe(200);
   await page.waitForSelector('[data-testid="waitlist-offer"]', { timeout: 15_000 });

@@ -11,6 +11,7 @@ import { EventsPanel } from './EventsPanel';
 import { OrdersTable } from './OrdersTable';
 import { QueueControls } from './QueueControls';
 import { SalesDashboard } from './SalesDashboard';
+import { WaitlistTable } from './WaitlistTable';
 import { ErrorMessage } from '../shared/components';
 import { describeError } from '../shared/messages';
 
@@ -63,6 +64,7 @@ function AdminPage({ api }: { api: Api }) {
         <>
           {events.find((e) => e.id === eventId)?.waitingRoom && <QueueControls key={`q-${eventId}`} api={api} eventId={eventId} />}
           <SalesDashboard key={eventId} api={api} eventId={eventId} eventName={eventNames.get(eventId) ?? eventId} onChange={salesMoved} />
+          <WaitlistTable key={`w-${eventId}`} api={api} eventId={eventId} version={salesVersion} onRemoved={() => setReleases((n) => n + 1)} />
         </>
       ) : (
         <p class="muted card">Choose an event above to see its sales live.</p>

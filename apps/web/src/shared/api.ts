@@ -127,6 +127,10 @@ export function createApi(tokens: TokenProvider) {
     adminQueue: (eventId: string) => GET('/v1/admin/events/{eventId}/queue', { params: { path: { eventId } } }),
     adminUpdateQueue: (eventId: string, patch: { paused?: boolean; admitPerMinute?: number; maxActive?: number }) =>
       PATCH('/v1/admin/events/{eventId}/queue', { params: { path: { eventId } }, body: patch }),
+    adminWaitlist: async (eventId: string) =>
+      (await GET('/v1/admin/events/{eventId}/waitlist', { params: { path: { eventId } } })).entries,
+    adminRemoveWaitlistEntry: async (eventId: string, entryId: string, reason: string) =>
+      (await DELETE('/v1/admin/events/{eventId}/waitlist/{entryId}', { params: { path: { eventId, entryId } }, body: { reason } })).entry,
     adminSales: async (eventId: string) =>
       (await GET('/v1/admin/events/{eventId}/sales', { params: { path: { eventId } } })).sales,
     adminOrders: async (query: { eventId?: string; q?: string; cursor?: string }) => {
