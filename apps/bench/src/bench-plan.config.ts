@@ -1,4 +1,5 @@
 import type { SoakOptions } from './holdfast/holdfast-soak.bench';
+import type { QueueOptions } from './holdfast/holdfast-queue.bench';
 import type { InstrumentOptions } from './load-instrument.bench';
 import type { WebhookCostOptions } from './holdfast/holdfast-webhooks.bench';
 import type { FlashSale } from './race-lab.types';
@@ -83,6 +84,8 @@ export interface BenchPlan {
   instrument: InstrumentOptions;
   /** Holds and confirms with no webhook endpoint and with a receiver that never answers (holdfast-webhooks.bench.ts). */
   webhooks: WebhookCostOptions;
+  /** The waiting room: buyers joining, then a flash sale through it against the same sale without it (holdfast-queue.bench.ts). */
+  queue: QueueOptions;
 }
 
 /** The soak's mix as a sale had it (issue 31: 86,000 holds, 8,500 paid, the rest released or lapsed). */
@@ -115,6 +118,7 @@ export function benchPlan(quick: boolean): BenchPlan {
       soak: { ...SOAK_MIX, durationMs: soakMs(60_000), holdsPerSec: 150, sampleEverySec: 5 },
       instrument: { rounds: 3, requests: 2000, warmupRequests: 500, concurrency: 50 },
       webhooks: { concurrency: 50, holds: 1000, rounds: 2, maxDurationMs: 30_000 },
+      queue: { buyers: 10_000, concurrency: 50, seats: 200, admitPerMinute: 300, holdTtlSeconds: 10, payPer5: 4, maxSaleMs: 180_000 },
     };
   }
   return {
@@ -142,6 +146,7 @@ export function benchPlan(quick: boolean): BenchPlan {
     soak: { ...SOAK_MIX, durationMs: soakMs(240_000), holdsPerSec: 300, sampleEverySec: 10 },
     instrument: { rounds: 5, requests: 10_000, warmupRequests: 1000, concurrency: 50 },
     webhooks: { concurrency: 50, holds: 3000, rounds: 3, maxDurationMs: 60_000 },
+    queue: { buyers: 100_000, concurrency: 50, seats: 1000, admitPerMinute: 1200, holdTtlSeconds: 10, payPer5: 4, maxSaleMs: 240_000 },
   };
 }
 

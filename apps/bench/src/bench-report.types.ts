@@ -4,6 +4,7 @@ import type { BenchPlan } from './bench-plan.config';
 import type { ClusterBenchReport } from './holdfast/holdfast-cluster.bench';
 import type { BestReport } from './holdfast/holdfast-best.bench';
 import type { PersistReport } from './holdfast/holdfast-persist.bench';
+import type { QueueReport } from './holdfast/holdfast-queue.bench';
 import type { SoakReport } from './holdfast/holdfast-soak.bench';
 import type { InstrumentReport } from './load-instrument.bench';
 import type { WebhookCostReport } from './holdfast/holdfast-webhooks.bench';
@@ -13,8 +14,8 @@ import type { GrowthRow, MemoryResult } from './holdfast/holdfast-holds.bench';
 import type { HttpLoadResult } from './http-load.generator';
 import type { RaceLabReport } from './race-lab.runner';
 
-export type Section = 'race' | 'hold' | 'growth' | 'confirm' | 'best' | 'cluster' | 'persist' | 'soak' | 'instrument' | 'webhooks';
-export const ALL_SECTIONS: Section[] = ['race', 'hold', 'growth', 'confirm', 'best', 'cluster', 'persist', 'soak', 'instrument', 'webhooks'];
+export type Section = 'race' | 'hold' | 'growth' | 'confirm' | 'best' | 'cluster' | 'persist' | 'soak' | 'instrument' | 'webhooks' | 'queue';
+export const ALL_SECTIONS: Section[] = ['race', 'hold', 'growth', 'confirm', 'best', 'cluster', 'persist', 'soak', 'instrument', 'webhooks', 'queue'];
 
 export interface Skipped {
   skipped: string;
@@ -165,4 +166,6 @@ export interface BenchReport {
   instrument?: InstrumentReport | null;
   /** Holds and confirms with and without a webhook receiver that never answers (holdfast-webhooks.bench.ts). */
   webhooks?: WebhookCostReport | null;
+  /** The waiting room under a crowd: joins, memory per waiting buyer, a flash sale through it and without it (holdfast-queue.bench.ts). */
+  queue?: QueueReport | null;
 }

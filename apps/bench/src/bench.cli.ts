@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--out FILE] [--only race,hold,growth,confirm,best,cluster,persist,soak,instrument,webhooks] [--profile-api DIR] [--tracing off|on|both]`
+ * `npm run bench [-- --quick] [--out FILE] [--only race,hold,growth,confirm,best,cluster,persist,soak,instrument,webhooks,queue] [--profile-api DIR] [--tracing off|on|both]`
  *
  * Prints Markdown tables on stdout (progress on stderr); with --out, writes the
  * whole report as JSON to FILE and an SVG chart next to it (same basename, .svg).
@@ -41,7 +41,7 @@ function parseArgs(argv: string[]): CliArgs {
     else if (arg === '--tracing') args.tracing = parseTracing(requireValue(argv[(i += 1)], '--tracing'));
     else if (arg?.startsWith('--tracing=')) args.tracing = parseTracing(arg.slice('--tracing='.length));
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write('usage: npm run bench -- [--quick] [--out FILE.json] [--only race,hold,growth,confirm,best,cluster,persist,soak,instrument,webhooks] [--profile-api DIR] [--tracing off|on|both]\n');
+      process.stdout.write('usage: npm run bench -- [--quick] [--out FILE.json] [--only race,hold,growth,confirm,best,cluster,persist,soak,instrument,webhooks,queue] [--profile-api DIR] [--tracing off|on|both]\n');
       process.exit(0);
     } else throw new Error(`unknown argument: ${arg}`);
   }

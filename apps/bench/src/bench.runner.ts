@@ -35,6 +35,7 @@ import { measureNumbering } from './holdfast/holdfast-numbering.bench';
 import { loadHolds, measureGrowth, measureMemoryPerHeldSeat, SeatCursor, type GrowthEvent } from './holdfast/holdfast-holds.bench';
 import { clusterSection } from './holdfast/holdfast-cluster.bench';
 import { persistSection } from './holdfast/holdfast-persist.bench';
+import { queueSection } from './holdfast/holdfast-queue.bench';
 import { soakSection } from './holdfast/holdfast-soak.bench';
 import { instrumentSection } from './load-instrument.bench';
 import { webhookCostSection } from './holdfast/holdfast-webhooks.bench';
@@ -178,6 +179,10 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
     if (await part('webhooks')) {
       const { fixture, api } = await holdfast.get();
       report.webhooks = await webhookCostSection(api, fixture, plan.webhooks, log);
+    }
+    if (await part('queue')) {
+      const { fixture, api } = await holdfast.get();
+      report.queue = await queueSection(fixture, api, redisUrl, plan.queue, log);
     }
   } finally {
     await holdfast.close();

@@ -9,6 +9,8 @@ interface RedisBenchmarkOptions {
   redisUrl: string;
   requests: number;
   concurrency: number;
+  /** The command (redis-benchmark's `__rand_int__` placeholders allowed; keys under `bench:rb:`); the hold path's SET NX EX unless told. */
+  command?: string[];
 }
 
 export interface RedisBenchmarkResult {
@@ -24,12 +26,13 @@ export interface RedisBenchmarkResult {
 }
 
 /**
- * `redis-benchmark` issuing the hold path's one Redis write, `SET key val NX EX 600`,
+ * `redis-benchmark` issuing the hold path's one Redis write (or `command`), `SET key val NX EX 600`,
  * on random keys under `bench:rb:`, one command per round trip (-P 1) at the given concurrency.
  */
 export async function runRedisBenchmark(options: RedisBenchmarkOptions): Promise<RedisBenchmarkResult> {
   const target = redisTarget(options.redisUrl);
-  const command = ['SET', 'bench:rb:__rand_int__', 'v', 'NX', 'EX', '600'];
+  const command = options.command ?? ['SET', 'bench:rb:__rand_int__', 'v', 'NX', 'EX', '600'];
+  if (!command[1]?.startsWith('bench:rb:')) throw new Error(`redis-benchmark's key must be under bench:rb: (${command.join(' ')})`);
   const args = [
     '-h', target.host, '-p', String(target.port), '--dbnum', String(target.db),
     '-n', String(options.requests), '-c', String(options.concurrency), '-P', '1',

@@ -33,6 +33,9 @@ export interface HoldfastFixture {
   createEventOverHttp(baseUrl: string, options: BenchEventOptions & { as: 'seats' | 'layout' }): Promise<BenchEvent & { createMs: number; bodyBytes: number }>;
   customerToken(customerId: string): string;
   serviceToken(): string;
+  adminToken(): string;
+  /** Makes an event created some other way (e.g. over HTTP with settings of its own) one this fixture drops on close. */
+  adopt(eventId: string): void;
   /** `env`: variables over the bench's own (e.g. OTEL_EXPORTER_OTLP_ENDPOINT for `--tracing on`). */
   startApi(options?: { nodeArgs?: string[]; logFile?: string; env?: Record<string, string> }): Promise<ChildServer>;
   /** holdfast's worker (expiries, outbox, reconciliation) as its own process, on the API's database and Redis. */
@@ -152,6 +155,10 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
     },
     customerToken: (customerId) => sign(customerId, 'customer'),
     serviceToken: () => sign('bench-service', 'service'),
+    adminToken: () => sign('bench-admin', 'admin'),
+    adopt: (eventId) => {
+      created.add(eventId);
+    },
     startWorker: (env = {}) =>
       WorkerProcess.start({
         NODE_ENV: 'production',

@@ -5,6 +5,7 @@ import { renderBarChart, type ChartPanel } from './svg-chart.render';
 import { stableRatios } from './bench-json.format';
 import { renderClusterSection } from '../holdfast/holdfast-cluster.bench';
 import { renderPersistSection } from '../holdfast/holdfast-persist.bench';
+import { renderQueueSection } from '../holdfast/holdfast-queue.bench';
 import { renderSoakSection } from '../holdfast/holdfast-soak.bench';
 import { renderInstrumentSection } from '../load-instrument.bench';
 import { renderWebhookCostSection } from '../holdfast/holdfast-webhooks.bench';
@@ -22,7 +23,7 @@ export function renderMarkdown(report: BenchReport): string {
   );
   out.push(
     ...raceLabSection(report), ...holdPathSection(report), ...growthSection(report), ...confirmSection(report), ...groupCommitSection(report),
-    ...bestSection(report), ...renderClusterSection(report.clusterScale), ...renderPersistSection(report.persist), ...renderSoakSection(report.soak), ...renderInstrumentSection(report.instrument), ...renderWebhookCostSection(report.webhooks),
+    ...bestSection(report), ...renderClusterSection(report.clusterScale), ...renderPersistSection(report.persist), ...renderSoakSection(report.soak), ...renderInstrumentSection(report.instrument), ...renderWebhookCostSection(report.webhooks), ...renderQueueSection(report.queue),
     ...targetsSection(report),
   );
   return `${out.join('\n')}\n`;
