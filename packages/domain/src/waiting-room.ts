@@ -33,7 +33,9 @@ type RoomEvent = EventRow & { waitingRoom: WaitingRoom };
 
 async function roomEvent(ctx: DomainContext, eventId: string): Promise<RoomEvent> {
   if (!isUuid(eventId)) throw errors.eventNotFound();
-  const event = await ctx.catalog.settings(eventId);
+  // From the process's catalog, as holds read it (settings at most a second old): a join or queue/me
+  // costs no PostgreSQL round trip (`settings` read the event's row on every call until a hold loaded it).
+  const event = (await ctx.catalog.get(eventId))?.event;
   if (!event) throw errors.eventNotFound();
   if (!event.waitingRoom) throw errors.queueNotFound();
   return event as RoomEvent;
