@@ -331,3 +331,27 @@ test('when a buyer holds with their pass and extends the hold, then the pass end
   expect(Date.parse(extended.body.hold.expiresAt)).toBeGreaterThan(Date.parse(held.body.hold.expiresAt));
   expect((await me(event.id, c)).body.queue.passExpiresAt).toBe(extended.body.hold.expiresAt);
 });
+
+test('when maxActive holds admission below the set rate, then the wait estimate follows the measured pace', async () => {
+  const { event, ga } = await roomEvent({ admitPerMinute: 6000, maxActive: 1 });
+  const line = Array.from({ length: 20 }, (_, i) => `pace-${i}-${run}`);
+  for (const c of line) await join(event.id, c);
+  // One buyer in at a time, each done (hold, release) about a second after being let in: about 60 a minute, not 6,000.
+  const started = Date.now();
+  let turn = 0;
+  while (Date.now() - started < 11_500) {
+    const c = line[turn]!;
+    const s = (await me(event.id, c)).body.queue;
+    expect(s.state).toBe('admitted');
+    await sleep(900);
+    const held = await holdGa(event.id, ga, c, s.pass);
+    expect(held.status).toBe(201);
+    await api.call('DELETE', `/v1/holds/${held.body.hold.id}`, { token: api.token('customer', c) });
+    turn += 1;
+  }
+  const waiting = (await me(event.id, line[turn + 5]!)).body.queue;
+  expect(waiting.state).toBe('waiting');
+  // At the set rate 6 places would take under a second; at the measured pace (about one a second) several seconds.
+  expect(waiting.etaSeconds).toBeGreaterThanOrEqual(Math.floor(waiting.position / 2));
+  expect(waiting.position).toBeGreaterThanOrEqual(5);
+}, 60_000);

@@ -58,11 +58,14 @@ function reportTick(ctx: DomainContext, eventId: string, tick: QueueTick): void 
 
 /**
  * The estimated wait: the places ahead (less the part of one the bucket holds)
- * at the room's rate. The rate is the pace admission keeps while places wait.
+ * at the measured admission rate (what admission really keeps: maxActive and
+ * pass ends may hold it below the set rate), or at the set rate before there is
+ * a measure or while nothing is admitted (paused, before the opening).
  */
 function etaSeconds(s: QueueStanding): number {
   if (s.state !== 'waiting') return 0;
-  return Math.max(0, Math.ceil(((s.position - Math.min(s.tokens, 1)) * 60) / s.admitPerMinute));
+  const perMinute = s.measuredPerMinute && s.measuredPerMinute > 0 && !s.paused ? s.measuredPerMinute : s.admitPerMinute;
+  return Math.max(0, Math.ceil(((s.position - Math.min(s.tokens, 1)) * 60) / perMinute));
 }
 
 function view(s: QueueStanding): QueueView {

@@ -34,6 +34,8 @@ export interface QueueTick {
   paused: boolean;
   /** Whole and part admissions the bucket holds now. */
   tokens: number;
+  /** Places admitted a minute, measured over the last window of 10 s or more while admitting; null before any. */
+  measuredPerMinute: number | null;
 }
 
 export type QueueState = 'waiting' | 'admitted' | 'ended' | 'none';
@@ -85,6 +87,7 @@ function tickOf(reply: (string | number)[], at: number, nowMs: number): QueueTic
     waitsMs: waits ? waits.split(',').map(Number) : [],
     waiting: Number(r[4]), active: Number(r[5]), admittedTotal: Number(r[6]),
     admitPerMinute: Number(r[7]), maxActive: Number(r[8]), paused: Number(r[9]) === 1, tokens: Number(r[10]),
+    measuredPerMinute: Number(r[11]) >= 0 ? Number(r[11]) : null,
   };
 }
 
@@ -174,7 +177,7 @@ export class QueueStore {
       change.admitPerMinute ?? '', change.maxActive ?? '', change.paused === undefined ? '' : change.paused ? '1' : '0',
       change.resetOverrides ? '1' : '',
     ]);
-    const median = Number(reply[2 + 11]);
+    const median = Number(reply[2 + 12]);
     return { ...tickOf(reply, 2, Number(reply[1])), medianWaitMs: median >= 0 ? median : null };
   }
 }

@@ -6,7 +6,8 @@
 --   cfg    hash: rate, max, paused (an admin's overrides of the event's settings),
 --          tokens, at (the admission bucket and when it was last filled),
 --          admitted (places admitted so far), seq (the last place given after the opening),
---          w0..w100 (the waits of the last 101 places admitted, ms, by admitted count mod 101)
+--          w0..w100 (the waits of the last 101 places admitted, ms, by admitted count mod 101),
+--          mAt, mCount, mRate (the measured admission rate: places a minute over the last window of 10 s or more)
 --   pre    zset customer -> random draw: joined before the opening, the front of the line
 --          in the draw's order (the place is drawn at join, so arriving early buys nothing)
 --   line   zset customer -> seq: joined after the opening, in arrival order, behind pre
@@ -17,14 +18,17 @@
 local QUEUE_BATCH = 1000
 -- How many of the latest waits are kept for the median the seller sees.
 local QUEUE_WAITS_KEPT = 101
+-- The shortest window the admission rate is measured over, ms.
+local QUEUE_MEASURE_MS = 10000
 
 -- The room's numbers: the event's settings unless an admin overrode them.
 -- A new room's bucket holds one token.
 local function queueSettings(q, rateArg, maxArg, now)
-  local c = redis.call('HMGET', q[1], 'rate', 'max', 'paused', 'tokens', 'at', 'admitted')
+  local c = redis.call('HMGET', q[1], 'rate', 'max', 'paused', 'tokens', 'at', 'admitted', 'mAt', 'mCount', 'mRate')
   return {
     rate = tonumber(c[1] or rateArg), max = tonumber(c[2] or maxArg), paused = c[3] == '1',
     tokens = tonumber(c[4] or '1'), at = tonumber(c[5] or now), admitted = tonumber(c[6] or '0'),
+    mAt = tonumber(c[7]), mCount = tonumber(c[8] or '0'), mRate = tonumber(c[9] or '-1'),
   }
 end
 
@@ -83,6 +87,12 @@ local function queueAdmit(q, s, now, passMs, startMs, channel)
   s.tokens = tokens
   s.at = now
   redis.call('HSET', q[1], 'tokens', string.format('%.6f', tokens), 'at', now, 'admitted', s.admitted)
+  -- The pace admission really keeps (maxActive and pass ends may hold it below the rate), measured once per window.
+  if not s.mAt or now - s.mAt >= QUEUE_MEASURE_MS then
+    if s.mAt then s.mRate = math.floor((s.admitted - s.mCount) * 60000 / (now - s.mAt)) end
+    s.mAt, s.mCount = now, s.admitted
+    redis.call('HSET', q[1], 'mAt', now, 'mCount', s.admitted, 'mRate', s.mRate)
+  end
   if n > 0 then
     redis.call('PUBLISH', channel, cjson.encode({ queue = { admitted = s.admitted, waiting = waiting - n } }))
   end
@@ -134,6 +144,6 @@ local function queueReply(out, s, q)
   return {
     out.admitted, out.timeout, out.holdExpired, table.concat(out.waits, ','),
     queueWaiting(q), redis.call('ZCARD', q[4]), s.admitted, s.rate, s.max, s.paused and 1 or 0,
-    string.format('%.6f', s.tokens),
+    string.format('%.6f', s.tokens), s.mRate,
   }
 end
