@@ -53,6 +53,18 @@ const EXPECTED: Record<string, [number, number, number, number, number, number, 
   'GET /v1/events/{eventId}/queue/me': [401, 401, 401, 200, 403, 200, 403],
   'GET /v1/admin/events/{eventId}/queue': [401, 401, 401, 403, 403, 403, 200],
   'PATCH /v1/admin/events/{eventId}/queue': [401, 401, 401, 403, 403, 403, 200],
+  // The owner is in line already (200: the same entry); another customer joins (201).
+  'POST /v1/events/{eventId}/waitlist': [401, 401, 401, 201, 403, 200, 403],
+  'GET /v1/events/{eventId}/waitlist/me': [401, 401, 401, 200, 403, 200, 403],
+  'DELETE /v1/events/{eventId}/waitlist/{entryId}': [401, 401, 401, 404, 403, 200, 403],
+  'GET /v1/admin/events/{eventId}/waitlist': [401, 401, 401, 403, 403, 403, 200],
+  'DELETE /v1/admin/events/{eventId}/waitlist/{entryId}': [401, 401, 401, 403, 403, 403, 200],
+  'POST /v1/admin/orders/{orderId}/cancel': [401, 401, 401, 403, 403, 403, 200],
+  'POST /v1/admin/webhooks': [401, 401, 401, 403, 403, 403, 201],
+  'GET /v1/admin/webhooks': [401, 401, 401, 403, 403, 403, 200],
+  'PATCH /v1/admin/webhooks/{webhookId}': [401, 401, 401, 403, 403, 403, 200],
+  'GET /v1/admin/webhooks/{webhookId}/deliveries': [401, 401, 401, 403, 403, 403, 200],
+  'DELETE /v1/admin/webhooks/{webhookId}': [401, 401, 401, 403, 403, 403, 200],
 };
 
 const { api } = useTestApi();
@@ -70,7 +82,10 @@ test('when every endpoint is called as each kind of caller, then each answers th
     ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 10 }],
     waitingRoom: { admitPerMinute: 60, maxActive: 10, passSeconds: 60, preQueueSeconds: 0 },
   });
-  const created: string[] = [room.id];
+  // A sold-out event (its one ticket held), for the waiting list's endpoints.
+  const { event: soldOut } = await createTestEvent(api, { ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 1 }] });
+  const created: string[] = [room.id, soldOut.id];
+  const webhooks: string[] = [];
   const owner = `owner-${Date.now()}`;
   const secret = api.config.jwtSecret!;
   const tokens: Record<Who, string | undefined> = {
@@ -90,6 +105,26 @@ test('when every endpoint is called as each kind of caller, then each answers th
     return res.body.hold.id as string;
   };
   const readHold = await newHold();
+  const must = async (res: { status: number; body: any }, status: number, what: string) => {
+    if (res.status !== status) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  const gaLine = { ticketTypeId: soldOut.ticketTypes[0].id, quantity: 1 };
+  await must(await api.call('POST', `/v1/events/${soldOut.id}/holds`, { token: api.token('customer', `holder-${Date.now()}`), body: gaLine }), 201, 'sold-out hold');
+  const ownEntry = (await must(await api.call('POST', `/v1/events/${soldOut.id}/waitlist`, { token: tokens.customer, body: gaLine }), 201, 'own entry')).entry.id;
+  const removedEntry = (await must(await api.call('POST', `/v1/events/${soldOut.id}/waitlist`, {
+    token: api.token('customer', `third-${Date.now()}`), body: gaLine,
+  }), 201, 'entry to remove')).entry.id;
+  // Webhook endpoints: a public address (no private one is accepted), subscribed to nothing that fires here.
+  const newWebhook = async () => {
+    const { webhook } = await must(await api.call('POST', '/v1/admin/webhooks', {
+      token: tokens.admin, body: { url: 'https://93.184.216.34/matrix', events: ['waitlist.offer_expired'] },
+    }), 201, 'webhook');
+    webhooks.push(webhook.id);
+    return webhook.id as string;
+  };
+  const patchedWebhook = await newWebhook();
+  const deletedWebhook = await newWebhook();
   const requests: Record<string, () => Promise<{ method: string; path: string; body?: unknown; stream?: boolean }>> = {
     'GET /healthz': async () => ({ method: 'GET', path: '/healthz' }),
     'GET /': async () => ({ method: 'GET', path: '/' }),
@@ -127,6 +162,18 @@ test('when every endpoint is called as each kind of caller, then each answers th
     'GET /v1/events/{eventId}/queue/me': async () => ({ method: 'GET', path: `/v1/events/${room.id}/queue/me` }),
     'GET /v1/admin/events/{eventId}/queue': async () => ({ method: 'GET', path: `/v1/admin/events/${room.id}/queue` }),
     'PATCH /v1/admin/events/{eventId}/queue': async () => ({ method: 'PATCH', path: `/v1/admin/events/${room.id}/queue`, body: { paused: false } }),
+    'POST /v1/events/{eventId}/waitlist': async () => ({ method: 'POST', path: `/v1/events/${soldOut.id}/waitlist`, body: gaLine }),
+    'GET /v1/events/{eventId}/waitlist/me': async () => ({ method: 'GET', path: `/v1/events/${soldOut.id}/waitlist/me` }),
+    'DELETE /v1/events/{eventId}/waitlist/{entryId}': async () => ({ method: 'DELETE', path: `/v1/events/${soldOut.id}/waitlist/${ownEntry}` }),
+    'GET /v1/admin/events/{eventId}/waitlist': async () => ({ method: 'GET', path: `/v1/admin/events/${soldOut.id}/waitlist` }),
+    'DELETE /v1/admin/events/{eventId}/waitlist/{entryId}': async () => ({
+      method: 'DELETE', path: `/v1/admin/events/${soldOut.id}/waitlist/${removedEntry}`, body: { reason: 'matrix' },
+    }),
+    'POST /v1/admin/webhooks': async () => ({ method: 'POST', path: '/v1/admin/webhooks', body: { url: 'https://93.184.216.34/matrix', events: ['waitlist.offer_expired'] } }),
+    'GET /v1/admin/webhooks': async () => ({ method: 'GET', path: '/v1/admin/webhooks?limit=1' }),
+    'PATCH /v1/admin/webhooks/{webhookId}': async () => ({ method: 'PATCH', path: `/v1/admin/webhooks/${patchedWebhook}`, body: { enabled: false } }),
+    'GET /v1/admin/webhooks/{webhookId}/deliveries': async () => ({ method: 'GET', path: `/v1/admin/webhooks/${patchedWebhook}/deliveries` }),
+    'DELETE /v1/admin/webhooks/{webhookId}': async () => ({ method: 'DELETE', path: `/v1/admin/webhooks/${deletedWebhook}` }),
   };
   // The releasing endpoints get a fresh hold per row; the successful caller comes last in PRINCIPALS order.
   const extended = await newHold();
@@ -140,6 +187,8 @@ test('when every endpoint is called as each kind of caller, then each answers th
   if (confirmed.status !== 201) throw new Error(`confirm: ${confirmed.status} ${JSON.stringify(confirmed.body)}`);
   requests['POST /v1/holds/{holdId}/confirm'] = async () => ({ method: 'POST', path: `/v1/holds/${confirmHold}/confirm`, body: { paymentReference: 'pi_1' } });
   requests['GET /v1/orders/{orderId}'] = async () => ({ method: 'GET', path: `/v1/orders/${confirmed.body.order.id}` });
+  const cancelled = await must(await api.call('POST', `/v1/holds/${await newHold()}/confirm`, { token: tokens.service, body: { paymentReference: 'pi_matrix_cancel' } }), 201, 'confirm to cancel');
+  requests['POST /v1/admin/orders/{orderId}/cancel'] = async () => ({ method: 'POST', path: `/v1/admin/orders/${cancelled.order.id}/cancel`, body: { reason: 'matrix' } });
   // Tokens mean nothing to the webhook: only Stripe's signature does, and this one has none.
   requests['POST /v1/webhooks/stripe'] = async () => ({ method: 'POST', path: '/v1/webhooks/stripe', body: { id: 'evt_1', type: 'payment_intent.succeeded', data: { object: {} } } });
   requests['POST /v1/demo/holds/{holdId}/pay'] = async () => ({ method: 'POST', path: `/v1/demo/holds/${paidHold}/pay` });
@@ -168,6 +217,7 @@ test('when every endpoint is called as each kind of caller, then each answers th
           expect(res.body.error).toEqual(expect.objectContaining({ code: expect.stringMatching(/^[A-Z_]+$/), message: expect.any(String) }));
         }
         if (res.status === 201 && res.body.event) created.push(res.body.event.id);
+        if (res.status === 201 && res.body.webhook) webhooks.push(res.body.webhook.id);
         got[endpoint]!.push(res.status);
       }
     }
@@ -179,6 +229,7 @@ test('when every endpoint is called as each kind of caller, then each answers th
     }
     expect(got).toEqual(EXPECTED);
   } finally {
+    for (const id of webhooks) await api.call('DELETE', `/v1/admin/webhooks/${id}`, { token: tokens.admin });
     await dropTestEvent(api, event.id);
     for (const id of created) await dropTestEvent(api, id);
   }

@@ -80,8 +80,8 @@ describe('the largest valid body', () => {
       expect(res.body.event.seatCount).toBe(MAX_EVENT_SEATS);
       expect(res.body.event.ticketTypes).toHaveLength(100);
       expect(await seatCount(eventId)).toBe(MAX_EVENT_SEATS);
-      // Its sale window is the longest one, in 2027: open the sale now to hold.
-      const opened = await api.call('PATCH', `/v1/admin/events/${eventId}`, { token: admin(), body: { salesStartAt: null, salesEndAt: null } });
+      // Its sale window is the longest one, in 2027, behind a waiting room: open the sale now, without the room, to hold.
+      const opened = await api.call('PATCH', `/v1/admin/events/${eventId}`, { token: admin(), body: { salesStartAt: null, salesEndAt: null, waitingRoom: null } });
       expect(opened.status).toBe(200);
       await expectHeld(eventId, await seatIdOf(eventId, `${last.section}-${last.row}-${SEAT_LIMITS.maxNumber}`));
     } finally {
