@@ -3,7 +3,7 @@ import { Queue, Worker, type Job } from 'bullmq';
 import pino, { type Logger } from 'pino';
 import { PRETTY_TRANSPORT, prettyLogs, type Config } from '@holdfast/config';
 import { createDb } from '@holdfast/db';
-import { createDomain, dispatchWebhookDeliveries, webhookRetryDelayMs, type DomainContext } from '@holdfast/domain';
+import { createDomain, dispatchWebhookDeliveries, requeueWebhookDeliveries, webhookRetryDelayMs, type DomainContext } from '@holdfast/domain';
 import { createRedisClient, HoldStore, maxmemoryPolicy, ReconcileStore } from '@holdfast/hold-store';
 import { withJobSpan } from '@holdfast/telemetry';
 import {
@@ -28,6 +28,8 @@ export interface WorkerOptions {
   /** BullMQ lock of an active job; a worker dead for longer loses its jobs to others. */
   lockDurationMs?: number;
   concurrency?: number;
+  /** How often the jobs of queued webhook deliveries are added again (Redis may have lost them); default 60 s. */
+  webhookRequeueEveryMs?: number;
 }
 
 export interface WorkerHandle {
@@ -188,6 +190,12 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
   const dispatchTimer = setInterval(() => {
     void dispatchWebhooks().catch((err: Error) => log.debug({ err: err.message }, 'webhook dispatch failed; it runs again'));
   }, config.webhooks.dispatchEveryMs);
+  // A Redis that lost its data lost the jobs of queued deliveries with it: they are added again
+  // now and then (a job that exists is not added twice).
+  const requeueTimer = setInterval(() => {
+    void requeueWebhookDeliveries(ctx, (ids) => enqueueWebhookDeliveries(webhookQueue, ids))
+      .catch((err: Error) => log.debug({ err: err.message }, 'webhook requeue failed; it runs again'));
+  }, opts.webhookRequeueEveryMs ?? 60_000);
 
   const metricsPort = opts.metricsPort === undefined ? config.workerMetricsPort : opts.metricsPort;
   let server: Server | null = null;
@@ -200,6 +208,7 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
     async close(drainMs = 10_000) {
       clearInterval(redeclare);
       clearInterval(dispatchTimer);
+      clearInterval(requeueTimer);
       await dispatching?.catch(() => undefined);
       // Finish the jobs in hand, then let go of the connections. While Redis is
       // unreachable a drain never ends: after drainMs the jobs in hand are

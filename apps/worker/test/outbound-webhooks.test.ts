@@ -6,7 +6,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { deliverWebhook, recordWebhookEvent } from '@holdfast/domain';
 import {
-  createTestEvent, deliverEvent, dropTestEvent, isolatedDatabaseUrl, paymentIntentEvent, seatGrid, useTestApi, waitFor, WebhookReceiver,
+  createTestEvent, deliverEvent, dropTestEvent, freePort, isolatedDatabaseUrl, paymentIntentEvent, seatGrid, useTestApi, waitFor, WebhookReceiver,
 } from '@holdfast/test-kit';
 import { startWorker, type WorkerHandle } from '../src';
 
@@ -22,7 +22,7 @@ const { api } = useTestApi({
 }, { privateRedis: true });
 beforeAll(async () => {
   receiver = await WebhookReceiver.start();
-  worker = await startWorker(api.config, { sweepEveryMs: 1000, reconcileEveryMs: 3_600_000, metricsPort: null });
+  worker = await startWorker(api.config, { sweepEveryMs: 1000, reconcileEveryMs: 3_600_000, metricsPort: null, webhookRequeueEveryMs: 500 });
 });
 const endpoints: string[] = [];
 afterEach(async () => {
@@ -232,18 +232,22 @@ test('when an endpoint is disabled while a delivery to it waits, then the delive
 });
 
 test('when the endpoint\'s host is private at sending time and private addresses are not allowed, then nothing is sent and the attempt fails naming the address', async () => {
-  const hook = await register(['hold.expired']);
-  const eventId = await api.rt.db.$transaction(async (tx) => {
+  // A loopback port nobody listens on: whatever the worker's own attempts do, nothing is received.
+  const res = await api.call('POST', '/v1/admin/webhooks', {
+    token: api.token('admin'), body: { url: `http://127.0.0.1:${await freePort()}/closed`, events: ['hold.expired'] },
+  });
+  expect(res.status).toBe(201);
+  endpoints.push(res.body.webhook.id);
+  await api.rt.db.$transaction(async (tx) => {
     const id = await recordWebhookEvent(tx, 'hold.expired', { hold: { id: 'x' } }, null);
     // Queued already: this test, not the worker's dispatcher, makes the attempt.
     await tx.$executeRaw`UPDATE webhook_deliveries SET status = 'queued' WHERE event_id = ${id}::uuid`;
-    return id;
   });
-  const [d] = await deliveriesOf(hook.id);
+  const [d] = await deliveriesOf(res.body.webhook.id);
   const outcome = await deliverWebhook(worker.ctx, d!.id, { ...api.config.webhooks, allowPrivate: false });
-  expect(outcome).toEqual({ kind: 'retry', responseCode: null, error: expect.stringMatching(/not sent: .*127\.0\.0\.1.*private address/) });
-  expect(receiver.of(eventId!)).toEqual([]);
-  expect((await deliveriesOf(hook.id))[0]!.attempts).toEqual([expect.objectContaining({ status: 'failed', responseCode: null })]);
+  expect(outcome).toEqual({ kind: 'retry', responseCode: null, error: expect.stringMatching(/^not sent: .*127\.0\.0\.1.*private address/) });
+  const attempts = (await deliveriesOf(res.body.webhook.id))[0]!.attempts;
+  expect(attempts.filter((a) => /^not sent/.test(a.error ?? ''))).toEqual([expect.objectContaining({ status: 'failed', responseCode: null })]);
 });
 
 test('when a Stripe payment arrives for a released hold, then the receiver gets payment.refund_required with the payment as the admin list shows it', async () => {
@@ -265,4 +269,20 @@ test('when a Stripe payment arrives for a released hold, then the receiver gets 
   } finally {
     await dropTestEvent(api, event.id);
   }
+});
+
+test('when a queued delivery has no job (Redis lost its data), then the worker adds it again and the delivery goes through', async () => {
+  const hook = await register(['hold.released']);
+  const eventId = await api.rt.db.$transaction(async (tx) => {
+    const id = await recordWebhookEvent(tx, 'hold.released', { hold: { id: 'lost-job' } }, null);
+    // Marked queued as the dispatcher marks it, but no job was ever added: as after a FLUSHALL.
+    await tx.$executeRaw`UPDATE webhook_deliveries SET status = 'queued' WHERE event_id = ${id}::uuid`;
+    return id;
+  });
+  const [d] = await waitFor('the delivery to succeed', async () => {
+    const x = await deliveriesOf(hook.id);
+    return x.length === 1 && x[0]!.status === 'succeeded' ? x : null;
+  }, within);
+  expect(d!.attempts.map((a) => [a.status, a.responseCode])).toEqual([['succeeded', 200]]);
+  expect(receiver.of(eventId!)).toHaveLength(1);
 });

@@ -156,6 +156,13 @@ export async function readyWebhookDeliveries(db: DbClient, limit: number): Promi
     ORDER BY d.seq LIMIT ${limit}`);
 }
 
+/** Deliveries marked queued (their jobs should exist), oldest first: for adding their jobs again after Redis lost them. */
+export async function queuedWebhookDeliveries(db: DbClient, limit: number): Promise<string[]> {
+  const rows = await translated(() => db.$queryRaw<{ id: string }[]>`
+    SELECT id FROM webhook_deliveries WHERE status = 'queued' ORDER BY seq LIMIT ${limit}`);
+  return rows.map((r) => r.id);
+}
+
 /** Marks deliveries queued once their jobs exist (only those still pending). */
 export async function markWebhookDeliveriesQueued(db: DbClient, ids: string[]): Promise<number> {
   if (!ids.length) return 0;

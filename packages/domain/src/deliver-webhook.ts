@@ -6,7 +6,8 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import {
-  findWebhookDeliveryForSend, giveUpWebhookDelivery, markWebhookDeliveriesQueued, readyWebhookDeliveries, recordWebhookAttempt,
+  findWebhookDeliveryForSend, giveUpWebhookDelivery, markWebhookDeliveriesQueued, queuedWebhookDeliveries, readyWebhookDeliveries,
+  recordWebhookAttempt,
 } from '@holdfast/db';
 import type { DomainContext } from './context';
 import { checkWebhookUrl, type WebhookUrlPolicy } from './webhook-url';
@@ -145,4 +146,17 @@ export async function dispatchWebhookDeliveries(
     total += ids.length;
     if (ready.length < batch) return total;
   }
+}
+
+/**
+ * The jobs of deliveries marked queued, added again: a Redis that lost its data lost them too
+ * (adding a job that exists adds nothing, its id being the delivery's). Up to `limit`, oldest
+ * first; returns how many it handed over.
+ */
+export async function requeueWebhookDeliveries(
+  ctx: DomainContext, enqueue: (deliveryIds: string[]) => Promise<void>, limit = 1000,
+): Promise<number> {
+  const ids = await queuedWebhookDeliveries(ctx.db, limit);
+  if (ids.length) await enqueue(ids);
+  return ids.length;
 }

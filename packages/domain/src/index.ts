@@ -49,7 +49,7 @@ export {
   type WebhookView, type WebhookWithSecret, type WebhookDeliveryView,
 } from './admin-webhooks';
 export {
-  deliverWebhook, dispatchWebhookDeliveries, signWebhook, webhookRetryDelayMs, DEFAULT_WEBHOOK_DELIVERY, SIGNATURE_HEADER,
+  deliverWebhook, dispatchWebhookDeliveries, requeueWebhookDeliveries, signWebhook, webhookRetryDelayMs, DEFAULT_WEBHOOK_DELIVERY, SIGNATURE_HEADER,
   type DeliverOutcome, type WebhookDeliverySettings,
 } from './deliver-webhook';
 export { checkWebhookUrl, isPrivateAddress, type WebhookUrlPolicy } from './webhook-url';
