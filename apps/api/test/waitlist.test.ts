@@ -386,3 +386,23 @@ test('when an admin reads an event\'s waiting list and removes entries, then it 
   await flush(event.id);
   await expectInvariants(api.rt.db, event.id);
 });
+
+test('when leases lapse with no expiry job yet and hundreds of buyers hammer the tier, then the lapsed seats go to the line, none to the buyers', async () => {
+  const seats = 12;
+  const { event } = await newEvent({ holdTtlSeconds: 3, maxTicketsPerCustomer: 2, seats: seatGrid(['A'], 2, seats / 2, 'floor') });
+  const holders = Array.from({ length: seats }, (_, i) => customer(`lapse-holder${i}`));
+  const held = await Promise.all(holders.map((h) => hold(event.id, h, { tier: 'floor', quantity: 1 })));
+  const waiters = Array.from({ length: seats }, (_, i) => customer(`lapse-waiter${i}`));
+  for (const w of waiters) expect((await join(event.id, w, { tier: 'floor', quantity: 1 })).status).toBe(201);
+  await sleepUntil(held.map((h) => h.expiresAt).sort().at(-1)!, 150);
+
+  const attempts = await Promise.all(Array.from({ length: 300 }, (_, i) =>
+    holdPost(api, event.id, customer(`lapse-bot${i}`), { tier: 'floor', quantity: 1 })));
+  expect(attempts.filter((r) => r.status === 201)).toEqual([]);
+  const entries = await Promise.all(waiters.map((w) => entryOf(event.id, w)));
+  expect(entries.map((e) => e.state)).toEqual(waiters.map(() => 'offered'));
+  const offered = await Promise.all(entries.map(async (e, i) => (await holdOf(e.offer!.holdId, waiters[i]!)).body.hold.items[0].seatId as string));
+  expect(new Set(offered).size).toBe(seats);
+  await flush(event.id);
+  await expectInvariants(api.rt.db, event.id);
+});
