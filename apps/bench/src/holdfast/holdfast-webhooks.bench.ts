@@ -119,6 +119,21 @@ function side(runs: WebhookCostRun[]): Side {
   };
 }
 
+/** Runs `fn` while an endpoint subscribed to every event type points at `url`. */
+async function withEndpoint<T>(fixture: HoldfastFixture, url: string, fn: () => Promise<T>): Promise<T> {
+  const id = randomUUID();
+  await fixture.db.$executeRaw`
+    INSERT INTO webhook_endpoints (id, url, events, secret, created_by)
+    VALUES (${id}::uuid, ${url},
+            ARRAY['order.confirmed', 'hold.expired', 'hold.released', 'waitlist.offered', 'waitlist.offer_expired', 'payment.refund_required'],
+            ${`whsec_bench_${randomUUID()}`}, 'bench')`;
+  try {
+    return await fn();
+  } finally {
+    await fixture.db.$executeRaw`DELETE FROM webhook_endpoints WHERE id = ${id}::uuid`;
+  }
+}
+
 export async function webhookCostSection(
   api: ChildServer, fixture: HoldfastFixture, options: WebhookCostOptions, log: (line: string) => void,
 ): Promise<WebhookCostReport> {
@@ -127,6 +142,14 @@ export async function webhookCostSection(
   const worker = await fixture.startWorker({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_DISPATCH_EVERY_MS: '200' });
   const runs: WebhookCostRun[] = [];
   try {
+    // Warm-up: the worker must be up and sending (and the receiver holding its requests) before
+    // anything is measured; a loaded machine starts it slowly.
+    await withEndpoint(fixture, receiver.url, async () => {
+      await holdsThenConfirms(api, fixture, { ...options, holds: 50 }, 'warm-up');
+      const deadline = Date.now() + 30_000;
+      while (receiver.requests() === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    });
+    log(`webhooks: warm-up done, the receiver holds ${receiver.requests()} request(s) open`);
     for (let round = 1; round <= options.rounds; round += 1) {
       for (const mode of ['none', 'hanging'] as const) {
         const endpointId = randomUUID();
@@ -149,6 +172,9 @@ export async function webhookCostSection(
           if (mode === 'hanging') await fixture.db.$executeRaw`DELETE FROM webhook_endpoints WHERE id = ${endpointId}::uuid`;
         }
       }
+    }
+    if (runs.some((r) => r.receiver === 'hanging') && receiver.requests() === 0) {
+      log(`webhooks: the worker never reached the receiver; its last log lines:\n${worker.log.split('\n').slice(-15).join('\n')}`);
     }
   } finally {
     await worker.signal('SIGKILL');
