@@ -4,7 +4,7 @@
 import { expireHold, reconcile } from '@holdfast/domain';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
 import {
-  confirmVia, expectInvariants, forgetEventInRedis, holdPost, seatGrid, sleepUntil, useTestApi, waitFor,
+  confirmVia, deliverEvent, expectInvariants, forgetEventInRedis, holdPost, ordersOfHold, paymentIntentEvent, seatGrid, sleepUntil, useTestApi, waitFor,
 } from '@holdfast/test-kit';
 
 const { api, newEvent } = useTestApi();
@@ -404,5 +404,21 @@ test('when leases lapse with no expiry job yet and hundreds of buyers hammer the
   const offered = await Promise.all(entries.map(async (e, i) => (await holdOf(e.offer!.holdId, waiters[i]!)).body.hold.items[0].seatId as string));
   expect(new Set(offered).size).toBe(seats);
   await flush(event.id);
+  await expectInvariants(api.rt.db, event.id);
+});
+
+test('when an offer is paid through the Stripe webhook, then it becomes the customer\'s order like any hold', async () => {
+  const { event } = await newEvent({ currency: 'EUR', ticketTypes: [{ name: 'GA', priceCents: 4200, capacity: 1 }] });
+  const tt = event.ticketTypes[0].id;
+  const [a, b] = ['stripe-a', 'stripe-b'].map(customer) as [string, string];
+  const held = await hold(event.id, a, { ticketTypeId: tt, quantity: 1 });
+  await join(event.id, b, { ticketTypeId: tt, quantity: 1 });
+  await release(held.id, a);
+  const offer = (await entryOf(event.id, b)).offer!;
+  expect((await deliverEvent(api, paymentIntentEvent({ holdId: offer.holdId, amount: 4200, currency: 'eur' }))).status).toBe(200);
+  const orders = await ordersOfHold(api, offer.holdId);
+  expect(orders.map((o) => ({ customerId: o.customerId, totalCents: o.totalCents }))).toEqual([{ customerId: b, totalCents: 4200 }]);
+  await flush(event.id);
+  expect((await entryOf(event.id, b)).state).toBe('purchased');
   await expectInvariants(api.rt.db, event.id);
 });
