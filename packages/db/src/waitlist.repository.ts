@@ -143,10 +143,3 @@ export async function setWaitlistEntryOutcome(db: DbClient, id: string, state: W
 export async function deleteWaitlistEntry(db: DbClient, id: string): Promise<void> {
   await translated(() => db.$executeRawUnsafe('DELETE FROM waitlist_entries WHERE id = $1::uuid', id));
 }
-
-/** Events with entries still waiting (reconciliation puts them back in Redis's lines). */
-export async function eventsWithWaitingEntries(db: DbClient): Promise<string[]> {
-  const rows = await translated(() => db.$queryRawUnsafe<{ id: string }[]>(
-    "SELECT DISTINCT event_id::text AS id FROM waitlist_entries WHERE state = 'waiting'"));
-  return rows.map((r) => r.id);
-}

@@ -36,7 +36,7 @@ export { getOrder, orderFromRow, type Order } from './orders';
 export { applyStripePayment, type StripePayment, type StripeOutcome } from './apply-stripe-payment';
 export { recordWebhookEvent } from './webhook-events';
 export {
-  joinWaitlist, myWaitlist, leaveWaitlist, adminWaitlist, waitlistNumbers, restoreWaitlists,
+  joinWaitlist, myWaitlist, leaveWaitlist, adminWaitlist, waitlistNumbers,
   type WaitlistEntryView, type AdminWaitlistEntryView, type JoinWaitlistInput, type WaitlistLeaver,
 } from './waitlist';
 export { restoreWaitlist, scopeOf } from './waitlist-line';

@@ -2,7 +2,7 @@
 // what comes back goes to the line first, as a hold of the next customer it can serve (Redis, one step).
 import type { adminWaitlistEntryObject, waitlistEntryObject, z } from '@holdfast/contracts';
 import {
-  deleteWaitlistEntry, endWaitlistEntry, eventsWithWaitingEntries, findLiveWaitlistEntry, findWaitlistEntry,
+  deleteWaitlistEntry, endWaitlistEntry, findLiveWaitlistEntry, findWaitlistEntry,
   insertWaitlistEntry, listCustomerWaitlist, listEventWaitlist, lockWaitlistEntry, recordAudit, setWaitlistEntryOutcome,
   runTransaction, settleWaitlistOffers, type WaitlistEntryRow,
 } from '@holdfast/db';
@@ -15,7 +15,7 @@ import { isUuid } from './ids';
 import { releaseHold } from './holds';
 import { ensurePrimed, primeEvent } from './prime-event';
 import { assertOnSale } from './sale-window';
-import { joinInput, restoreWaitlist, scopeOf } from './waitlist-line';
+import { joinInput, scopeOf } from './waitlist-line';
 
 export type WaitlistEntryView = z.output<typeof waitlistEntryObject>;
 export type AdminWaitlistEntryView = z.output<typeof adminWaitlistEntryObject>;
@@ -197,13 +197,4 @@ function viewOf(r: WaitlistEntryRow, place: WaitlistPlace | undefined, now: numb
     return { ...base, state: 'offered', position: null, offer: { holdId: r.holdId!, expiresAt: expiresAt.toISOString() } };
   }
   return { ...base, state: r.state, position: null, offer: null };
-}
-
-/** Reconciliation's part: every event with waiting entries has them in its Redis lines. */
-export async function restoreWaitlists(ctx: DomainContext): Promise<number> {
-  let n = 0;
-  for (const eventId of await eventsWithWaitingEntries(ctx.db)) {
-    if (await ctx.store.isPrimed(eventId)) n += await restoreWaitlist(ctx, eventId);
-  }
-  return n;
 }
