@@ -20,18 +20,19 @@ export const WAITING_ROOM_ENDPOINTS = [
       409: err('SALES_CLOSED: before salesStartAt − preQueueSeconds, from salesEndAt on, or the event is a draft or closed (details.salesStatus, salesStartAt, salesEndAt, serverTime)'),
       503: unavailable,
     },
-    handler: async ({ req, res, deps: ctx, params, body }) => {
-      res.json({ queue: await joinQueue(ctx, { eventId: params.eventId, customerId: req.principal!.id, nonce: body?.nonce }) });
-    },
+    // A hot endpoint (a crowd joins at the opening): answered on the lean path, as holds are.
+    answer: async ({ deps: ctx, params, body, principal }) => ({
+      status: 200, body: { queue: await joinQueue(ctx, { eventId: params.eventId, customerId: principal!.id, nonce: body?.nonce }) },
+    }),
   }),
   endpoint({
     method: 'get', path: '/v1/events/{eventId}/queue/me', operationId: 'getQueueStanding', tag: 'Waiting room', roles: ['customer'],
     query: emptyQuery,
     summary: 'Where the customer stands in the event\'s waiting room: waiting (position, etaSeconds), admitted (pass, passExpiresAt), ended (the pass ended: join again for a new place at the back), or none (not joined).',
     responses: { 200: { description: 'where the customer stands', schema: responses.queue }, 404: NOT_FOUND, 503: unavailable },
-    handler: async ({ req, res, deps: ctx, params }) => {
-      res.json({ queue: await queueStanding(ctx, params.eventId, req.principal!.id) });
-    },
+    answer: async ({ deps: ctx, params, principal }) => ({
+      status: 200, body: { queue: await queueStanding(ctx, params.eventId, principal!.id) },
+    }),
   }),
   endpoint({
     method: 'get', path: '/v1/admin/events/{eventId}/queue', operationId: 'adminGetQueue', tag: 'Waiting room', roles: ['admin'],
