@@ -105,7 +105,7 @@ test('when every endpoint is called as each kind of caller, then each answers th
     return res.body.hold.id as string;
   };
   const readHold = await newHold();
-  const must = async (res: { status: number; body: any }, status: number, what: string) => {
+  const must = async (res: Awaited<ReturnType<typeof api.call>>, status: number, what: string) => {
     if (res.status !== status) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;
   };
