@@ -1,10 +1,11 @@
 /**
  * Issue 30: what a webhook receiver that never answers costs holds and confirms. The API and a
- * worker process run as usual; the same hold-then-confirm load runs with no endpoint registered
- * and with one endpoint (every event type) whose receiver accepts connections and never
- * answers, interleaved round by round. Deliveries happen in the worker, so the difference is the
- * outbox rows the confirm and release transactions write, and whatever the stuck deliveries
- * cost the shared machine.
+ * worker process run as usual; the same hold-then-confirm load runs with no endpoint registered,
+ * with one endpoint (every event type) whose receiver answers 200 at once, and with one whose
+ * receiver accepts connections and never answers, interleaved round by round. Hanging against
+ * answering is what a dead receiver costs; answering against none is what webhooks cost at all
+ * (the event and delivery rows the confirm and release transactions write, and the worker's
+ * deliveries on the same cores).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -20,14 +21,17 @@ export interface WebhookCostOptions {
   concurrency: number;
   /** Holds (then confirms) per run. */
   holds: number;
-  /** Rounds of (no receiver, hanging receiver). */
+  /** Rounds of (no receiver, answering receiver, hanging receiver). */
   rounds: number;
   maxDurationMs: number;
 }
 
+type Mode = 'none' | 'answering' | 'hanging';
+const MODES: readonly Mode[] = ['none', 'answering', 'hanging'];
+
 export interface WebhookCostRun {
   round: number;
-  receiver: 'none' | 'hanging';
+  receiver: Mode;
   holds: HttpLoadResult;
   confirms: HttpLoadResult;
   /** Deliveries recorded for the run's endpoint (0 without one). */
@@ -48,18 +52,28 @@ export interface WebhookCostReport {
   holdsPerRun: number;
   runs: WebhookCostRun[];
   none: Side;
+  answering: Side;
   hanging: Side;
   /** hanging ÷ none, medians of the rounds. */
   holdP99Ratio: number | null;
   confirmP99Ratio: number | null;
+  /** hanging ÷ answering: what the receiver's hanging itself costs. */
+  holdP99VsAnswering: number | null;
+  confirmP99VsAnswering: number | null;
 }
 
-/** A receiver that accepts every request and never answers (its sockets are destroyed at close). */
-async function hangingReceiver(): Promise<{ url: string; requests(): number; close(): Promise<void> }> {
+/**
+ * A receiver on loopback: `hanging` accepts every request and never answers (its sockets are
+ * destroyed at close); otherwise it reads the body and answers 200 at once.
+ */
+async function receiverOf(hanging: boolean): Promise<{ url: string; requests(): number; close(): Promise<void> }> {
   let requests = 0;
   const sockets = new Set<Socket>();
-  const server: Server = createServer(() => {
+  const server: Server = createServer((req, res) => {
     requests += 1;
+    if (hanging) return;
+    req.resume();
+    req.on('end', () => res.end('ok'));
   });
   server.on('connection', (s: Socket) => {
     sockets.add(s);
@@ -67,7 +81,7 @@ async function hangingReceiver(): Promise<{ url: string; requests(): number; clo
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hang`,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/${hanging ? 'hang' : 'answer'}`,
     requests: () => requests,
     async close() {
       for (const s of sockets) s.destroy();
@@ -137,7 +151,8 @@ async function withEndpoint<T>(fixture: HoldfastFixture, url: string, fn: () => 
 export async function webhookCostSection(
   api: ChildServer, fixture: HoldfastFixture, options: WebhookCostOptions, log: (line: string) => void,
 ): Promise<WebhookCostReport> {
-  const receiver = await hangingReceiver();
+  const receiver = await receiverOf(true);
+  const answering = await receiverOf(false);
   // The worker may call a receiver on loopback (WEBHOOK_ALLOW_PRIVATE), so its deliveries really hang.
   const worker = await fixture.startWorker({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_DISPATCH_EVERY_MS: '200' });
   const runs: WebhookCostRun[] = [];
@@ -151,12 +166,12 @@ export async function webhookCostSection(
     });
     log(`webhooks: warm-up done, the receiver holds ${receiver.requests()} request(s) open`);
     for (let round = 1; round <= options.rounds; round += 1) {
-      for (const mode of ['none', 'hanging'] as const) {
+      for (const mode of MODES) {
         const endpointId = randomUUID();
-        if (mode === 'hanging') {
+        if (mode !== 'none') {
           await fixture.db.$executeRaw`
             INSERT INTO webhook_endpoints (id, url, events, secret, created_by)
-            VALUES (${endpointId}::uuid, ${receiver.url},
+            VALUES (${endpointId}::uuid, ${mode === 'hanging' ? receiver.url : answering.url},
                     ARRAY['order.confirmed', 'hold.expired', 'hold.released', 'waitlist.offered', 'waitlist.offer_expired', 'payment.refund_required'],
                     ${`whsec_bench_${randomUUID()}`}, 'bench')`;
         }
@@ -169,7 +184,7 @@ export async function webhookCostSection(
           log(`webhooks round ${round}, receiver ${mode}: holds p99 ${holds.okLatency.p99Ms} ms (${Math.round(holds.okPerSec)}/s), ` +
             `confirms p99 ${confirms.okLatency.p99Ms} ms (${Math.round(confirms.okPerSec)}/s), ${run.deliveries} deliveries, ${run.receiverRequests} requests hanging`);
         } finally {
-          if (mode === 'hanging') await fixture.db.$executeRaw`DELETE FROM webhook_endpoints WHERE id = ${endpointId}::uuid`;
+          if (mode !== 'none') await fixture.db.$executeRaw`DELETE FROM webhook_endpoints WHERE id = ${endpointId}::uuid`;
         }
       }
     }
@@ -179,17 +194,22 @@ export async function webhookCostSection(
   } finally {
     await worker.signal('SIGKILL');
     await receiver.close();
+    await answering.close();
   }
   const none = side(runs.filter((r) => r.receiver === 'none'));
+  const answeringSide = side(runs.filter((r) => r.receiver === 'answering'));
   const hanging = side(runs.filter((r) => r.receiver === 'hanging'));
   return {
     concurrency: options.concurrency,
     holdsPerRun: options.holds,
     runs,
     none,
+    answering: answeringSide,
     hanging,
     holdP99Ratio: none.holdP99Ms > 0 ? round3(hanging.holdP99Ms / none.holdP99Ms) : null,
     confirmP99Ratio: none.confirmP99Ms > 0 ? round3(hanging.confirmP99Ms / none.confirmP99Ms) : null,
+    holdP99VsAnswering: answeringSide.holdP99Ms > 0 ? round3(hanging.holdP99Ms / answeringSide.holdP99Ms) : null,
+    confirmP99VsAnswering: answeringSide.confirmP99Ms > 0 ? round3(hanging.confirmP99Ms / answeringSide.confirmP99Ms) : null,
   };
 }
 
@@ -200,14 +220,16 @@ export function renderWebhookCostSection(report: WebhookCostReport | null | unde
   ]);
   return [
     '',
-    `## Webhooks: holds and confirms with a receiver that never answers (${report.concurrency} connections, ${report.holdsPerRun} holds then confirms per run)`,
+    `## Webhooks: holds and confirms with no endpoint, a receiver that answers, and one that never answers (${report.concurrency} connections, ${report.holdsPerRun} holds then confirms per run)`,
     '',
-    markdownTable(['round', 'receiver', 'hold p99 ms', 'holds ok/s', 'confirm p99 ms', 'confirms ok/s', 'deliveries recorded', 'receiver requests so far (never answered)'], rows),
+    markdownTable(['round', 'receiver', 'hold p99 ms', 'holds ok/s', 'confirm p99 ms', 'confirms ok/s', 'deliveries recorded', 'hanging receiver: requests so far (never answered)'], rows),
     '',
     markdownTable(['', 'hold p99 ms', 'confirm p99 ms', 'holds ok/s', 'confirms ok/s'], [
       ['no endpoint', report.none.holdP99Ms, report.none.confirmP99Ms, report.none.holdOkPerSec, report.none.confirmOkPerSec],
+      ['receiver answering 200', report.answering.holdP99Ms, report.answering.confirmP99Ms, report.answering.holdOkPerSec, report.answering.confirmOkPerSec],
       ['hanging receiver', report.hanging.holdP99Ms, report.hanging.confirmP99Ms, report.hanging.holdOkPerSec, report.hanging.confirmOkPerSec],
-      ['ratio (hanging ÷ none)', report.holdP99Ratio, report.confirmP99Ratio, null, null],
+      ['ratio (hanging ÷ answering): a dead receiver', report.holdP99VsAnswering, report.confirmP99VsAnswering, null, null],
+      ['ratio (hanging ÷ none): webhooks at all, receiver dead', report.holdP99Ratio, report.confirmP99Ratio, null, null],
     ]),
   ];
 }
