@@ -56,7 +56,7 @@ export function createApp(deps: AppDeps): Express {
 
   // The request's logger is made only when something logs (a getter on this app's request
   // prototype): on the hot path nothing logs at the default level, and a pino child per
-  // request was a measurable share of a hold's CPU (docs/benchmarks.md, "Group commit").
+  // request was a measurable share of a hold's CPU (`git show e877b90:docs/benchmarks.md`, "Group commit").
   const childLogs = new WeakMap<Request, Logger>();
   Object.defineProperty(app.request, 'log', {
     configurable: true,
@@ -83,7 +83,7 @@ export function createApp(deps: AppDeps): Express {
   });
   // No app-wide body parser: each endpoint reads its body after authorization (mount-endpoints.ts).
   // Each group of endpoints is one router, mounted in ROUTE_GROUPS' order (route-table.ts: the hot
-  // paths first; every router entered costs a request a router dispatch, docs/benchmarks.md, issue 12),
+  // paths first; every router entered costs a request a router dispatch, `git show 0a3860d:docs/benchmarks.md`, issue 12),
   // given its dependencies here; null leaves a group out of this app (and out of its document).
   // Bearer tokens: HS256 against JWT_SECRET and/or an OIDC issuer's JWKS (middleware/token-verifier.ts).
   // The issuer's discovery is read now, in the background: a failure is logged and retried by the

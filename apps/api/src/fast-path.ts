@@ -16,7 +16,7 @@ import { expressPath } from './mount-endpoints';
  * confirm). Express gives every request its own request and response
  * prototypes, a router walk, a body parser and `res.json`'s content
  * negotiation; measured on a hold, that machinery cost more CPU than the hold's
- * own work (docs/benchmarks.md, "The Express tax"). This serves a *plain*
+ * own work (docs/benchmarks.md, "Settings chosen by measurement"). This serves a *plain*
  * request to such an endpoint on Node's own request and response, through the
  * same steps in the same order: request id and duration, the fixed security
  * headers and CORS, the role check (401/403 before the body is read), the JSON

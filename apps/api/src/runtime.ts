@@ -43,7 +43,7 @@ export function createApiRedis(target: string | RedisTarget): RedisClient {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     // What a frozen Redis (connection up, no answers) costs a request: short enough that
-    // the answer still fits the 2 s budget (docs/benchmarks.md, "Numbers behind settings").
+    // the answer still fits the 2 s budget (docs/benchmarks.md, "Settings chosen by measurement").
     commandTimeout: 1000,
     connectTimeout: 1500,
     retryStrategy: (times) => Math.min(100 * times, 1000),

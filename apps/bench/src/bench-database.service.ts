@@ -46,7 +46,7 @@ export async function ensureDatabase(url: string): Promise<void> {
  * server runs without autovacuum (this project's CI machines do), their dead rows
  * stay and every later index scan steps over them, so each run measured slower
  * than the one before (2.3 million dead rows in `holds` after a day of runs, and
- * a 500 ms query timeout in a warm-up: docs/benchmarks.md, issue 12, fourth pass).
+ * a 500 ms query timeout in a warm-up: `git show 5aa269b:docs/benchmarks.md`, issue 12, fourth pass).
  * The runner calls it before each part.
  */
 export async function vacuumDatabase(url: string): Promise<number> {

@@ -48,7 +48,7 @@ export async function insertHoldsIfMissing(db: DbClient, rows: NewHoldRow[]): Pr
   // One statement for the whole batch (it runs on the API's event loop, beside
   // the hold requests): arrays in, unnest, ON CONFLICT DO NOTHING. On the root
   // client it goes to the pool directly, skipping Prisma's query compiler (it showed
-  // in a hold's CPU profile, docs/benchmarks.md); inside a transaction, through it.
+  // in a hold's CPU profile, docs/benchmarks.md, "Settings chosen by measurement"); inside a transaction, through it.
   const params = [
     rows.map((h) => h.id), rows.map((h) => h.eventId), rows.map((h) => h.customerId),
     rows.map((h) => h.createdAt.toISOString()), rows.map((h) => h.expiresAt.toISOString()),

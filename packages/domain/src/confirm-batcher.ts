@@ -25,7 +25,7 @@ export interface ConfirmBatchSettings {
   inFlight: number;
 }
 
-/** Chosen from measurements (docs/benchmarks.md, "Group commit"). */
+/** Chosen from measurements (docs/benchmarks.md, "Settings chosen by measurement"). */
 export const DEFAULT_CONFIRM_BATCH: ConfirmBatchSettings = { maxBatch: 32, maxWaiting: 2000, maxWaitMs: 0, inFlight: 1 };
 
 /** The settings, with the defaults for those not given. */

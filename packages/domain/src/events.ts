@@ -92,7 +92,7 @@ export async function createEvent(ctx: DomainContext, given: CreateEventInput, a
  * A new event is loaded into Redis at once (its counters, free-seat index and
  * ready mark), so its first buyers do not wait on that load: in a flash sale
  * they all arrive in the same instant, and each of them would queue behind it
- * (docs/benchmarks.md, issue 12, seventh pass). PostgreSQL has the event
+ * (`git show aba00ee:docs/benchmarks.md`, "Issue 12, seventh pass"). PostgreSQL has the event
  * whatever happens here: when Redis cannot take it now, the event is created
  * all the same and its first hold loads it, as after Redis lost its data.
  */

@@ -7,7 +7,7 @@ export const isUuid = (s: string): boolean => UUID.test(s);
 
 /**
  * Random bytes for hold ids, drawn from the CSPRNG 128 ids at a time: one
- * randomFillSync per hold showed in a hold's CPU profile (docs/benchmarks.md).
+ * randomFillSync per hold showed in a hold's CPU profile (docs/benchmarks.md, "Settings chosen by measurement").
  */
 const ID_BYTES = HOLD_ID_SUFFIX_HEX / 2;
 let pool = Buffer.alloc(0);

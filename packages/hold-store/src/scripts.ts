@@ -68,7 +68,7 @@ export function scriptSource(name: ScriptName, sharded = false): string {
  * (setImmediate) uncorks it, so every script that requests handled in the same
  * turn sent goes out in one `writev` instead of one `write` system call each.
  * On loopback a write system call also does the receiving side's TCP work
- * (the largest item of a hold's CPU profile, docs/benchmarks.md). Nothing waits
+ * (the largest item of a hold's CPU profile: docs/benchmarks.md, "Settings chosen by measurement"). Nothing waits
  * longer than the rest of its turn; commands and replies are unchanged and in order.
  * On a Redis Cluster (a connection per node, no one socket) it does nothing.
  */

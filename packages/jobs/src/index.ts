@@ -97,7 +97,7 @@ function traced(): { telemetry?: { metadata: string } } {
  * due at the latest of their times. A flash sale persists its holds in batches,
  * so this is one job (one BullMQ script in Redis) per batch, not per hold: per
  * hold, the jobs were the largest item of a hold's CPU left in the API after the
- * lean path (docs/benchmarks.md). The job id names its first hold and its size,
+ * lean path (docs/benchmarks.md, "Settings chosen by measurement"). The job id names its first hold and its size,
  * so scheduling the same batch twice adds one job.
  */
 export async function scheduleExpiries(queue: Queue, holds: { id: string; expiresAt: Date }[], now = Date.now()): Promise<void> {

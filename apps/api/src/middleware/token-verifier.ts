@@ -192,7 +192,7 @@ export interface TokenVerifierOptions {
  * with the clock skew, the role from AUTH_ROLE_CLAIM). Any other algorithm,
  * `none` included, is refused. HS256 goes through fast-jwt because its check is
  * synchronous on node's createHmac: jose's HS256 goes through WebCrypto, about
- * ten times the CPU of a new token (docs/benchmarks.md).
+ * ten times the CPU of a new token (`git show 2f325bf:docs/benchmarks.md`, "HS256 through fast-jwt").
  */
 export class TokenVerifier {
   readonly issuer: OidcIssuer | null;
@@ -202,7 +202,7 @@ export class TokenVerifier {
   /**
    * Tokens this verifier accepted, by their exact text: a buyer sends the same
    * token with every request, and checking it again showed in a hold's CPU
-   * profile (docs/benchmarks.md). An entry serves only until the token's own
+   * profile (docs/benchmarks.md, "Settings chosen by measurement"). An entry serves only until the token's own
    * `exp`; bounded, cleared when full.
    */
   private readonly verified = new Map<string, { principal: Principal; expiresAtMs: number }>();

@@ -212,8 +212,8 @@ const OUTBOX_DRAIN_WAIT_MS = 15_000;
  * PostgreSQL after their event is gone: each is refused (foreign key), the
  * batch is written again one record at a time and each record parked in a
  * stream that outlives the event; a race lab warm-up sale left 500 of those
- * to the API's next seconds, the measured sale's (docs/benchmarks.md, issue
- * 12, seventh pass).
+ * to the API's next seconds, the measured sale's (`git show aba00ee:docs/benchmarks.md`,
+ * issue 12, seventh pass).
  */
 async function outboxDrained(store: HoldStore, eventId: string): Promise<void> {
   const deadline = Date.now() + OUTBOX_DRAIN_WAIT_MS;

@@ -16,7 +16,7 @@ interface HoldfastStrategyDeps {
  * not reached V8's optimizing compiler when the clock started: the same commit
  * read 0.44-0.48x SKIP LOCKED with it and 0.52-0.56x with 20 (2,000 buyers, about
  * 3,000 requests, as many as the hold path's warm-up), alternated in the same
- * minutes (docs/benchmarks.md, issue 12, fourth pass).
+ * minutes (`git show 5aa269b:docs/benchmarks.md`, issue 12, fourth pass).
  */
 const WARM_UP_TICKETS_PER_CLIENT = 20;
 
@@ -28,7 +28,7 @@ const WARM_UP_TICKETS_PER_CLIENT = 20;
  * of the API process) through the measured sale and several after it, the
  * API's CPU per request falling from about 0.35 to 0.14 ms over ten quick-sized sales
  * after it, and the purchase rate rising from about 800 to 1,300 a second
- * (docs/benchmarks.md, issue 12, seventh pass). The SQL strategies run on a
+ * (`git show aba00ee:docs/benchmarks.md`, issue 12, seventh pass). The SQL strategies run on a
  * PostgreSQL server long up and a driver already used; this measures
  * holdfast's API the same way, in its steady state.
  */
@@ -66,7 +66,7 @@ export function warmUpSettled(cpuMsPerRequest: readonly number[], within = WARM_
  * their kind the API saw: they changed the type feedback of the HTTP functions
  * every request shares, and V8 recompiled some 30 of them during the measured
  * sale, which cost about 1.5x the API CPU of the same sale run again
- * (docs/benchmarks.md, issue 12, eighth pass). Every purchase of the measured
+ * (`git show 76d546f:docs/benchmarks.md`, issue 12, eighth pass). Every purchase of the measured
  * sale still does all of its work: the hold script, the outbox, the fenced
  * confirm.
  */
