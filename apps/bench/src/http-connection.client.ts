@@ -232,3 +232,29 @@ function readResponse(data: Buffer): ReadResponse {
   if (data.length < start + length) return { need: start + length };
   return { response: { status, body: data.subarray(start, start + length) }, used: start + length, close };
 }
+
+/** A fixed set of keep-alive connections; requests wait for a free one. */
+export class ConnectionPool {
+  private readonly free: HttpConnection[];
+  private readonly waiting: Array<(c: HttpConnection) => void> = [];
+
+  constructor(baseUrl: string, size: number) {
+    const url = new URL(baseUrl);
+    this.free = Array.from({ length: size }, () => new HttpConnection(url.hostname, Number(url.port), 30_000));
+  }
+
+  async send(request: ConnectionRequest): Promise<ConnectionResponse> {
+    const connection = this.free.pop() ?? (await new Promise<HttpConnection>((resolve) => this.waiting.push(resolve)));
+    try {
+      return await connection.send(request);
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next(connection);
+      else this.free.push(connection);
+    }
+  }
+
+  close(): void {
+    for (const c of this.free) c.close();
+  }
+}

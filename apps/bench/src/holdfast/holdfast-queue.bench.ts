@@ -18,7 +18,7 @@
  */
 import { LatencyHistogram, round3 } from '../latency.histogram';
 import { runHttpLoad } from '../http-load.generator';
-import { HttpConnection, type ConnectionRequest, type ConnectionResponse } from '../http-connection.client';
+import { ConnectionPool, type ConnectionResponse } from '../http-connection.client';
 import { runRedisBenchmark, type RedisBenchmarkResult } from '../baselines/redis-benchmark.runner';
 import type { ChildServer } from '../baselines/child-server.launcher';
 import { usedMemory } from '../bench-redis.service';
@@ -72,32 +72,6 @@ export interface QueueReport {
   note: string;
 }
 
-/** A fixed set of keep-alive connections; requests wait for a free one. */
-class Pool {
-  private readonly free: HttpConnection[];
-  private readonly waiting: Array<(c: HttpConnection) => void> = [];
-
-  constructor(baseUrl: string, size: number) {
-    const url = new URL(baseUrl);
-    this.free = Array.from({ length: size }, () => new HttpConnection(url.hostname, Number(url.port), 30_000));
-  }
-
-  async send(request: ConnectionRequest): Promise<ConnectionResponse> {
-    const connection = this.free.pop() ?? (await new Promise<HttpConnection>((resolve) => this.waiting.push(resolve)));
-    try {
-      return await connection.send(request);
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next(connection);
-      else this.free.push(connection);
-    }
-  }
-
-  close(): void {
-    for (const c of this.free) c.close();
-  }
-}
-
 const json = (r: ConnectionResponse) => JSON.parse(r.body.toString('utf8') || 'null');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -139,7 +113,7 @@ class Checkout {
   lapsedUnpaid = 0;
   soldOutAtMs: number | null = null;
 
-  constructor(private readonly pool: Pool, private readonly fixture: HoldfastFixture, private readonly sale: { eventId: string; ticketTypeId: string },
+  constructor(private readonly pool: ConnectionPool, private readonly fixture: HoldfastFixture, private readonly sale: { eventId: string; ticketTypeId: string },
     private readonly seats: number, private readonly payPer5: number, readonly startMs: number) {}
 
   /** Holds one ticket; pays when `index % 5 < payPer5`. Answers the hold's status. */
@@ -219,7 +193,7 @@ export async function queueSection(
   // 2a. The sale through the room: resumed, the driver follows the admitted count.
   log(`queue: the sale of ${options.seats} through the room at ${options.admitPerMinute} a minute (${n} waiting)`);
   const byPosition = customers.map((c, i) => ({ c, i, pos: positions[i]! })).filter((b) => b.pos > 0).sort((a, b) => a.pos - b.pos);
-  const pool = new Pool(api.baseUrl, options.concurrency);
+  const pool = new ConnectionPool(api.baseUrl, options.concurrency);
   const samples: { t: number; admitted: number; waiting: number }[] = [];
   let withRoom: SaleRun;
   try {
@@ -270,7 +244,7 @@ export async function queueSection(
   // 2b. The same sale without the room: the crowd at once, then a refresh once the first holds lapsed.
   log(`queue: the same sale without a room (${n} buyers at once)`);
   const bare = await createSale(api, fixture, options, 'Queue bench: no room', false);
-  const pool2 = new Pool(api.baseUrl, options.concurrency);
+  const pool2 = new ConnectionPool(api.baseUrl, options.concurrency);
   let withoutRoom: SaleRun;
   try {
     const start = Date.now();

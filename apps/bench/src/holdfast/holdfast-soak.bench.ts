@@ -6,7 +6,7 @@ import type Redis from 'ioredis';
 
 import type { ChildServer } from '../baselines/child-server.launcher';
 import { usedMemory } from '../bench-redis.service';
-import { HttpConnection, type ConnectionRequest, type ConnectionResponse } from '../http-connection.client';
+import { ConnectionPool, type ConnectionRequest } from '../http-connection.client';
 import { round3 } from '../latency.histogram';
 import { markdownTable, type Cell } from '../report/markdown-table.format';
 import type { HoldfastFixture } from './holdfast.fixture';
@@ -93,32 +93,6 @@ async function rssMb(pid: number): Promise<number | null> {
     return Number.isFinite(kb) ? round3(kb / 1024) : null;
   } catch {
     return null;
-  }
-}
-
-/** A fixed set of keep-alive connections; requests wait for a free one. */
-class ConnectionPool {
-  private readonly free: HttpConnection[];
-  private readonly waiting: Array<(c: HttpConnection) => void> = [];
-
-  constructor(baseUrl: string, size: number) {
-    const url = new URL(baseUrl);
-    this.free = Array.from({ length: size }, () => new HttpConnection(url.hostname, Number(url.port), 30_000));
-  }
-
-  async send(request: ConnectionRequest): Promise<ConnectionResponse> {
-    const connection = this.free.pop() ?? (await new Promise<HttpConnection>((resolve) => this.waiting.push(resolve)));
-    try {
-      return await connection.send(request);
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next(connection);
-      else this.free.push(connection);
-    }
-  }
-
-  close(): void {
-    for (const c of this.free) c.close();
   }
 }
 
