@@ -24,12 +24,15 @@ export interface Catalog {
 export class EventCatalog {
   private readonly cache = new Map<string, Promise<Catalog | null>>();
   private readonly refreshing = new Map<string, Promise<void>>();
+  /** Rows read for `settings` of events this process has no catalog of, each kept as long as a catalog's settings are. */
+  private readonly rows = new Map<string, { row: Promise<EventRow | null>; readAt: number }>();
 
   constructor(private readonly db: Db, private readonly maxEvents = 32, private readonly settingsMaxAgeMs = 1000) {}
 
   /** Forgets an event (its settings changed): the next request reads it again. */
   invalidate(eventId: string): void {
     this.cache.delete(eventId);
+    this.rows.delete(eventId);
   }
 
   async get(eventId: string): Promise<Catalog | null> {
@@ -45,7 +48,18 @@ export class EventCatalog {
    */
   async settings(eventId: string): Promise<EventRow | null> {
     if (this.cache.has(eventId)) return (await this.get(eventId))?.event ?? null;
-    return findEvent(this.db, eventId);
+    // A confirm reads them for its claim and again to end the buyer's queue pass:
+    // one read of the row per event a second serves both, and every other caller.
+    const kept = this.rows.get(eventId);
+    if (kept && Date.now() - kept.readAt <= this.settingsMaxAgeMs) return kept.row;
+    if (this.rows.size >= this.maxEvents * 4) this.rows.clear();
+    const entry = { row: findEvent(this.db, eventId), readAt: Date.now() };
+    this.rows.set(eventId, entry);
+    // A failed read (PostgreSQL away) is not kept: the next caller reads again.
+    entry.row.catch(() => {
+      if (this.rows.get(eventId) === entry) this.rows.delete(eventId);
+    });
+    return entry.row;
   }
 
   private refresh(eventId: string, catalog: Catalog): Promise<void> {
