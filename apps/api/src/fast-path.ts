@@ -57,6 +57,8 @@ interface FastRoute {
   names: string[];
   /** The histogram's route label, as Express names it. */
   route: string;
+  /** Gives `route` (made once: a closure per request cost each hold an allocation). */
+  routeOf: () => string;
   readsBody: boolean;
   onError?: (err: unknown, call: RefusedCall) => Promise<unknown>;
 }
@@ -88,6 +90,22 @@ function overlap(a: string, b: string): boolean {
   return as.every((segment, i) => segment === bs[i] || segment.startsWith('{') || bs[i]!.startsWith('{'));
 }
 
+/** A request's child logger, made on first use (most requests never log). */
+interface LazyLog {
+  parent: Logger;
+  requestId: string;
+  log: Logger | undefined;
+}
+
+/**
+ * The request's `logOf`. Returned from here rather than declared in `serve`: a
+ * closure declared under a name there is given that name on every request
+ * (keepNames, in tsx and in the bundle: a defineProperty per hold).
+ */
+function logOfLazy(lazy: LazyLog): () => Logger {
+  return () => (lazy.log ??= lazy.parent.child({ reqId: lazy.requestId }));
+}
+
 /** The JSON answer, written as Express's `res.status(status).json(body)` writes it. */
 function writeJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
@@ -111,11 +129,13 @@ export function createFastPath(mounted: ReadonlyArray<{ endpoint: Endpoint; deps
     if (earlier) throw new Error(`${e.operationId}: ${earlier.endpoint.operationId} is mounted before it and may take its requests`);
     const method = e.method.toUpperCase();
     const routes = byMethod.get(method) ?? [];
+    const route = expressPath(e.path);
     routes.push({
       endpoint: e,
       deps,
       ...compile(e.path),
-      route: expressPath(e.path),
+      route,
+      routeOf: () => route,
       readsBody: Boolean(e.roles || e.body),
       onError: e.onError?.(deps),
     });
@@ -166,13 +186,10 @@ export function createFastPath(mounted: ReadonlyArray<{ endpoint: Endpoint; deps
         }
         stats.served += 1;
         const params: Record<string, string> = {};
-        r.names.forEach((name, i) => {
-          params[name] = match[i + 1]!;
-        });
-        let log: Logger | undefined;
-        let requestId = '';
-        const logOf = () => (log ??= d.log.child({ reqId: requestId }));
-        requestId = d.begin(req, res, () => r.route, logOf);
+        for (let i = 0; i < r.names.length; i += 1) params[r.names[i]!] = match[i + 1]!;
+        const lazy: LazyLog = { parent: d.log, requestId: '', log: undefined };
+        const logOf = logOfLazy(lazy);
+        const requestId = (lazy.requestId = d.begin(req, res, r.routeOf, logOf));
         nameRequestSpan(req.method!, r.route);
         d.setStaticHeaders(res);
         if (d.corsHeaders(req, res)) return true;

@@ -89,35 +89,29 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
     salesEndMs: event.salesEndAt?.getTime() ?? null,
     queuePass,
   };
-  const record = (items: HoldItem[]): HoldRecordJson => ({
-    eventId, customerId, items, currency: event.currency, totalCents: holdTotalCents(items),
-  });
-  /** Runs a script; primes the event in Redis first when Redis does not know it. */
-  const attempt = async (run: () => Promise<HoldAttempt>): Promise<HoldAttempt> => {
-    const first = await run();
-    if (first.kind !== 'not_ready') return first;
-    await primeEvent(ctx, eventId);
-    return run();
-  };
-
   let result: HoldAttempt;
   let items: HoldItem[];
+  let totalCents = 0;
+  // Each script runs again once when Redis does not know the event (primed in between).
   if (selector.kind === 'tickets') {
     const tt = catalog.ticketTypeById.get(selector.ticketTypeId);
     if (!tt) throw errors.ticketTypeNotFound();
     items = [{ ticketTypeId: tt.id, name: tt.name, priceCents: tt.priceCents, quantity: selector.quantity }];
-    const recordJson = JSON.stringify(record(items));
-    result = await attempt(() =>
-      ctx.store.holdTickets({ ...base, recordJson, ticketTypeId: tt.id, quantity: selector.quantity }),
-    );
+    totalCents = holdTotalCents(items);
+    const req = { ...base, recordJson: recordJsonOf(eventId, customerId, items, event.currency, totalCents), ticketTypeId: tt.id, quantity: selector.quantity };
+    result = await ctx.store.holdTickets(req);
+    if (result.kind === 'not_ready') result = await primedThen(ctx, eventId, () => ctx.store.holdTickets(req));
   } else if (selector.kind === 'seats') {
-    const missing = selector.seatIds.filter((id) => !catalog.seatById.has(id));
-    if (missing.length) throw errors.seatNotFound(missing);
-    items = seatItems(catalog, selector.seatIds);
-    const candidate = { seatIds: selector.seatIds, recordJson: JSON.stringify(record(items)) };
-    result = await attempt(() => ctx.store.holdSeats({ ...base, candidates: [candidate] }));
+    const { seatIds } = selector;
+    for (const id of seatIds) if (!catalog.seatById.has(id)) throw errors.seatNotFound(seatIds.filter((s) => !catalog.seatById.has(s)));
+    items = seatItems(catalog, seatIds);
+    totalCents = holdTotalCents(items);
+    const req = { ...base, candidates: [{ seatIds, recordJson: recordJsonOf(eventId, customerId, items, event.currency, totalCents) }] };
+    result = await ctx.store.holdSeats(req);
+    if (result.kind === 'not_ready') result = await primedThen(ctx, eventId, () => ctx.store.holdSeats(req));
   } else {
-    ({ result, items } = await holdBest(ctx, catalog, base, selector, attempt));
+    ({ result, items } = await holdBest(ctx, catalog, base, selector));
+    if (result.kind === 'ok') totalCents = holdTotalCents(items);
   }
 
   switch (result.kind) {
@@ -145,13 +139,24 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
       throw errors.holdBacklogFull(HOLD_BACKLOG_RETRY_AFTER_SECONDS);
   }
   ctx.persister.notify(eventId);
-  const r = record(items);
   return {
     id: holdId, eventId, customerId, status: 'active',
     createdAt: new Date(result.nowMs).toISOString(),
     expiresAt: new Date(result.nowMs + base.ttlMs).toISOString(),
-    items: r.items, totalCents: r.totalCents, currency: r.currency, orderId: null, releasedBy: null, extensions: 0,
+    items, totalCents, currency: event.currency, orderId: null, releasedBy: null, extensions: 0,
   };
+}
+
+/** The hold's record as the script stores it (HoldRecordJson, its fields in this order). */
+function recordJsonOf(eventId: string, customerId: string, items: HoldItem[], currency: string, totalCents: number): string {
+  const record: HoldRecordJson = { eventId, customerId, items, currency, totalCents };
+  return JSON.stringify(record);
+}
+
+/** Primes the event in Redis (it did not know it), then runs the script again. */
+async function primedThen(ctx: DomainContext, eventId: string, run: () => Promise<HoldAttempt>): Promise<HoldAttempt> {
+  await primeEvent(ctx, eventId);
+  return run();
 }
 
 /**
@@ -200,7 +205,6 @@ async function holdBest(
   catalog: Catalog,
   base: HoldRequestBase,
   selector: { tier: string; quantity: number },
-  attempt: (run: () => Promise<HoldAttempt>) => Promise<HoldAttempt>,
 ): Promise<{ result: HoldAttempt; items: HoldItem[] }> {
   const tierSeats = catalog.tiers.get(selector.tier);
   if (!tierSeats) {
@@ -222,7 +226,8 @@ async function holdBest(
     // Still no index (Redis lost its data again meanwhile): answered as Redis not ready.
     return best.kind === 'not_indexed' ? { kind: 'not_ready' } : best;
   };
-  const result = await attempt(run);
+  let result = await run();
+  if (result.kind === 'not_ready') result = await primedThen(ctx, base.eventId, run);
   const done = best as BestAttempt | null;
   if (result.kind !== 'ok' || done?.kind !== 'ok') return { result, items: [] };
   return { result, items: seatItems(catalog, done.seatIds) };

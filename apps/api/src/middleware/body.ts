@@ -44,6 +44,7 @@ export function isPlainJson(req: IncomingMessage): boolean {
 
 /** The error `jsonBody` gives a body that is not JSON (errors.ts words it 400 VALIDATION_FAILED). */
 const notJson = () => Object.assign(new SyntaxError('the body is not valid JSON'), { type: 'entity.parse.failed', status: 400 });
+const requestAborted = () => Object.assign(new Error('request aborted'), { type: 'request.aborted', status: 400 });
 const FIRST_CHAR = /^[ \t\n\r]*([^ \t\n\r])/;
 
 /**
@@ -54,10 +55,8 @@ const FIRST_CHAR = /^[ \t\n\r]*([^ \t\n\r])/;
 export function readPlainJson(req: IncomingMessage): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    let ended = false;
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      ended = true;
       let bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
       if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
       const text = bytes.toString('utf8');
@@ -70,10 +69,13 @@ export function readPlainJson(req: IncomingMessage): Promise<unknown> {
         reject(notJson());
       }
     });
-    const aborted = () => {
-      if (!ended) reject(Object.assign(new Error('request aborted'), { type: 'request.aborted', status: 400 }));
-    };
-    req.on('error', aborted);
-    req.on('close', aborted);
+    // Unnamed listeners: a closure declared under a name is given it on every
+    // request (keepNames, in tsx and in the bundle). readableEnded: 'end' was emitted.
+    req.on('error', () => {
+      if (!req.readableEnded) reject(requestAborted());
+    });
+    req.on('close', () => {
+      if (!req.readableEnded) reject(requestAborted());
+    });
   });
 }
