@@ -285,3 +285,41 @@ test('when batches on several connections confirm overlapping holds at once, in 
     await Promise.all(clients.map((c) => c.end()));
   }
 });
+
+test('when the planner\'s statistics say holds and seats are empty (analyzed before a sale, autovacuum off), then a batch of 8 still reads only its own holds and seats by their keys, not every row of the tables', async () => {
+  const f = await fixture(1, 10);
+  // 4,000 more seats and their holds (the outbox's rows) in the event: a plan that joins the
+  // batch to the whole table reads thousands of rows of each.
+  await client.query(
+    `INSERT INTO seats (id, event_id, section, row, number, label, tier, price_cents)
+     SELECT gen_random_uuid(), $1, 'B', '1', g, 'B-1-' || g, 'std', 2500 FROM generate_series(1, 4000) g`, [f.eventId]);
+  const { rows: made } = await client.query<{ id: string }>(
+    `INSERT INTO holds (id, event_id, customer_id, status, created_at, expires_at, items, total_cents, currency)
+     SELECT 'h_' || replace(gen_random_uuid()::text, '-', ''), s.event_id, 'buyer-' || s.number, 'ACTIVE', now(), now() + interval '10 minutes',
+            jsonb_build_array(jsonb_build_object('seatId', s.id, 'label', s.label, 'tier', 'std', 'priceCents', 2500, 'quantity', 1)), 2500, 'EUR'
+     FROM seats s WHERE s.event_id = $1 AND s.section = 'B' ORDER BY s.number
+     RETURNING id`, [f.eventId]);
+  const picked = [3, 400, 777, 1200, 1610, 2050, 2500, 3999].map((i) => made[i]!.id);
+  const own = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await own.connect();
+  try {
+    await own.query('BEGIN');
+    // Statistics as ANALYZE leaves them on a table whose rows were all deleted: pages, no rows.
+    // (Undone by the ROLLBACK; the catalog update also drops the session's cached plans.)
+    await own.query(`UPDATE pg_class SET reltuples = 0, relpages = 1 WHERE oid IN ('holds'::regclass, 'seats'::regclass)`);
+    const { rows } = await own.query<{ kind: string }>('SELECT kind FROM holdfast_confirm_batch($1::jsonb)', [JSON.stringify(picked.map((h) => confirm(f, h)))]);
+    expect(rows.map((r) => r.kind)).toEqual(Array(8).fill('created'));
+    expect((await own.query<{ p: string }>("SELECT current_setting('holdfast.confirm_batch_path', true) AS p")).rows[0]!.p).toBe('set');
+    // Rows this transaction read from each table, by index or by scan (its own counters).
+    const read = await own.query<{ relname: string; n: string }>(
+      `SELECT relname, (COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0))::text AS n
+       FROM pg_stat_xact_user_tables WHERE relname IN ('holds', 'seats') ORDER BY relname`);
+    expect(read.rows.map((r) => r.relname)).toEqual(['holds', 'seats']);
+    const n = Object.fromEntries(read.rows.map((r) => [r.relname, Number(r.n)]));
+    expect(n.holds).toBeLessThan(100);
+    expect(n.seats).toBeLessThan(100);
+  } finally {
+    await own.query('ROLLBACK').catch(() => undefined);
+    await own.end();
+  }
+});
