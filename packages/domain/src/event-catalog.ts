@@ -24,6 +24,8 @@ export interface Catalog {
 export class EventCatalog {
   private readonly cache = new Map<string, Promise<Catalog | null>>();
   private readonly refreshing = new Map<string, Promise<void>>();
+  /** The event last set in `cache` (its last entry while it is there). */
+  private latest: string | null = null;
   /** Rows read for `settings` of events this process has no catalog of, each kept as long as a catalog's settings are. */
   private readonly rows = new Map<string, { row: Promise<EventRow | null>; readAt: number }>();
 
@@ -80,12 +82,18 @@ export class EventCatalog {
   private entry(eventId: string): Promise<Catalog | null> {
     let entry = this.cache.get(eventId);
     if (entry) {
-      this.cache.delete(eventId);
-      this.cache.set(eventId, entry);
+      // Moved to the end (most recently used) unless it is there already: a sale's
+      // holds ask for one event over and over, and the move was a delete and an insert each time.
+      if (this.latest !== eventId) {
+        this.cache.delete(eventId);
+        this.cache.set(eventId, entry);
+        this.latest = eventId;
+      }
       return entry;
     }
     entry = this.load(eventId);
     this.cache.set(eventId, entry);
+    this.latest = eventId;
     // Unknown events and failed loads are not remembered.
     entry.then(
       (c) => { if (!c) this.cache.delete(eventId); },

@@ -22,9 +22,13 @@ function randomHex(): string {
   return hex;
 }
 
+/** The hold id prefix of the last event asked for (`hld_<id without dashes>_`): a sale asks for one event over and over. */
+let prefixOf = { eventId: '', prefix: '' };
+
 /** A new hold id of the event (its shape: @holdfast/contracts, hold-id.ts). */
 export function newHoldId(eventId: string): string {
-  return holdIdOf(eventId, randomHex());
+  if (prefixOf.eventId !== eventId) prefixOf = { eventId, prefix: holdIdOf(eventId, '') };
+  return prefixOf.prefix + randomHex();
 }
 
 export { eventOfHoldId };

@@ -351,18 +351,26 @@ export class HoldStore {
   /** Holds the first candidate selection whose seats are all free (one round trip). */
   async holdSeats(req: HoldRequestBase & { candidates: SeatCandidate[] }): Promise<HoldAttempt> {
     const k = eventKeys(req.eventId);
-    const seatIds = req.candidates.flatMap((c) => c.seatIds);
+    const { candidates } = req;
+    // Built with plain loops (no flatMap, map or spreads): this runs on every hold.
     const keys = [
       k.ready, k.sold, k.held, k.customer(req.customerId), k.bought,
       k.rateLimit(req.customerId), k.hold(req.holdId), k.outbox, k.free,
-      ...seatIds.map(k.seat), k.queuePasses, k.queueActive,
     ];
-    const args = [
+    const args: (string | number)[] = [
       req.holdId, req.customerId, req.ttlMs, req.maxPerCustomer, req.rateLimit, req.rateWindowMs,
-      k.channel, req.candidates.length, HOLD_RECORD_TTL_MS, ...req.candidates.map((c) => c.seatIds.length),
-      ...req.candidates.map((c) => c.recordJson), ...seatIds, req.salesStartMs ?? '', req.salesEndMs ?? '', req.outboxMaxPending,
-      req.queuePass ?? '',
+      k.channel, candidates.length, HOLD_RECORD_TTL_MS,
     ];
+    for (const c of candidates) args.push(c.seatIds.length);
+    for (const c of candidates) args.push(c.recordJson);
+    for (const c of candidates) {
+      for (const seatId of c.seatIds) {
+        keys.push(k.seat(seatId));
+        args.push(seatId);
+      }
+    }
+    keys.push(k.queuePasses, k.queueActive);
+    args.push(req.salesStartMs ?? '', req.salesEndMs ?? '', req.outboxMaxPending, req.queuePass ?? '');
     return this.runHold('holdSeats', keys, args, (a) => a.kind === 'ok' ? this.endHold({
       eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
       seatIds: req.candidates[a.candidate - 1]?.seatIds ?? [], ticketTypeId: null, quantity: 0,

@@ -96,9 +96,11 @@ export function registerScripts(redis: RedisClient, coalesce = writeCoalescer(re
   for (const name of Object.keys(SCRIPT_FILES) as ScriptName[]) {
     const command = scriptCommand(name);
     if (!(command in redis)) redis.defineCommand(command, { lua: scriptSource(name, isCluster(redis)) });
+    // The key and argument arrays are passed as they are: ioredis flattens a command's
+    // arguments once anyway (Command's args.flat()), so spreading them here was a second copy.
     runners[name] = (keys, args) => {
       coalesce();
-      return (redis as unknown as Record<string, (...a: unknown[]) => Promise<Reply>>)[command]!(keys.length, ...keys, ...args);
+      return (redis as unknown as Record<string, (...a: unknown[]) => Promise<Reply>>)[command]!(keys.length, keys, args);
     };
   }
   return runners;
