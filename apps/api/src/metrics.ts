@@ -99,7 +99,15 @@ export function createMetrics(sources: MetricSources = {}) {
     name: 'holdfast_queue_wait_seconds', help: 'How long each admitted place waited (from joining, or from the opening for places taken before it).',
     buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200], registers: [registry],
   });
+  const queueTicks = new client.Counter({
+    name: 'holdfast_queue_ticks_total',
+    help: 'Admission tick script calls (one a second per waiting room with buyers waiting that this process knows of, whatever the crowd).',
+    registers: [registry],
+  });
   const domain: DomainMetrics = {
+    queueTickRun() {
+      queueTicks.inc();
+    },
     queueTick(eventId, tick) {
       queueWaiting.set({ event: eventId }, tick.waiting);
       if (tick.admitted) queueAdmitted.inc(tick.admitted);

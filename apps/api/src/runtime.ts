@@ -111,6 +111,7 @@ export async function createApiRuntime(config: Config, log = createLogger(config
   return {
     app, ctx, db, redis, log, metrics, queues,
     async close() {
+      ctx.queueTicker.stop();
       ctx.confirms.stop();
       await ctx.persister.flush().catch(() => undefined);
       ctx.persister.stop();

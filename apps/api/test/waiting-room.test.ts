@@ -3,9 +3,11 @@
 // on Redis's clock and never past maxActive, every way a pass ends admitting the
 // next place, every refusal of a hold without a live pass, proofs of work, pause.
 import { createHash } from 'node:crypto';
-import { confirmVia, holdPost, redisTimeMs, useTestApi, type Reply } from '@holdfast/test-kit';
+import { eventKeys } from '@holdfast/hold-store';
+import { confirmVia, holdPost, redisTimeMs, startApi, useTestApi, type Reply, type TestApi } from '@holdfast/test-kit';
 
-const { api, newEvent } = useTestApi({ HOLD_RATE_LIMIT_PER_MINUTE: '100000' });
+const ENV = { HOLD_RATE_LIMIT_PER_MINUTE: '100000' };
+const { api, newEvent } = useTestApi(ENV);
 const run = `${process.pid}-${Date.now().toString(36)}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -354,4 +356,118 @@ test('when maxActive holds admission below the set rate, then the wait estimate 
   // At the set rate 6 places would take under a second; at the measured pace (about one a second) several seconds.
   expect(waiting.etaSeconds).toBeGreaterThanOrEqual(Math.floor(waiting.position / 2));
   expect(waiting.position).toBeGreaterThanOrEqual(5);
+}, 60_000);
+
+/** Places the room admitted so far, read straight from Redis (no queue script runs, so admission is not moved by the read). */
+async function admittedInRedis(eventId: string): Promise<number> {
+  return Number((await api.rt.redis.hget(eventKeys(eventId).queue[0]!, 'admitted')) ?? 0);
+}
+
+test('when the room admits 120 a minute and no buyer asks anything, then the tick admits at that rate and the stream\'s count places each buyer', async () => {
+  const { event } = await roomEvent({ admitPerMinute: 120 });
+  await patchQueue(event.id, { paused: true });
+  const line = Array.from({ length: 30 }, (_, i) => `tick-${i}-${run}`);
+  const joined: { position: number; admitted: number }[] = [];
+  for (const c of line) joined.push((await join(event.id, c)).body.queue);
+  expect(joined.map((q) => q.position)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+  expect(joined.every((q) => q.admitted === 0)).toBe(true);
+  const t0Before = await redisTimeMs(api.rt.redis);
+  expect((await patchQueue(event.id, { paused: false })).body.admitted).toBe(1);
+  const t0After = await redisTimeMs(api.rt.redis);
+  const ticksBefore = api.rt.ctx.queueTicker.statsOf(event.id);
+  // Nobody asks anything for 5 seconds: no join, no queue/me, no admin read.
+  const counts: number[] = [];
+  for (let k = 0; k < 10; k++) {
+    await sleep(500);
+    counts.push(await admittedInRedis(event.id));
+  }
+  const tEnd = await redisTimeMs(api.rt.redis);
+  const admitted = counts[counts.length - 1]!;
+  // 2 a second on Redis's clock: never ahead of the bucket, and at most a tick (a second: 2 places) behind it.
+  expect(admitted).toBeLessThanOrEqual(1 + Math.floor(((tEnd - t0Before) * 120) / 60_000));
+  expect(admitted).toBeGreaterThanOrEqual(1 + Math.floor(((tEnd - t0After) * 120) / 60_000) - 3);
+  expect(admitted).toBeGreaterThanOrEqual(8);
+  expect(counts.every((n, i) => i === 0 || n >= counts[i - 1]!)).toBe(true);
+  const ticked = api.rt.ctx.queueTicker.statsOf(event.id);
+  expect(ticked.admitted - ticksBefore.admitted).toBe(admitted - 1);
+  expect(ticked.calls - ticksBefore.calls).toBeGreaterThanOrEqual(4);
+  expect(ticked.calls - ticksBefore.calls).toBeLessThanOrEqual(7);
+  // A page that kept its join's answer knows its place from the stream's count alone: position − (admitted now − admitted then).
+  for (const [i, c] of line.entries()) {
+    const q = (await me(event.id, c)).body.queue;
+    const head = q.state === 'waiting' ? q.admitted : await admittedInRedis(event.id);
+    const computed = joined[i]!.position - (head - joined[i]!.admitted);
+    if (q.state === 'waiting') expect(q.position).toBe(computed);
+    else expect(computed).toBeLessThanOrEqual(0);
+  }
+}, 30_000);
+
+test('when 10 or 2,000 buyers wait, then the tick makes the same calls a second for each room, and stops once nobody waits', async () => {
+  const small = await roomEvent({ admitPerMinute: 60 });
+  const big = await roomEvent({ admitPerMinute: 60 });
+  const crowd = Array.from({ length: 2000 }, (_, i) => `many-${i}-${run}`);
+  for (let i = 0; i < crowd.length; i += 20) {
+    const replies = await Promise.all(crowd.slice(i, i + 20).map((c) => join(big.event.id, c)));
+    expect(replies.filter((r) => r.status !== 200).map((r) => `${r.status} ${JSON.stringify(r.body)}`)).toEqual([]);
+  }
+  for (let i = 0; i < 10; i++) expect((await join(small.event.id, `few-${i}-${run}`)).status).toBe(200);
+  const ticker = api.rt.ctx.queueTicker;
+  const [s0, b0] = [ticker.statsOf(small.event.id), ticker.statsOf(big.event.id)];
+  await sleep(4_000);
+  const [s1, b1] = [ticker.statsOf(small.event.id), ticker.statsOf(big.event.id)];
+  const smallCalls = s1.calls - s0.calls;
+  const bigCalls = b1.calls - b0.calls;
+  // About one call a second for each room, 200 times the buyers or not (both rooms are ticked in the same rounds).
+  expect(smallCalls).toBeGreaterThanOrEqual(3);
+  expect(smallCalls).toBeLessThanOrEqual(5);
+  expect(Math.abs(bigCalls - smallCalls)).toBeLessThanOrEqual(1);
+  // And each admitted at the set rate (a second a place), whatever the crowd.
+  expect(Math.abs((b1.admitted - b0.admitted) - (s1.admitted - s0.admitted))).toBeLessThanOrEqual(1);
+  // The small room is emptied at once (its 9 waiting admitted): the tick sees nobody waiting and forgets it.
+  await patchQueue(small.event.id, { admitPerMinute: 1_000_000 });
+  const deadline = Date.now() + 5_000;
+  while (ticker.watching(small.event.id) && Date.now() < deadline) await sleep(100);
+  expect(ticker.watching(small.event.id)).toBe(false);
+  const stopped = ticker.statsOf(small.event.id).calls;
+  await sleep(1_500);
+  expect(ticker.statsOf(small.event.id).calls).toBe(stopped);
+  expect(ticker.watching(big.event.id)).toBe(true);
+  // Closing the big room's sale stops its tick too.
+  expect((await api.call('PATCH', `/v1/admin/events/${big.event.id}`, { token: api.token('admin'), body: { salesStatus: 'closed' } })).status).toBe(200);
+  const closedBy = Date.now() + 5_000;
+  while (ticker.watching(big.event.id) && Date.now() < closedBy) await sleep(100);
+  expect(ticker.watching(big.event.id)).toBe(false);
+}, 120_000);
+
+test('when two API processes tick the same room, then it admits at the set rate, not twice it', async () => {
+  const second: TestApi = await startApi(ENV);
+  try {
+    const { event } = await roomEvent({ admitPerMinute: 120 });
+    await patchQueue(event.id, { paused: true });
+    // Half the buyers join through each process: both know the room and tick it.
+    for (let i = 0; i < 40; i++) {
+      const through = i % 2 === 0 ? api : second;
+      const r = await through.call('POST', `/v1/events/${event.id}/queue`, { token: through.token('customer', `two-${i}-${run}`) });
+      expect(r.status).toBe(200);
+    }
+    expect(api.rt.ctx.queueTicker.watching(event.id)).toBe(true);
+    expect(second.rt.ctx.queueTicker.watching(event.id)).toBe(true);
+    const [a0, b0] = [api.rt.ctx.queueTicker.statsOf(event.id), second.rt.ctx.queueTicker.statsOf(event.id)];
+    const t0Before = await redisTimeMs(api.rt.redis);
+    expect((await patchQueue(event.id, { paused: false })).body.admitted).toBe(1);
+    const t0After = await redisTimeMs(api.rt.redis);
+    await sleep(5_000);
+    const admitted = await admittedInRedis(event.id);
+    const tEnd = await redisTimeMs(api.rt.redis);
+    const [a1, b1] = [api.rt.ctx.queueTicker.statsOf(event.id), second.rt.ctx.queueTicker.statsOf(event.id)];
+    // Both ticked, about once a second each...
+    expect(a1.calls - a0.calls).toBeGreaterThanOrEqual(4);
+    expect(b1.calls - b0.calls).toBeGreaterThanOrEqual(4);
+    // ...and between them admitted what the bucket allows at 120 a minute (2 a second), not 4 a second.
+    expect(admitted).toBeLessThanOrEqual(1 + Math.floor(((tEnd - t0Before) * 120) / 60_000));
+    expect(admitted).toBeGreaterThanOrEqual(1 + Math.floor(((tEnd - t0After) * 120) / 60_000) - 3);
+    expect((a1.admitted - a0.admitted) + (b1.admitted - b0.admitted)).toBe(admitted - 1);
+  } finally {
+    await second.close();
+  }
 }, 60_000);

@@ -205,7 +205,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Server-Sent Events: `seat` {seatId, status} when a seat changes status, `availability` {ticketTypeId, available} when a ticket type's availability changes, `queue` {admitted, waiting} when the waiting room admits places (how far admission has got: one message per admission, not per buyer). */
+        /** Server-Sent Events: `seat` {seatId, status} when a seat changes status, `availability` {ticketTypeId, available} when a ticket type's availability changes, `queue` {admitted, waiting, perMinute} when the waiting room admits places (one message per admission, not per buyer; about one a second while a room admits): `admitted` counts the places admitted so far, so a waiting page is at its `queue/me` position − (admitted now − its answer's `admitted`) without asking again; `perMinute` is the pace wait estimates use. */
         get: operations["streamEvent"];
         put?: never;
         post?: never;
@@ -1209,6 +1209,7 @@ export interface components {
                 state: "waiting" | "admitted" | "ended" | "none";
                 position: number;
                 etaSeconds: number;
+                admitted?: number;
                 pass?: string;
                 /** Format: date-time */
                 passExpiresAt?: string;

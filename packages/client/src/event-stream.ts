@@ -17,8 +17,8 @@ export type StreamItem =
   | { type: 'reconnecting'; retryInMs: number; error?: HoldfastError }
   | { type: 'seat'; seatId: string; status: components['schemas']['Seat']['status'] }
   | { type: 'availability'; ticketTypeId: string; available: number }
-  /** The event's waiting room admitted places: how many so far, how many wait. */
-  | { type: 'queue'; admitted: number; waiting: number };
+  /** The event's waiting room admitted places: how many so far (a waiting page's place is its position − (admitted − its reading's admitted)), how many wait, and the pace wait estimates use (places a minute). */
+  | { type: 'queue'; admitted: number; waiting: number; perMinute?: number };
 
 export interface EventStreamOptions {
   /** Stops the stream: the iterator ends (no error). */

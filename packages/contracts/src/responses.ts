@@ -203,6 +203,11 @@ export const responses = {
       state: z.enum(['waiting', 'admitted', 'ended', 'none']),
       position: z.number().int(),
       etaSeconds: z.number().int(),
+      /**
+       * While waiting: the places the room had admitted when this was answered (the count the stream's
+       * `queue` messages carry as `admitted`): the place is now position − (the stream's admitted − this).
+       */
+      admitted: z.number().int().optional(),
       pass: z.string().optional(),
       passExpiresAt: time.optional(),
     }),

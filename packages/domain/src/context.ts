@@ -4,6 +4,8 @@ import { ConfirmBatcher, confirmBatchSettings, type ConfirmBatchSettings } from 
 import { EventCatalog } from './event-catalog';
 import { HoldPersister, type PersistedHold } from './hold-persister';
 import type { WebhookDeliverySettings } from './deliver-webhook';
+import { QueueTicker } from './queue-ticker';
+import { queueRoom } from './waiting-room';
 
 /** The logging methods the domain uses (pino's shape). */
 export interface Logger {
@@ -24,6 +26,8 @@ export interface DomainMetrics {
   outboxParked(count: number): void;
   /** What a waiting room call's lazy admission did (admitted, passes ended by time, waits) and the room's numbers. */
   queueTick?(eventId: string, tick: QueueTick): void;
+  /** The admission tick ran its script once (for one room). */
+  queueTickRun?(): void;
   /** A queue pass ended by its buyer's confirm or release. */
   queuePassEnded?(reason: 'confirmed' | 'released'): void;
 }
@@ -61,6 +65,8 @@ export interface DomainContext {
   persister: HoldPersister;
   /** Gathers confirms into batches (one transaction each) and bounds their backlog. */
   confirms: ConfirmBatcher;
+  /** Moves the waiting rooms this process knows of on, once a second each (stop it on close). */
+  queueTicker: QueueTicker;
 }
 
 export function createDomain(deps: {
@@ -74,7 +80,7 @@ export function createDomain(deps: {
 }): DomainContext {
   const log = deps.log ?? silentLogger;
   const metrics = deps.metrics ?? noMetrics;
-  return {
+  const ctx: DomainContext = {
     db: deps.db,
     store: deps.store,
     idempotency: deps.store.idempotency,
@@ -84,5 +90,7 @@ export function createDomain(deps: {
     catalog: new EventCatalog(deps.db),
     persister: new HoldPersister(deps.db, deps.store, log, 20, deps.onHoldsPersisted, (n) => metrics.outboxParked(n)),
     confirms: new ConfirmBatcher(deps.db, confirmBatchSettings(deps.settings.confirmBatch), (size, seconds) => metrics.confirmBatch?.(size, seconds)),
+    queueTicker: new QueueTicker(() => ctx, queueRoom),
   };
+  return ctx;
 }

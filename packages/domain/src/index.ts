@@ -41,9 +41,10 @@ export {
 } from './waitlist';
 export { restoreWaitlist, scopeOf } from './waitlist-line';
 export {
-  joinQueue, queueStanding, queueAdminState, updateQueue, endQueuePass, proofOfWorkHolds,
+  joinQueue, queueStanding, queueAdminState, updateQueue, endQueuePass, proofOfWorkHolds, watchQueue,
   type QueueView, type QueueAdminView,
 } from './waiting-room';
+export { QueueTicker, QUEUE_TICK_MS, type QueueTickStats } from './queue-ticker';
 export {
   registerWebhook, listWebhooks, setWebhookEnabled, deleteWebhook, listWebhookDeliveries,
   type WebhookView, type WebhookWithSecret, type WebhookDeliveryView,

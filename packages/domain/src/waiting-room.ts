@@ -13,6 +13,8 @@ export interface QueueView {
   state: QueueStanding['state'];
   position: number;
   etaSeconds: number;
+  /** While waiting: places the room admitted so far, as the stream's `queue.admitted` counts them. */
+  admitted?: number;
   pass?: string;
   passExpiresAt?: string;
 }
@@ -51,6 +53,14 @@ export function queueRoom(event: RoomEvent): QueueRoom {
   };
 }
 
+/**
+ * A stream opened on the event: its room (if any) is ticked by this process from now on, while buyers
+ * wait, so admission moves on even if the process that took their joins is gone.
+ */
+export async function watchQueue(ctx: DomainContext, eventId: string): Promise<void> {
+  if ((await ctx.catalog.settings(eventId))?.waitingRoom) ctx.queueTicker.watch(eventId);
+}
+
 /** Reports what a queue call's lazy admission did to the metrics. */
 function reportTick(ctx: DomainContext, eventId: string, tick: QueueTick): void {
   ctx.metrics.queueTick?.(eventId, tick);
@@ -70,6 +80,7 @@ function etaSeconds(s: QueueStanding): number {
 
 function view(s: QueueStanding): QueueView {
   const v: QueueView = { state: s.state, position: s.position, etaSeconds: etaSeconds(s) };
+  if (s.state === 'waiting') v.admitted = s.admittedTotal;
   if (s.state === 'admitted' && s.pass && s.passExpiresAtMs !== null) {
     v.pass = s.pass;
     v.passExpiresAt = new Date(s.passExpiresAtMs).toISOString();
@@ -126,6 +137,7 @@ export async function joinQueue(
     throw errors.validation({ fields: [{ path: 'nonce', message: 'this proof of work was used before; solve a new one' }] });
   }
   reportTick(ctx, event.id, joined);
+  if (joined.waiting > 0) ctx.queueTicker.watch(event.id);
   return view(joined);
 }
 
@@ -134,6 +146,7 @@ export async function queueStanding(ctx: DomainContext, eventId: string, custome
   const event = await roomEvent(ctx, eventId);
   const s = await ctx.store.queue.me({ ...queueRoom(event), customerId });
   reportTick(ctx, event.id, s);
+  if (s.waiting > 0) ctx.queueTicker.watch(event.id);
   return view(s);
 }
 
@@ -176,6 +189,7 @@ export async function queueAdminState(ctx: DomainContext, eventId: string): Prom
   const event = await roomEvent(ctx, eventId);
   const tick = await ctx.store.queue.admin(queueRoom(event));
   reportTick(ctx, event.id, tick);
+  if (tick.waiting > 0) ctx.queueTicker.watch(event.id);
   return adminView(tick);
 }
 
@@ -204,6 +218,7 @@ export async function updateQueue(
   ctx.catalog.invalidate(eventId);
   const tick = await ctx.store.queue.admin(queueRoom(event), patch);
   reportTick(ctx, eventId, tick);
+  if (tick.waiting > 0) ctx.queueTicker.watch(eventId);
   return adminView(tick);
 }
 

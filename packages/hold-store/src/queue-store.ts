@@ -107,7 +107,8 @@ function standingOf(reply: (string | number)[]): QueueStanding {
 /**
  * The waiting rooms, in Redis (includes/queue-room.lua): places, paced
  * admission and passes, each call one script on Redis's clock in the event's
- * hash slot. Admission is lazy, inside every call; no worker ticks.
+ * hash slot. Admission happens inside every call, and in the API processes' tick of a room with
+ * buyers waiting (`tick`, about once a second per room); no worker is on the critical path.
  */
 export class QueueStore {
   /**
@@ -162,6 +163,17 @@ export class QueueStore {
     const { keys, start, channel } = roomArgs(room);
     const reply = await this.run.queueEndPass(keys, [room.customerId, start, room.admitPerMinute, room.maxActive, room.passMs, channel]);
     return { ...tickOf(reply, 3, Number(reply[1])), ended: Number(reply[2]) === 1 };
+  }
+
+  /**
+   * The room's admission tick (queue-tick): ends the passes whose time is up and admits what the
+   * bucket allows, on Redis's clock; run about once a second per room with buyers waiting, by any
+   * number of processes (the bucket is in Redis: more callers do not admit more).
+   */
+  async tick(room: QueueRoom): Promise<QueueTick> {
+    const { keys, start, channel } = roomArgs(room);
+    const reply = await this.run.queueTick(keys, [start, room.admitPerMinute, room.maxActive, room.passMs, channel]);
+    return tickOf(reply, 2, Number(reply[1]));
   }
 
   /**

@@ -27,6 +27,7 @@ const SCRIPT_FILES = {
   queueMe: 'queue-me-6.lua',
   queueEndPass: 'queue-end-pass-6.lua',
   queueAdmin: 'queue-admin-6.lua',
+  queueTick: 'queue-tick-6.lua',
   cancelOrder: 'cancel-order-7.lua',
 } as const;
 

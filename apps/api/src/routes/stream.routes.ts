@@ -1,6 +1,6 @@
 import type { ChangeFeed } from '@holdfast/hold-store';
 import { emptyQuery } from '@holdfast/contracts';
-import { errors, getEvent, type DomainContext } from '@holdfast/domain';
+import { errors, getEvent, watchQueue, type DomainContext } from '@holdfast/domain';
 import { endpointOf } from '../endpoint';
 import type { Metrics } from '../metrics';
 import { err } from '../response-docs';
@@ -60,7 +60,7 @@ const endpoint = endpointOf<StreamDeps>();
 
 /**
  * `GET /v1/events/:eventId/stream`: Server-Sent Events `seat` {seatId, status},
- * `availability` {ticketTypeId, available} and `queue` {admitted, waiting}, fed by Redis pub/sub so every
+ * `availability` {ticketTypeId, available} and `queue` {admitted, waiting, perMinute}, fed by Redis pub/sub so every
  * API process sees every change. Public, like the seat map (EventSource sends
  * no Authorization header).
  *
@@ -73,7 +73,7 @@ const endpoint = endpointOf<StreamDeps>();
 export const STREAM_ENDPOINTS = [
   endpoint({
     method: 'get', path: '/v1/events/{eventId}/stream', operationId: 'streamEvent', tag: 'Events', query: emptyQuery,
-    summary: 'Server-Sent Events: `seat` {seatId, status} when a seat changes status, `availability` {ticketTypeId, available} when a ticket type\'s availability changes, `queue` {admitted, waiting} when the waiting room admits places (how far admission has got: one message per admission, not per buyer).',
+    summary: 'Server-Sent Events: `seat` {seatId, status} when a seat changes status, `availability` {ticketTypeId, available} when a ticket type\'s availability changes, `queue` {admitted, waiting, perMinute} when the waiting room admits places (one message per admission, not per buyer; about one a second while a room admits): `admitted` counts the places admitted so far, so a waiting page is at its `queue/me` position − (admitted now − its answer\'s `admitted`) without asking again; `perMinute` is the pace wait estimates use.',
     responses: {
       200: { description: 'an event stream', contentType: 'text/event-stream' }, 404: err('EVENT_NOT_FOUND'),
       503: err('SERVICE_UNAVAILABLE: Redis (or PostgreSQL) is unavailable; or STREAM_LIMIT_REACHED: too many streams from this address or on the server (Retry-After)'),
@@ -97,6 +97,8 @@ export const STREAM_ENDPOINTS = [
       let stop: () => void;
       try {
         await getEvent(ctx, eventId);
+        // A room with buyers waiting is ticked by this process too, while they wait (its readers' process may be gone).
+        await watchQueue(ctx, eventId);
         // Subscribe before the headers go out: a client that re-reads the seat map
         // when the stream opens then misses no change made after that read.
         stop = await feed.listen(eventId, (change) => {

@@ -1,6 +1,7 @@
--- The waiting room of an event (issue 29), decided here on Redis's clock and
--- lazily: every queue call (join, me, pass end, admin) first ends the passes
--- whose time is up and admits the next places, so no worker tick is needed.
+-- The waiting room of an event (issue 29), decided here on Redis's clock: every
+-- queue call (join, me, pass end, admin, and the API processes' once-a-second
+-- tick of a room with buyers waiting, queue-tick) first ends the passes whose
+-- time is up and admits the next places; no worker is on the critical path.
 --
 -- Keys, all in the event's hash slot, in this order (q[1..6]):
 --   cfg    hash: rate, max, paused (an admin's overrides of the event's settings),
@@ -94,7 +95,10 @@ local function queueAdmit(q, s, now, passMs, startMs, channel)
     redis.call('HSET', q[1], 'mAt', now, 'mCount', s.admitted, 'mRate', s.mRate)
   end
   if n > 0 then
-    redis.call('PUBLISH', channel, cjson.encode({ queue = { admitted = s.admitted, waiting = waiting - n } }))
+    -- admitted: the places admitted so far (a page that read its position when this was h is now at
+    -- position - (admitted - h)); perMinute: the pace its wait estimate uses (measured, else the set rate).
+    local pace = s.mRate > 0 and s.mRate or s.rate
+    redis.call('PUBLISH', channel, cjson.encode({ queue = { admitted = s.admitted, waiting = waiting - n, perMinute = pace } }))
   end
   return out
 end
