@@ -1,7 +1,8 @@
 /**
  * Issue 29 in real Chromium against the real server: a buyer joins an event's
  * waiting room before the opening, sees their place fall as admission moves
- * on, is let in (the seat map opens by itself), holds a seat and pays. The
+ * on (the API's tick, nobody asking; the page counts from the stream and reads
+ * `queue/me` only a few times), is let in (the seat map opens by itself), holds a seat and pays. The
  * box office watches the room. Screenshots go to test-artifacts/e2e/.
  */
 import { mkdirSync } from 'node:fs';
@@ -63,18 +64,23 @@ test('when a buyer joins the waiting room before the opening, then they see thei
   context = await browser.newContext(DESKTOP);
   const page = await context.newPage();
   page.on('pageerror', (error) => pageErrors.push(error.message));
+  // The page's reads of where it stands: it places itself from the stream's count, so it asks only a few times.
+  const standingReads: number[] = [];
+  page.on('request', (request) => {
+    if (request.method() === 'GET' && new URL(request.url()).pathname.endsWith('/queue/me')) standingReads.push(Date.now());
+  });
   await page.goto(`${server.baseUrl}/#/events/${eventId}`);
   await page.waitForSelector('[data-testid="queue-panel"][data-state="none"]');
   await page.click('[data-testid="queue-join"]');
   await page.waitForSelector('[data-testid="queue-panel"][data-state="waiting"]');
   await page.screenshot({ path: path.join(ARTIFACTS, 'room-01-waiting-before-opening.png'), fullPage: true });
 
-  // After the opening the box office watches the room (its reads, like every queue call, move admission on).
+  // Nobody else asks anything: the API's tick moves admission on (one a second), the stream tells the page.
+  const joinedAt = Date.now();
   const positions: number[] = [];
   const deadline = Date.now() + 90_000;
   let admitted = false;
   while (!admitted && Date.now() < deadline) {
-    if (Date.now() >= opensAt) await call('GET', `/v1/admin/events/${eventId}/queue`, admin);
     const text = await page.locator('[data-testid="queue-position"]').textContent({ timeout: 200 }).catch(() => null);
     if (text && Number(text) !== positions[positions.length - 1]) positions.push(Number(text));
     if (positions.length === 2) await page.screenshot({ path: path.join(ARTIFACTS, 'room-02-place-falling.png'), fullPage: true });
@@ -85,6 +91,13 @@ test('when a buyer joins the waiting room before the opening, then they see thei
   // Its place was shown and fell (unless the draw put it first: 1 chance in 41), and it only ever fell.
   expect(positions[0] === 1 || positions.length >= 2).toBe(true);
   expect(positions.every((p, i) => i === 0 || p < positions[i - 1]!)).toBe(true);
+  // Its place fell one by one on the page (most of the 40 places admitted before it were shown)...
+  expect(positions[0] === 1 || positions.length >= Math.min(10, positions[0]! - 1)).toBe(true);
+  // ...while it read queue/me only a few times: once after the opening, at its turn (and once more if the turn
+  // read came a moment early). Reading on every admission, as pages did, makes one read per place: up to 40.
+  const whileWaiting = standingReads.filter((t) => t >= joinedAt).length;
+  expect(whileWaiting).toBeGreaterThanOrEqual(1);
+  expect(whileWaiting).toBeLessThanOrEqual(4);
 
   await page.screenshot({ path: path.join(ARTIFACTS, 'room-03-admitted-seat-map.png'), fullPage: true });
   await page.click('[data-testid="seat-A-1-1"]');

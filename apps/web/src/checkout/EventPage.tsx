@@ -102,10 +102,11 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
       if (now.stage === 'held' && now.hold.items.some((i) => !isSeatItem(i) && i.ticketTypeId === ticketTypeId))
         void recheck();
     },
-    onQueue: () => queue.onAdmission(),
-    onSync: () => {
+    onQueue: (change) => queue.onAdmission(change),
+    onSync: (reconnected) => {
       void refresh();
       void recheck();
+      if (reconnected) queue.onReconnect();
     },
   });
 

@@ -1,18 +1,18 @@
 /**
  * The buyer's place in the event's waiting room: joined on request (with the
- * proof of work solved in a Web Worker when the room asks for one), then read
- * again when the event stream says admission moved on, and every few seconds
- * as a fallback, until admitted. The pass then goes with every hold.
+ * proof of work solved in a Web Worker when the room asks for one), then kept
+ * from the event stream's `queue` messages without asking the server
+ * (queue-place.ts: the place is the last answer's position less the places
+ * admitted since). `queue/me` is read again only at the buyer's turn, once
+ * after the opening, after the stream reconnects, and on a long fallback.
+ * The pass then goes with every hold.
  */
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { QueueStanding } from '@holdfast/client';
 import type { Api } from '../shared/api';
+import { serverNow } from '../shared/clock';
 import type { Event } from '../shared/types';
-
-/** How often the page asks again while waiting with nothing heard on the stream. */
-const FALLBACK_MS = 10_000;
-/** The least time between two reads prompted by the stream. */
-const THROTTLE_MS = 1_000;
+import { etaSecondsNow, nextReadAt, placeNow, reconnectReadAt, sooner, type QueueReading } from './queue-place';
 
 function solveProof(eventId: string, customerId: string, bits: number): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -29,65 +29,127 @@ function solveProof(eventId: string, customerId: string, bits: number): Promise<
   });
 }
 
+/** What the stream said last: places admitted so far and the pace. */
+interface Heard {
+  admitted: number;
+  perMinute: number | null;
+}
+
 export function useQueue(api: Api, event: Event | null, onError: (e: unknown) => void) {
   const room = event?.waitingRoom ?? null;
   const eventId = event?.id ?? '';
+  const opensAtMs = event?.salesStartAt ? Date.parse(event.salesStartAt) : null;
   const [standing, setStanding] = useState<QueueStanding | null>(null);
+  const [reading, setReading] = useState<QueueReading | null>(null);
+  const [heard, setHeard] = useState<Heard>({ admitted: 0, perMinute: null });
   const [joining, setJoining] = useState(false);
-  const lastRead = useRef(0);
+  /** This buyer's draw: spreads a crowd's reads over the jitter windows. */
+  const jitter = useRef(Math.random());
+  /** The next read planned (server clock), or null. */
+  const planned = useRef<number | null>(null);
+  const [plannedAt, setPlannedAt] = useState<number | null>(null);
+
+  const take = useCallback((s: QueueStanding) => {
+    setStanding(s);
+    planned.current = null;
+    setPlannedAt(null);
+    if (s.state === 'waiting') {
+      const r: QueueReading = { position: s.position, admitted: s.admitted ?? 0, etaSeconds: s.etaSeconds, atMs: serverNow() };
+      setReading(r);
+      setHeard((h) => (h.admitted >= r.admitted ? h : { ...h, admitted: r.admitted }));
+    } else setReading(null);
+  }, []);
 
   const read = useCallback(async () => {
     if (!room) return;
-    lastRead.current = Date.now();
     try {
-      setStanding(await api.queueStanding(eventId));
+      take(await api.queueStanding(eventId));
     } catch (e) {
       onError(e);
     }
-  }, [api, eventId, room, onError]);
+  }, [api, eventId, room, onError, take]);
+
+  // The latest `read` for the timers and the first read: `onError` may be a new function each render,
+  // and a render must not cause a read.
+  const latestRead = useRef(read);
+  latestRead.current = read;
+
+  // Once per event with a room (the event is read again now and then: a new object, the same room).
+  const hasRoom = room !== null;
+  useEffect(() => {
+    if (hasRoom) void latestRead.current();
+  }, [hasRoom, eventId]);
+
+  const plan = useCallback((at: number) => {
+    const next = sooner(planned.current, at);
+    if (next !== planned.current) {
+      planned.current = next;
+      setPlannedAt(next);
+    }
+  }, []);
+
+  // While waiting: the next read, from the place the stream's count gives.
+  useEffect(() => {
+    if (!reading) return;
+    plan(nextReadAt({ reading, admittedNow: heard.admitted, perMinute: heard.perMinute, opensAtMs, nowMs: serverNow(), jitter: jitter.current }));
+  }, [reading, heard, opensAtMs, plan]);
 
   useEffect(() => {
-    if (room) void read();
-  }, [room, read]);
-
-  // While waiting: a read every few seconds whatever the stream says.
-  useEffect(() => {
-    if (standing?.state !== 'waiting') return;
-    const timer = setInterval(() => void read(), FALLBACK_MS);
-    return () => clearInterval(timer);
-  }, [standing?.state, read]);
+    if (plannedAt === null) return;
+    const timer = setTimeout(() => void latestRead.current(), Math.max(0, plannedAt - serverNow()));
+    return () => clearTimeout(timer);
+  }, [plannedAt]);
 
   // An admitted buyer's pass runs out: read again then.
   useEffect(() => {
     if (standing?.state !== 'admitted' || !standing.passExpiresAt) return;
-    const timer = setTimeout(() => void read(), Math.max(0, Date.parse(standing.passExpiresAt) - Date.now()) + 500);
+    const timer = setTimeout(() => void latestRead.current(), Math.max(0, Date.parse(standing.passExpiresAt) - Date.now()) + 500);
     return () => clearTimeout(timer);
-  }, [standing, read]);
+  }, [standing]);
 
-  /** The stream says admission moved on: read where we stand (at most once a second). */
-  const onAdmission = useCallback(() => {
-    if (standing?.state === 'waiting' && Date.now() - lastRead.current >= THROTTLE_MS) void read();
-  }, [standing?.state, read]);
+  /** The stream says admission moved on: the place follows from its count, no read. */
+  const onAdmission = useCallback((change: { admitted: number; perMinute?: number }) => {
+    setHeard((h) => ({
+      admitted: Math.max(h.admitted, change.admitted),
+      perMinute: change.perMinute !== undefined && change.perMinute > 0 ? change.perMinute : h.perMinute,
+    }));
+  }, []);
+
+  /** The stream reconnected: messages may have been missed, so a waiting buyer reads again soon. */
+  const onReconnect = useCallback(() => {
+    if (reading) plan(reconnectReadAt(serverNow(), jitter.current));
+  }, [reading, plan]);
 
   const join = useCallback(async () => {
     if (!room) return;
     setJoining(true);
     try {
       const nonce = room.challengeBits > 0 ? await solveProof(eventId, await api.customerId(), room.challengeBits) : undefined;
-      setStanding(await api.joinQueue(eventId, nonce));
+      take(await api.joinQueue(eventId, nonce));
     } catch (e) {
       onError(e);
     } finally {
       setJoining(false);
     }
-  }, [api, eventId, room, onError]);
+  }, [api, eventId, room, onError, take]);
+
+  /** What the page shows: while waiting, the place and wait the stream's count gives. */
+  const shown = useMemo((): QueueStanding | null => {
+    if (!standing || standing.state !== 'waiting' || !reading) return standing;
+    return {
+      ...standing,
+      position: Math.max(1, placeNow(reading, heard.admitted)),
+      etaSeconds: etaSecondsNow(reading, heard.admitted, heard.perMinute),
+    };
+  }, [standing, reading, heard]);
 
   return {
     room,
-    standing,
+    standing: shown,
     joining,
     join,
     onAdmission,
+    onReconnect,
     /** Reads where the buyer stands again (after their hold ended: so did their pass). */
     refresh: read,
     /** The pass to hold with, once admitted. */

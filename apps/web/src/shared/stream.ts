@@ -12,9 +12,10 @@ import type { SeatStatus } from './types';
 export interface StreamHandlers {
   onSeat(change: { seatId: string; status: SeatStatus }): void;
   onAvailability(change: { ticketTypeId: string; available: number }): void;
-  /** The waiting room admitted places (how many so far, how many wait). */
-  onQueue?(change: { admitted: number; waiting: number }): void;
-  onSync(): void;
+  /** The waiting room admitted places (how many so far, how many wait, the pace a minute). */
+  onQueue?(change: { admitted: number; waiting: number; perMinute?: number }): void;
+  /** The stream opened (`reconnected`: after a drop, so changes may have been missed). */
+  onSync(reconnected: boolean): void;
 }
 
 export type StreamState = 'connecting' | 'live' | 'reconnecting';
@@ -33,7 +34,7 @@ export function useEventStream(eventId: string, handlers: StreamHandlers): Strea
         for await (const item of streams.events(eventId, { signal: stop.signal, maxDelayMs: 30_000 })) {
           if (item.type === 'open') {
             setState('live');
-            latest.current.onSync();
+            latest.current.onSync(item.reconnected);
           } else if (item.type === 'reconnecting') setState('reconnecting');
           else if (item.type === 'seat') latest.current.onSeat(item);
           else if (item.type === 'availability') latest.current.onAvailability(item);
