@@ -5,8 +5,7 @@ import { DEFAULT_HOLD_OUTBOX_MAX_PENDING, type DomainContext } from './context';
 import type { Catalog } from './event-catalog';
 import { errors, type AppError } from './errors';
 import { isUuid, newHoldId } from './ids';
-import type { SeatRow } from '@holdfast/db';
-import type { Hold, HoldItem } from './hold-view';
+import type { Hold, HoldItem, HoldRecordJson } from './hold-view';
 import { primeEvent } from './prime-event';
 import { syncSeatIndex } from './seat-index';
 import { assertOnSale, salesClosedError } from './sale-window';
@@ -148,35 +147,10 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
   };
 }
 
-/**
- * The hold's record as the script stores it: JSON.stringify of its HoldRecordJson
- * ({ eventId, customerId, items, currency, totalCents }, in this order), the
- * seat items' JSON made once per seat (seatItemOf) and joined.
- */
-export function recordJsonOf(eventId: string, customerId: string, items: HoldItem[], currency: string, totalCents: number): string {
-  let json = `{"eventId":${JSON.stringify(eventId)},"customerId":${JSON.stringify(customerId)},"items":[`;
-  for (let i = 0; i < items.length; i += 1) {
-    const item = items[i]!;
-    if (i > 0) json += ',';
-    json += itemJson.get(item) ?? JSON.stringify(item);
-  }
-  return `${json}],"currency":${JSON.stringify(currency)},"totalCents":${JSON.stringify(totalCents)}}`;
-}
-
-/** The JSON of each seat's item (seatItemOf), by the item. */
-const itemJson = new WeakMap<HoldItem, string>();
-/** Each seat's item, by its catalog row: a seat's id, label, tier and price never change (a reloaded catalog has new rows). */
-const seatItem = new WeakMap<SeatRow, HoldItem>();
-
-/** The seat's hold item, one frozen object per catalog row, its JSON kept beside it. */
-export function seatItemOf(s: SeatRow): HoldItem {
-  let item = seatItem.get(s);
-  if (!item) {
-    item = Object.freeze({ seatId: s.id, label: s.label, tier: s.tier, priceCents: s.priceCents, quantity: 1 as const });
-    seatItem.set(s, item);
-    itemJson.set(item, JSON.stringify(item));
-  }
-  return item;
+/** The hold's record as the script stores it (HoldRecordJson, its fields in this order). */
+function recordJsonOf(eventId: string, customerId: string, items: HoldItem[], currency: string, totalCents: number): string {
+  const record: HoldRecordJson = { eventId, customerId, items, currency, totalCents };
+  return JSON.stringify(record);
 }
 
 /** Primes the event in Redis (it did not know it), then runs the script again. */
@@ -215,7 +189,10 @@ export function holdTotalCents(items: Pick<HoldItem, 'priceCents' | 'quantity'>[
 
 function seatItems(catalog: Catalog, seatIds: string[]): HoldItem[] {
   const items: HoldItem[] = [];
-  for (const id of seatIds) items.push(seatItemOf(catalog.seatById.get(id)!));
+  for (const id of seatIds) {
+    const s = catalog.seatById.get(id)!;
+    items.push({ seatId: s.id, label: s.label, tier: s.tier, priceCents: s.priceCents, quantity: 1 });
+  }
   return items;
 }
 
