@@ -7,14 +7,17 @@
  *    with as many requests and clients in the same run; Redis bytes per waiting buyer
  *    (MEMORY USAGE of the room's keys, and used_memory's growth).
  * 2. A flash sale of `seats` (general admission, `holdTtlSeconds` holds) to that
- *    crowd through the room, resumed at `admitPerMinute`: a driver reads the room's
- *    admitted count (the admin's GET, as the event stream tells a page) and only
- *    the buyers it reached ask `queue/me`, hold with their pass and pay (4 of 5,
+ *    crowd through the room, resumed at `admitPerMinute`: nobody asks the room
+ *    anything while it admits (the API's tick moves it on); a driver follows the
+ *    admitted count on the event stream, as a page does, and only the buyers it
+ *    reached ask `queue/me`, hold with their pass and pay (4 of 5,
  *    the rest let the hold lapse, giving the seat back and admitting the next).
  *    Against the same sale without a room: the same number of buyers at once, each
  *    trying once, and once more ("refresh") after the first holds lapsed.
  *    Reported: admitted per minute against the set rate, hold p99, seats sold, holds
- *    that lapsed unpaid, how long the sale took to sell out (null: it did not).
+ *    that lapsed unpaid, how long the sale took to sell out (null: it did not); the
+ *    `queue/me` requests the API served and the tick's script calls a second during
+ *    the sale (from its /metrics), which do not grow with the crowd.
  */
 import { LatencyHistogram, round3 } from '../latency.histogram';
 import { runHttpLoad } from '../http-load.generator';
@@ -58,6 +61,11 @@ export interface SaleRun {
   /** With the room: places admitted in all, and still waiting at the end. */
   admitted: number | null;
   waitingAtEnd: number | null;
+  /** With the room: `queue/me` requests served during the sale (the buyers reached), and a second. */
+  meRequests: number | null;
+  meRequestsPerSec: number | null;
+  /** With the room: the admission tick's script calls a second during the sale (holdfast_queue_ticks_total). */
+  tickCallsPerSec: number | null;
 }
 
 export interface QueueReport {
@@ -102,6 +110,43 @@ async function adminRoom(api: ChildServer, fixture: HoldfastFixture, eventId: st
   });
   if (res.status !== 200) throw new Error(`${change ? 'PATCH' : 'GET'} the room answered ${res.status}`);
   return (await res.json()) as { waiting: number; admitted: number; active: number };
+}
+
+/** A counter's value in the API's /metrics (0 when absent). */
+async function metricValue(api: ChildServer, name: string): Promise<number> {
+  const text = await (await fetch(`${api.baseUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return line ? Number(line.split(' ')[1]) : 0;
+}
+
+/**
+ * The event stream's `queue` messages, as a page hears them: calls `onQueue` with each
+ * {admitted, waiting}; the answer stops it.
+ */
+async function followRoom(api: ChildServer, eventId: string, onQueue: (m: { admitted: number; waiting: number }) => void): Promise<() => void> {
+  const stop = new AbortController();
+  const res = await fetch(`${api.baseUrl}/v1/events/${eventId}/stream`, { signal: stop.signal });
+  if (res.status !== 200 || !res.body) throw new Error(`the event stream answered ${res.status}`);
+  const reader = res.body.getReader();
+  void (async () => {
+    let text = '';
+    const decoder = new TextDecoder();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      text += decoder.decode(value, { stream: true });
+      let end: number;
+      while ((end = text.indexOf('\n\n')) >= 0) {
+        const frame = text.slice(0, end);
+        text = text.slice(end + 2);
+        const lines = frame.split('\n');
+        if (!lines.includes('event: queue')) continue;
+        const data = lines.find((l) => l.startsWith('data: '));
+        if (data) onQueue(JSON.parse(data.slice(6)) as { admitted: number; waiting: number });
+      }
+    }
+  })().catch(() => undefined);
+  return () => stop.abort();
 }
 
 /** One buyer's hold then payment (or not): shared by both sales. */
@@ -153,6 +198,7 @@ class Checkout {
       durationSec: round3((extra.endMs - this.startMs) / 1000),
       admittedPerMinute: extra.admittedPerMinute ?? null, admittedVsSetRate: extra.admittedVsSetRate ?? null,
       admitted: extra.admitted ?? null, waitingAtEnd: extra.waitingAtEnd ?? null,
+      meRequests: extra.meRequests ?? null, meRequestsPerSec: extra.meRequestsPerSec ?? null, tickCallsPerSec: extra.tickCallsPerSec ?? null,
     };
   }
 }
@@ -195,16 +241,24 @@ export async function queueSection(
   const byPosition = customers.map((c, i) => ({ c, i, pos: positions[i]! })).filter((b) => b.pos > 0).sort((a, b) => a.pos - b.pos);
   const pool = new ConnectionPool(api.baseUrl, options.concurrency);
   const samples: { t: number; admitted: number; waiting: number }[] = [];
+  let heard = { admitted: 0, waiting: n };
+  const unfollow = await followRoom(api, sale.eventId, (m) => {
+    heard = m;
+    samples.push({ t: Date.now(), admitted: m.admitted, waiting: m.waiting });
+  });
+  let meRequests = 0;
   let withRoom: SaleRun;
   try {
     const start = Date.now();
     const checkout = new Checkout(pool, fixture, sale, options.seats, options.payPer5, start);
+    const ticksBefore = await metricValue(api, 'holdfast_queue_ticks_total');
     await adminRoom(api, fixture, sale.eventId, { paused: false });
     const inFlight = new Set<Promise<unknown>>();
     let next = 0;
     const retry: typeof byPosition = [];
     const buyer = (b: (typeof byPosition)[number]) => {
       const p = (async () => {
+        meRequests += 1;
         const me = await pool.send({ method: 'GET', path: `/v1/events/${sale.eventId}/queue/me`, headers: bearer(tokens[b.i]!) });
         const q = (json(me) as { queue?: { state: string; pass?: string } }).queue;
         if (q?.state !== 'admitted' || !q.pass) {
@@ -216,15 +270,16 @@ export async function queueSection(
       inFlight.add(p);
       void p.finally(() => inFlight.delete(p));
     };
+    // Nothing asks the room while it admits: the driver only listens, every 250 ms looking at what it heard.
     while (Date.now() - start < options.maxSaleMs && checkout.soldOutAtMs === null) {
-      const room = await adminRoom(api, fixture, sale.eventId);
-      samples.push({ t: Date.now(), admitted: room.admitted, waiting: room.waiting });
       for (const b of retry.splice(0)) buyer(b);
-      while (next < byPosition.length && byPosition[next]!.pos <= room.admitted) buyer(byPosition[next++]!);
+      while (next < byPosition.length && byPosition[next]!.pos <= heard.admitted) buyer(byPosition[next++]!);
       await sleep(250);
     }
     await Promise.all([...inFlight]);
     const end = Date.now();
+    const tickCalls = (await metricValue(api, 'holdfast_queue_ticks_total')) - ticksBefore;
+    const saleSec = (end - start) / 1000;
     const last = await adminRoom(api, fixture, sale.eventId);
     // The rate while places waited: first and last samples with buyers still waiting.
     const waitingSamples = samples.filter((s) => s.waiting > 0);
@@ -236,8 +291,10 @@ export async function queueSection(
       admittedPerMinute: perMinute === null ? null : round3(perMinute),
       admittedVsSetRate: perMinute === null ? null : round3(perMinute / options.admitPerMinute),
       admitted: last.admitted, waitingAtEnd: last.waiting,
+      meRequests, meRequestsPerSec: round3(meRequests / saleSec), tickCallsPerSec: round3(tickCalls / saleSec),
     });
   } finally {
+    unfollow();
     pool.close();
   }
 
@@ -288,8 +345,9 @@ export async function queueSection(
     note:
       'Joins: one customer each, through HTTP into a paused room (all wait). Bytes per waiting buyer: MEMORY USAGE of the room\'s keys ÷ joins; ' +
       'used_memory is the whole server\'s (shared machine). The sales: general admission tickets, 4 of 5 holders pay at once ' +
-      '(service confirm), the rest let the hold lapse. Through the room a driver reads the admitted count every 250 ms and only the buyers ' +
-      'it reached ask queue/me and hold with their pass. Without it every buyer tries once at once and once more after the first holds lapsed.',
+      '(service confirm), the rest let the hold lapse. Through the room nobody asks the room anything while it admits (the API\'s tick, ' +
+      'about once a second per room, moves it on); a driver follows the admitted count on the event stream, as a page does, and only the ' +
+      'buyers it reached ask queue/me and hold with their pass. Without it every buyer tries once at once and once more after the first holds lapsed.',
   };
 }
 
@@ -317,6 +375,10 @@ export function renderQueueSection(report: QueueReport | null | undefined): stri
       [sale(r.sale.withRoom), sale(r.sale.withoutRoom)]),
     '',
     `Set rate ${r.sale.admitPerMinute}/min; holds last ${r.sale.holdTtlSeconds} s; ${r.sale.payPer5} of 5 holders pay. ${r.note}`,
+    '',
+    `While ${r.buyers.toLocaleString('en-US')} waited, the API served ${r.sale.withRoom.meRequests ?? '?'} \`queue/me\` requests during the sale ` +
+      `(${r.sale.withRoom.meRequestsPerSec ?? '?'} a second: the buyers admitted, not the crowd) and the admission tick made ` +
+      `${r.sale.withRoom.tickCallsPerSec ?? '?'} script calls a second (one a second per room and API process, whatever the crowd).`,
     '',
   ];
 }
