@@ -108,6 +108,12 @@ export interface EndpointSpec<
    * the handler checks them. The schema documents the JSON inside.
    */
   signedBody?: z.ZodType;
+  /**
+   * The body's parse for its common valid shape, checked by hand (no schema
+   * walk), or undefined: then `body` parses it. Must give what `body` gives for
+   * every input it accepts (a test of the endpoint's contract says so).
+   */
+  quickBody?: (raw: unknown) => Parsed<B> | undefined;
   idempotent?: boolean;
   headers?: HeaderDoc[];
   responses: R;

@@ -154,7 +154,7 @@ export function createFastPath(mounted: ReadonlyArray<{ endpoint: Endpoint; deps
         params,
         // Only a request without a query string comes here when the endpoint parses one (Express reads it as {}).
         query: e.query ? parse(e.query, {}, 'query') : undefined,
-        body: e.body ? parse(e.body, raw) : undefined,
+        body: e.body ? (e.quickBody?.(raw) ?? parse(e.body, raw)) : undefined,
         principal,
         headers: req.headers,
       });

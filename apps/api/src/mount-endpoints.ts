@@ -55,12 +55,12 @@ function stepsOf<D>(e: Endpoint<D>, deps: D, opts: MountOptions): RequestHandler
     steps.push(opts.idempotency);
   }
   // 4. The query and the body parsed with the declared schemas (400 VALIDATION_FAILED), then the handler.
-  const { handler, answer, query, body } = e;
+  const { handler, answer, query, body, quickBody } = e;
   const input = (req: Request) => ({
     deps,
     params: req.params,
     query: query ? parse(query, req.query, 'query') : undefined,
-    body: body ? parse(body, req.body) : undefined,
+    body: body ? (quickBody?.(req.body) ?? parse(body, req.body)) : undefined,
   });
   steps.push(answer
     ? async (req: Request, res: Response) => {

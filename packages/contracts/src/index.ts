@@ -221,6 +221,33 @@ export const createHoldBody = z
   });
 export type CreateHoldBody = z.infer<typeof createHoldBody>;
 
+/**
+ * createHoldBody's output for the body nearly every hold sends, `{"seatIds":
+ * [...]}` alone with 1–100 distinct strings of 1–200 characters, checked by
+ * hand; undefined for any other body, which the schema then parses (and words
+ * its errors). Whatever this accepts the schema accepts to an equal output
+ * (quick-hold-body.test.ts); zod's parse of that shape was 1.7 % of a hold's CPU.
+ */
+export function quickHoldBody(raw: unknown): CreateHoldBody | undefined {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const seatIds = (raw as { seatIds?: unknown }).seatIds;
+  if (!Array.isArray(seatIds) || seatIds.length < 1 || seatIds.length > 100) return undefined;
+  let own = 0;
+  for (const key in raw) {
+    if (!Object.hasOwn(raw, key) || key !== 'seatIds') return undefined;
+    own += 1;
+  }
+  if (own !== 1 || Object.getPrototypeOf(raw) !== Object.prototype) return undefined;
+  const out: string[] = [];
+  for (let i = 0; i < seatIds.length; i += 1) {
+    const s: unknown = seatIds[i];
+    if (typeof s !== 'string' || s.length < 1 || s.length > 200) return undefined;
+    for (let j = 0; j < i; j += 1) if (out[j] === s) return undefined;
+    out.push(s);
+  }
+  return { seatIds: out };
+}
+
 /** Who a bearer token speaks for: a buyer, an integrator's backend, or an admin. */
 export const role = z.enum(['customer', 'service', 'admin']);
 

@@ -200,7 +200,7 @@ export class TokenVerifier {
   private readonly hs256: ((token: string) => JWTPayload) | null;
   private readonly auth: AuthConfig;
   /**
-   * Tokens this verifier accepted, by their exact text: a buyer sends the same
+   * Tokens this verifier accepted, by their header's exact text: a buyer sends the same
    * token with every request, and checking it again showed in a hold's CPU
    * profile (docs/benchmarks.md, "Settings chosen by measurement"). An entry serves only until the token's own
    * `exp`; bounded, cleared when full.
@@ -217,18 +217,20 @@ export class TokenVerifier {
   /** The caller's principal, or throws 401 UNAUTHORIZED (`details.reason`), or 503 when the issuer cannot be reached. */
   async verify(authorization: string | undefined): Promise<Principal> {
     if (!authorization) throw refuse('missing');
+    // Remembered by the whole header (`Bearer <token>`): a header found there matched BEARER
+    // when it was verified, so the pattern (a scan of the whole token) runs only for new ones.
+    const known = this.verified.get(authorization);
+    if (known && Date.now() < known.expiresAtMs) return known.principal;
     const m = BEARER.exec(authorization);
     if (!m) throw refuse('malformed');
     const token = m[1]!;
-    const known = this.verified.get(token);
-    if (known && Date.now() < known.expiresAtMs) return known.principal;
     const { principal, exp } = await this.check(token).catch((err: unknown) => {
       throw refusalOf(err);
     });
     // Only tokens with an expiry are remembered, and never past it.
     if (typeof exp === 'number') {
       if (this.verified.size >= TokenVerifier.VERIFIED_MAX) this.verified.clear();
-      this.verified.set(token, { principal, expiresAtMs: exp * 1000 });
+      this.verified.set(authorization, { principal, expiresAtMs: exp * 1000 });
     }
     return principal;
   }

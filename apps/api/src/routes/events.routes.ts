@@ -1,5 +1,5 @@
 import {
-  CREATE_EVENT_BODY_LIMIT_BYTES, createEventBody, createHoldBody, emptyQuery, listQuery, responses, updateEventBody,
+  CREATE_EVENT_BODY_LIMIT_BYTES, createEventBody, createHoldBody, emptyQuery, listQuery, quickHoldBody, responses, updateEventBody,
 } from '@holdfast/contracts';
 import {
   appErrorOf, countRefusedHoldRequest, createEvent, createHold, getEvent, listEvents, listSeats, updateEvent,
@@ -90,6 +90,7 @@ export const EVENT_ENDPOINTS = [
   }),
   endpoint({
     method: 'post', path: '/v1/events/{eventId}/holds', operationId: 'createHold', tag: 'Holds', roles: ['customer'], body: createHoldBody,
+    quickBody: quickHoldBody,
     idempotent: true,
     headers: [{
       name: QUEUE_PASS_HEADER, required: false,
