@@ -471,3 +471,43 @@ test('when two API processes tick the same room, then it admits at the set rate,
     await second.close();
   }
 }, 60_000);
+
+test('when nothing calls a room any more, then its keys expire a day or two after its last call; each call renews them, and the tick keeps a room with buyers waiting', async () => {
+  const DAY = 86_400_000;
+  const { event } = await roomEvent({ maxActive: 1, challengeBits: 1 });
+  const nonce = (c: string) => solve(event.id, c, 1);
+  const [a, b] = [`ttl-a-${run}`, `ttl-b-${run}`];
+  expect((await join(event.id, a, { nonce: nonce(a) })).body.queue.state).toBe('admitted');
+  expect((await join(event.id, b, { nonce: nonce(b) })).body.queue.state).toBe('waiting');
+  const keys = [...eventKeys(event.id).queue, eventKeys(event.id).queueProofs];
+  const ttls = async () => Promise.all(keys.map((k) => api.rt.redis.pttl(k)));
+  // cfg, pre (empty: gone), line, active, pass, at, proofs: every key there expires in (1 day, 2 days].
+  const present = (await ttls()).filter((t) => t !== -2);
+  expect(present.length).toBeGreaterThanOrEqual(6);
+  for (const t of present) {
+    expect(t).toBeGreaterThan(2 * DAY - 60_000);
+    expect(t).toBeLessThanOrEqual(2 * DAY);
+  }
+  // As if a day and a half went by: the next call renews the room's keys (the proofs taken: the next join).
+  const room = keys.slice(0, 6);
+  const roomTtls = async () => (await ttls()).slice(0, 6).filter((x) => x !== -2);
+  for (const k of keys) await api.rt.redis.pexpire(k, DAY / 2);
+  expect((await me(event.id, b)).body.queue.state).toBe('waiting');
+  for (const t of await roomTtls()) expect(t).toBeGreaterThan(2 * DAY - 60_000);
+  expect((await join(event.id, `ttl-c-${run}`, { nonce: nonce(`ttl-c-${run}`) })).status).toBe(200);
+  expect(await api.rt.redis.pttl(keys[6]!)).toBeGreaterThan(2 * DAY - 60_000);
+  // Nearly expired while B waits: the tick (every second, nobody asking) renews them.
+  for (const k of room) await api.rt.redis.pexpire(k, 3_000);
+  await sleep(1_500);
+  for (const t of await roomTtls()) expect(t).toBeGreaterThan(2 * DAY - 60_000);
+  // Once nobody waits (B and C admitted: room for 3), the tick stops; a room nobody calls then goes.
+  await patchQueue(event.id, { maxActive: 3 });
+  expect((await me(event.id, b)).body.queue.state).toBe('admitted');
+  const deadline = Date.now() + 5_000;
+  while (api.rt.ctx.queueTicker.watching(event.id) && Date.now() < deadline) await sleep(100);
+  expect(api.rt.ctx.queueTicker.watching(event.id)).toBe(false);
+  for (const k of keys) await api.rt.redis.pexpire(k, 200);
+  await sleep(1_500);
+  expect((await ttls()).every((t) => t === -2)).toBe(true);
+  expect((await me(event.id, a)).body.queue.state).toBe('none');
+}, 30_000);

@@ -35,6 +35,7 @@ if ARGV[6] ~= '' or ARGV[7] ~= '' or ARGV[8] ~= '' or ARGV[9] == '1' then
   out.holdExpired = out.holdExpired + more.holdExpired
   for _, w in ipairs(more.waits) do out.waits[#out.waits + 1] = w end
 end
+queueKeep(q)
 local reply = { 'OK', now }
 for _, v in ipairs(queueReply(out, s, q)) do reply[#reply + 1] = v end
 reply[#reply + 1] = queueMedianWait(q)

@@ -26,6 +26,7 @@ if ends and tonumber(ends) > now then
 end
 local s = queueSettings(q, ARGV[3], ARGV[4], now)
 local out = queueAdmit(q, s, now, tonumber(ARGV[5]), ARGV[2], ARGV[6])
+queueKeep(q)
 local reply = { 'OK', now, ended }
 for _, v in ipairs(queueReply(out, s, q)) do reply[#reply + 1] = v end
 return reply

@@ -49,6 +49,7 @@ if standing[1] == 'none' or standing[1] == 'ended' then
   standing = queueStanding(q, customer, now, ARGV[9])
 end
 if ARGV[11] ~= '' then redis.call('SADD', KEYS[7], ARGV[11]) end
+queueKeep(q, KEYS[7])
 local reply = { 'OK', now, standing[1], standing[2], standing[3], standing[4] }
 for _, v in ipairs(queueReply(out, s, q)) do reply[#reply + 1] = v end
 return reply

@@ -19,6 +19,7 @@ local q = { KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6] }
 local s = queueSettings(q, ARGV[3], ARGV[4], now)
 local out = queueAdmit(q, s, now, tonumber(ARGV[5]), ARGV[2], ARGV[6])
 local standing = queueStanding(q, ARGV[1], now, ARGV[7])
+queueKeep(q)
 local reply = { 'OK', now, standing[1], standing[2], standing[3], standing[4] }
 for _, v in ipairs(queueReply(out, s, q)) do reply[#reply + 1] = v end
 return reply

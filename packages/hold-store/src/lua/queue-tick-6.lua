@@ -24,6 +24,7 @@ local now = nowMs()
 local q = { KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6] }
 local s = queueSettings(q, ARGV[2], ARGV[3], now)
 local out = queueAdmit(q, s, now, tonumber(ARGV[4]), ARGV[1], ARGV[5])
+queueKeep(q)
 local reply = { 'OK', now }
 for _, v in ipairs(queueReply(out, s, q)) do reply[#reply + 1] = v end
 return reply

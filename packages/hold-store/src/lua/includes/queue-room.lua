@@ -16,7 +16,12 @@
 --   pass   hash c:<customer> -> the customer's latest pass ('' until they are told it),
 --          t:<pass> -> its customer, h:<customer> -> '1' while the pass has a hold
 --   at     hash customer -> ms joined (while waiting)
+-- Every queue script ends with queueKeep: the keys expire a day or two after the room's last call.
 local QUEUE_BATCH = 1000
+-- The room's keys expire between QUEUE_IDLE_MS / 2 and QUEUE_IDLE_MS after its last queue call (each call
+-- renews a key left with less than half): while buyers wait the tick calls every second, so only a
+-- room nobody has touched for a day or more goes (after its sale, or abandoned); joining then starts anew.
+local QUEUE_IDLE_MS = 172800000
 -- How many of the latest waits are kept for the median the seller sees.
 local QUEUE_WAITS_KEPT = 101
 -- The shortest window the admission rate is measured over, ms.
@@ -101,6 +106,16 @@ local function queueAdmit(q, s, now, passMs, startMs, channel)
     redis.call('PUBLISH', channel, cjson.encode({ queue = { admitted = s.admitted, waiting = waiting - n, perMinute = pace } }))
   end
   return out
+end
+
+-- Renews the expiry of the room's keys (and `extra`, e.g. the proofs taken) that have less than half of
+-- QUEUE_IDLE_MS left or none; a key not there is left alone. Called last, after the script's writes.
+local function queueKeep(q, extra)
+  local keys = { q[1], q[2], q[3], q[4], q[5], q[6] }
+  if extra then keys[#keys + 1] = extra end
+  for _, k in ipairs(keys) do
+    if redis.call('PTTL', k) < QUEUE_IDLE_MS / 2 then redis.call('PEXPIRE', k, QUEUE_IDLE_MS) end
+  end
 end
 
 -- The customer's place: 1 for the next to be admitted; nil when not waiting.
