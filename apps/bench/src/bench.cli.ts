@@ -1,11 +1,14 @@
 /**
- * `npm run bench [-- --quick] [--out FILE] [--only race,hold,growth,confirm,best,cluster,persist,soak,instrument,webhooks,queue] [--profile-api DIR] [--tracing off|on|both]`
+ * `npm run bench [-- --quick] [--out FILE] [--only race,hold,growth,confirm,best,cluster,persist,soak,instrument,webhooks,queue] [--profile-api DIR] [--api-event-loop] [--tracing off|on|both]`
  *
  * Prints Markdown tables on stdout (progress on stderr); with --out, writes the
  * whole report as JSON to FILE and an SVG chart next to it (same basename, .svg).
  * `--tracing on`: the API exports traces (to a loopback receiver that discards
  * them); `both`: the sections run with tracing off, then on, and a last table
  * compares the two (with --out, FILE gets `.tracing-off` / `.tracing-on` before its extension).
+ * `--api-event-loop`: the API child measures its event-loop delay (perf_hooks, a 1 ms timer: a
+ * measurement's own cost, off by default) and its GC pauses over each holdfast hold round at the
+ * section's concurrency, and prints them to stderr after the round (where the hold path's tail comes from).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -25,11 +28,13 @@ interface CliArgs {
   sections: Section[];
   /** Directory for a V8 CPU profile of the holdfast API child (node --cpu-prof). */
   profileApi: string | null;
+  /** The API child reports its event-loop delay and GC pauses over each holdfast hold round (stderr). */
+  apiEventLoop: boolean;
   tracing: Tracing;
 }
 
 function parseArgs(argv: string[]): CliArgs {
-  const args: CliArgs = { quick: false, out: null, sections: [...ALL_SECTIONS], profileApi: null, tracing: 'off' };
+  const args: CliArgs = { quick: false, out: null, sections: [...ALL_SECTIONS], profileApi: null, apiEventLoop: false, tracing: 'off' };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     if (arg === '--quick') args.quick = true;
@@ -38,10 +43,11 @@ function parseArgs(argv: string[]): CliArgs {
     else if (arg === '--only') args.sections = parseSections(requireValue(argv[(i += 1)], '--only'));
     else if (arg?.startsWith('--only=')) args.sections = parseSections(arg.slice('--only='.length));
     else if (arg === '--profile-api') args.profileApi = requireValue(argv[(i += 1)], '--profile-api');
+    else if (arg === '--api-event-loop') args.apiEventLoop = true;
     else if (arg === '--tracing') args.tracing = parseTracing(requireValue(argv[(i += 1)], '--tracing'));
     else if (arg?.startsWith('--tracing=')) args.tracing = parseTracing(arg.slice('--tracing='.length));
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write('usage: npm run bench -- [--quick] [--out FILE.json] [--only race,hold,growth,confirm,best,cluster,persist,soak,instrument,webhooks,queue] [--profile-api DIR] [--tracing off|on|both]\n');
+      process.stdout.write('usage: npm run bench -- [--quick] [--out FILE.json] [--only race,hold,growth,confirm,best,cluster,persist,soak,instrument,webhooks,queue] [--profile-api DIR] [--api-event-loop] [--tracing off|on|both]\n');
       process.exit(0);
     } else throw new Error(`unknown argument: ${arg}`);
   }
@@ -90,6 +96,7 @@ async function main(): Promise<void> {
       apiNodeArgs: args.profileApi
         ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.INIT_CWD ?? process.cwd(), args.profileApi)}`]
         : undefined,
+      apiEventLoop: args.apiEventLoop,
       tracing,
       log: (line) => process.stderr.write(`[bench +${((Date.now() - started) / 1000).toFixed(1)}s] ${runs.length > 1 ? `tracing ${tracing}: ` : ''}${line}\n`),
     });

@@ -33,6 +33,7 @@ import { measureBest } from './holdfast/holdfast-best.bench';
 import { hasConfirmEndpoint, measureConfirms, measureInProcessConfirms, type ConfirmRun } from './holdfast/holdfast-confirms.bench';
 import { measureNumbering } from './holdfast/holdfast-numbering.bench';
 import { loadHolds, measureGrowth, measureMemoryPerHeldSeat, SeatCursor, type GrowthEvent } from './holdfast/holdfast-holds.bench';
+import { API_EVENT_LOOP_ENV, API_EVENT_LOOP_SIGNAL } from './holdfast/api-event-loop.monitor';
 import { clusterSection } from './holdfast/holdfast-cluster.bench';
 import { persistSection } from './holdfast/holdfast-persist.bench';
 import { queueSection } from './holdfast/holdfast-queue.bench';
@@ -65,6 +66,8 @@ interface RunBenchOptions {
   sections: Section[];
   /** Extra node flags for the holdfast API child, e.g. `--cpu-prof`. */
   apiNodeArgs?: string[];
+  /** The API child reports its event-loop delay and GC pauses over each holdfast hold round (`--api-event-loop`). */
+  apiEventLoop?: boolean;
   /** `on`: the API child exports traces to a loopback OTLP receiver that discards them (`--tracing`). */
   tracing?: 'off' | 'on';
   /** Progress lines (stderr in the CLI). */
@@ -141,7 +144,10 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
   // Tracing on: the API exports every span, as to a collector, to a receiver here that reads and discards them.
   const receiver = options.tracing === 'on' ? await startOtlpReceiver({ keep: false }) : null;
   if (receiver) log(`the API exports its spans to ${receiver.endpoint} (OTLP/HTTP, protobuf; read and discarded)`);
-  const holdfast = new HoldfastSession(log, options.apiNodeArgs, receiver ? { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint } : {});
+  const holdfast = new HoldfastSession(log, options.apiNodeArgs, {
+    ...(receiver ? { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint } : {}),
+    ...(options.apiEventLoop ? { [API_EVENT_LOOP_ENV]: '1' } : {}),
+  });
   const report: BenchReport = { meta, plan, raceLab: null, holdPath: null, growth: null, confirmPath: null, best: null };
   /** Before each part: the dead rows of what ran before are vacuumed away (vacuumDatabase says why). */
   const part = async (name: Section): Promise<boolean> => {
@@ -154,7 +160,7 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
   };
   try {
     if (await part('race')) report.raceLab = await raceSection(plan, databaseUrl, holdfast, log);
-    if (await part('hold')) report.holdPath = await holdSection(plan, redisUrl, holdfast, log);
+    if (await part('hold')) report.holdPath = await holdSection(plan, redisUrl, holdfast, log, options.apiEventLoop ?? false);
     if (await part('growth')) report.growth = await growthSection(plan, holdfast, log);
     if (await part('confirm')) report.confirmPath = await confirmSection(plan, databaseUrl, holdfast, log);
     if (await part('best')) {
@@ -233,6 +239,7 @@ async function holdSection(
   redisUrl: string,
   holdfast: HoldfastSession,
   log: (line: string) => void,
+  eventLoop = false,
 ): Promise<HoldPathReport> {
   const { concurrency, rounds, requests, warmupRequests, maxDurationMs, multiSeatHold } = plan.holdPath;
   const { fixture, api } = await holdfast.get();
@@ -285,7 +292,10 @@ async function holdSection(
           body: JSON.stringify({ seatId: `r${round}-seat-${index}`, customerId: `customer-${Math.floor(index / 50)}` }),
         }),
       }));
+      // With --api-event-loop the API child measures from this signal to the next and prints the window.
+      if (eventLoop) process.kill(api.pid, API_EVENT_LOOP_SIGNAL);
       const holdfastRun = await withProcessCpu(api.pid, () => loadHolds(api, cursor, { concurrency, requests, warmupRequests, maxDurationMs }));
+      if (eventLoop) process.kill(api.pid, API_EVENT_LOOP_SIGNAL);
       const holdfastApi = holdfastRun.result;
       const multiRun = await withProcessCpu(api.pid, () => loadHolds(api, multiCursor, { concurrency, requests, warmupRequests, maxDurationMs }));
       const perRequest = (cpuMs: number | null, load: HttpLoadResult) =>

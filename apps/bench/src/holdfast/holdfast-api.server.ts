@@ -10,7 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig } from '@holdfast/config';
 import { startTelemetry } from '@holdfast/telemetry';
 
+import { watchEventLoopWhenAsked } from './api-event-loop.monitor';
+
 async function main(): Promise<void> {
+  watchEventLoopWhenAsked(process.env, (line) => process.stderr.write(line));
   const config = loadConfig(process.env);
   const telemetry = startTelemetry(config.telemetry, 'holdfast-api');
   const { createApiRuntime } = await import('@holdfast/api');
