@@ -226,7 +226,7 @@ export type CreateHoldBody = z.infer<typeof createHoldBody>;
  * [...]}` alone with 1–100 distinct strings of 1–200 characters, checked by
  * hand; undefined for any other body, which the schema then parses (and words
  * its errors). Whatever this accepts the schema accepts to an equal output
- * (quick-hold-body.test.ts); zod's parse of that shape was 1.7 % of a hold's CPU.
+ * (apps/api/test/quick-hold-body.test.ts); zod's parse of that shape was 1.7 % of a hold's CPU.
  */
 export function quickHoldBody(raw: unknown): CreateHoldBody | undefined {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;

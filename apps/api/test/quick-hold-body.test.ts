@@ -1,7 +1,7 @@
 // quickHoldBody is the hold endpoint's hand-checked body parse: whatever it accepts, the schema
 // (createHoldBody) must accept to an equal output, and what it declines goes to the schema.
 import fc from 'fast-check';
-import { createHoldBody, quickHoldBody } from '../src';
+import { createHoldBody, quickHoldBody } from '@holdfast/contracts';
 
 /** Each body through both: quick's output, when it gives one, is exactly the schema's. */
 function agrees(raw: unknown): 'quick' | 'schema' {
