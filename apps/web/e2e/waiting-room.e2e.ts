@@ -74,6 +74,8 @@ test('when a buyer joins the waiting room before the opening, then they see thei
   await page.click('[data-testid="queue-join"]');
   await page.waitForSelector('[data-testid="queue-panel"][data-state="waiting"]');
   await page.screenshot({ path: path.join(ARTIFACTS, 'room-01-waiting-before-opening.png'), fullPage: true });
+  // Before the opening the place is the draw's rank so far: others joining may still be drawn ahead, and the page says so.
+  expect(await page.locator('[data-testid="queue-provisional"]').count()).toBe(1);
 
   // Nobody else asks anything: the API's tick moves admission on (one a second), the stream tells the page.
   const joinedAt = Date.now();
@@ -83,7 +85,11 @@ test('when a buyer joins the waiting room before the opening, then they see thei
   while (!admitted && Date.now() < deadline) {
     const text = await page.locator('[data-testid="queue-position"]').textContent({ timeout: 200 }).catch(() => null);
     if (text && Number(text) !== positions[positions.length - 1]) positions.push(Number(text));
-    if (positions.length === 2) await page.screenshot({ path: path.join(ARTIFACTS, 'room-02-place-falling.png'), fullPage: true });
+    if (positions.length === 2) {
+      // The place falls only after the opening: it is no longer provisional.
+      await page.waitForSelector('[data-testid="queue-provisional"]', { state: 'detached', timeout: 5_000 });
+      await page.screenshot({ path: path.join(ARTIFACTS, 'room-02-place-falling.png'), fullPage: true });
+    }
     admitted = (await page.locator('[data-testid="seat-A-1-1"]').count()) > 0;
     await sleep(250);
   }

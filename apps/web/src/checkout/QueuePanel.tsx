@@ -17,8 +17,15 @@ export function QueuePanel({ standing, joining, challenge, opensNote, onJoin }: 
       {state === 'waiting' && standing ? (
         <>
           <p class="queue-position">
-            You are number <strong data-testid="queue-position">{standing.position.toLocaleString('en-US')}</strong> in line.
+            You are number <strong data-testid="queue-position">{standing.position.toLocaleString('en-US')}</strong> in line
+            {opensNote ? ' so far' : ''}.
           </p>
+          {opensNote && (
+            <p class="muted" data-testid="queue-provisional">
+              Places are drawn at random among everyone who joins before the opening, so yours can still move back as others
+              join. {opensNote}
+            </p>
+          )}
           <p class="muted" data-testid="queue-eta">
             Estimated wait: {standing.etaSeconds < 60 ? 'under a minute' : `about ${Math.ceil(standing.etaSeconds / 60)} minutes`}. Keep this
             page open: the seat map opens by itself when it is your turn.
