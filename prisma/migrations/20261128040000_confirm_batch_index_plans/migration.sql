@@ -1,7 +1,9 @@
--- The confirm function's statements that join the batch's rows to holds or seats name the
--- batch's keys with = ANY (...) too (prisma/functions/holdfast_confirm_batch.plpgsql): their
--- generic plans read those tables by index for the batch's keys, not the whole table, whatever
--- the statistics say.
+-- The confirm function reads holds and seats by key, never by a join to the batch
+-- (prisma/functions/holdfast_confirm_batch.plpgsql): the set path names the batch's keys with
+-- = ANY (...), and the one-by-one path sells a confirm's seats by their ids alone, event and
+-- status checked on those rows. Their generic plans read those tables by index for the batch's
+-- keys, not the whole table (nor every available seat of the event through the partial index),
+-- whatever the statistics say.
 
 CREATE OR REPLACE FUNCTION holdfast_confirm_batch(confirms jsonb)
 RETURNS TABLE (idx int, kind text, order_json jsonb, detail jsonb)
@@ -298,8 +300,9 @@ BEGIN
         -- The fence. Seat ids sorted, so two transactions lock shared rows in one order.
         seat_ids := ARRAY(SELECT (e->>''seatId'')::uuid FROM jsonb_array_elements(h.items) e WHERE e ? ''seatId'' ORDER BY 1)\073
         IF cardinality(seat_ids) > 0 THEN
+          -- (By their ids only: event and status are checked on those rows, see the set''s fence.)
           UPDATE seats SET status = ''SOLD'', order_id = new_order
-          WHERE event_id = h.event_id AND id = ANY (seat_ids) AND status = ''AVAILABLE''\073
+          WHERE id = ANY (seat_ids) AND (event_id = h.event_id) IS TRUE AND status::text = ''AVAILABLE''\073
           GET DIAGNOSTICS n = ROW_COUNT\073
           IF n <> cardinality(seat_ids) THEN RAISE EXCEPTION ''fence'' USING ERRCODE = ''HF001''\073 END IF\073
         END IF\073
