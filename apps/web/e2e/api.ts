@@ -9,6 +9,15 @@ export async function demoToken(baseUrl: string, customerId: string, role: 'cust
   return ((await response.json()) as { token: string }).token;
 }
 
+/** One API call with a bearer token: its status and its JSON answer. */
+export async function apiCall(baseUrl: string, method: string, url: string, token: string, body?: unknown) {
+  const res = await fetch(`${baseUrl}${url}`, {
+    method, headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read any field of any answer
+  return { status: res.status, body: (await res.json()) as any };
+}
+
 export interface CreatedEvent {
   id: string;
   name: string;

@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
-import { demoToken } from './api';
+import { apiCall, demoToken } from './api';
 import { launchBrowser } from './browser';
 import { startServer, type RunningServer } from './server';
 
@@ -19,13 +19,7 @@ let browser: Browser;
 let context: BrowserContext | undefined;
 const pageErrors: string[] = [];
 
-async function call(method: string, url: string, token: string, body?: unknown) {
-  const res = await fetch(`${server.baseUrl}${url}`, {
-    method, headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read any field of any answer
-  return { status: res.status, body: (await res.json()) as any };
-}
+const call = (method: string, url: string, token: string, body?: unknown) => apiCall(server.baseUrl, method, url, token, body);
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
