@@ -56,6 +56,8 @@ export interface BenchPlan {
     rounds: number;
     /** Holds confirmed per round; pgbench runs the same number of transactions. */
     confirmsPerRound: number;
+    /** Confirms per warm-up round before the clock (bench.runner.ts, confirmWarmUp); 0: none. */
+    warmUpConfirms: number;
     maxDurationMs: number;
     /** Confirm throughput as the buyers of one event grow. */
     buyersPerEvent: number[];
@@ -112,7 +114,7 @@ export function benchPlan(quick: boolean): BenchPlan {
         levels: [1, 10, 50, 100], rounds: 2, requests: 400, warmupRequests: 40, maxDurationMs: 6000,
         tierSeats: 100_000, takenPcts: [0, 50, 99], quantities: [1, 2, 8], scriptCalls: 200,
       },
-      confirmPath: { concurrency: 50, rounds: 2, confirmsPerRound: 400, maxDurationMs: 8000, buyersPerEvent: [50, 150, 450], numberingClients: [50] },
+      confirmPath: { concurrency: 50, rounds: 3, confirmsPerRound: 1500, warmUpConfirms: 1000, maxDurationMs: 8000, buyersPerEvent: [50, 150, 450], numberingClients: [50] },
       cluster: { holds: 1500, concurrency: 50, rounds: 1, scriptHolds: 5000 },
       persist: { holds: 5000, concurrency: 50, rounds: 1 },
       soak: { ...SOAK_MIX, durationMs: soakMs(60_000), holdsPerSec: 150, sampleEverySec: 5 },
@@ -140,7 +142,7 @@ export function benchPlan(quick: boolean): BenchPlan {
       levels: [1, 10, 50, 100], rounds: 3, requests: 2000, warmupRequests: 200, maxDurationMs: 20_000,
       tierSeats: 100_000, takenPcts: [0, 50, 99], quantities: [1, 2, 8], scriptCalls: 1000,
     },
-    confirmPath: { concurrency: 50, rounds: 3, confirmsPerRound: 3000, maxDurationMs: 30_000, buyersPerEvent: [100, 1000, 10_000], numberingClients: [20, 50] },
+    confirmPath: { concurrency: 50, rounds: 3, confirmsPerRound: 3000, warmUpConfirms: 1000, maxDurationMs: 30_000, buyersPerEvent: [100, 1000, 10_000], numberingClients: [20, 50] },
     cluster: { holds: 5000, concurrency: 50, rounds: 3, scriptHolds: 20_000 },
     persist: { holds: 20_000, concurrency: 50, rounds: 3 },
     soak: { ...SOAK_MIX, durationMs: soakMs(240_000), holdsPerSec: 300, sampleEverySec: 10 },

@@ -8,7 +8,7 @@ import type { QueueReport } from './holdfast/holdfast-queue.bench';
 import type { SoakReport } from './holdfast/holdfast-soak.bench';
 import type { InstrumentReport } from './load-instrument.bench';
 import type { WebhookCostReport } from './holdfast/holdfast-webhooks.bench';
-import type { ConfirmRun, InProcessConfirmRun } from './holdfast/holdfast-confirms.bench';
+import type { ConfirmRun, InProcessConfirmRun, LockWaits } from './holdfast/holdfast-confirms.bench';
 import type { NumberingRun } from './holdfast/holdfast-numbering.bench';
 import type { GrowthRow, MemoryResult } from './holdfast/holdfast-holds.bench';
 import type { HttpLoadResult } from './http-load.generator';
@@ -132,6 +132,21 @@ export interface ConfirmRound {
   holdfastApi: ConfirmRun | Skipped;
   /** pgbench shaped like holdfast's confirm batches of the same round (issue 12). */
   pgbenchBatch?: PgbenchResult;
+  /** Sessions of pgbench's database waiting on a lock while that batch script ran (sampled as holdfast's confirms are). */
+  pgbenchBatchLockWaits?: LockWaits | null;
+}
+
+/**
+ * What ran before the confirm section's clock, on both sides alike: confirm rounds through the
+ * API on throwaway events until its CPU per confirm stopped falling, and pgbench's batch script.
+ */
+export interface ConfirmWarmUp {
+  /** Warm-up confirm rounds (each `confirms` confirms at the section's concurrency), and the API's CPU per confirm in each. */
+  rounds: number;
+  confirms: number;
+  apiCpuMsPerConfirm: Array<number | null>;
+  /** pgbench batch-script runs before the clock (the same script and size as round 1's will be). */
+  pgbenchBatchRuns: number;
 }
 
 export interface ConfirmPathReport {
@@ -141,6 +156,8 @@ export interface ConfirmPathReport {
   holdfastApi: PathSummary | Skipped;
   /** Median of the per-round ratios holdfast confirms/s ÷ pgbench tps. */
   holdfastVsPgbench: number | null;
+  /** Before round 1, not measured (ConfirmWarmUp). */
+  warmUp?: ConfirmWarmUp | null;
   byBuyers: ConfirmRun[] | Skipped;
   /** confirmHold called in the bench process (no HTTP), at the same concurrency. */
   inProcess?: InProcessConfirmRun;

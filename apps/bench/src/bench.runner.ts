@@ -19,6 +19,7 @@ import type {
   ConcurrencyPoint,
   ConfirmPathReport,
   ConfirmRound,
+  ConfirmWarmUp,
   GrowthReport,
   HttpCreateResult,
   HoldPathReport,
@@ -30,7 +31,9 @@ import type {
 import { isSkipped } from './bench-report.types';
 import { runBatchPgbench } from './holdfast/holdfast-confirm-batch.bench';
 import { measureBest } from './holdfast/holdfast-best.bench';
-import { hasConfirmEndpoint, measureConfirms, measureInProcessConfirms, type ConfirmRun } from './holdfast/holdfast-confirms.bench';
+import {
+  hasConfirmEndpoint, measureConfirms, measureInProcessConfirms, sampleLockWaits, type ConfirmRun, type LockWaits,
+} from './holdfast/holdfast-confirms.bench';
 import { measureNumbering } from './holdfast/holdfast-numbering.bench';
 import { loadHolds, measureGrowth, measureMemoryPerHeldSeat, SeatCursor, type GrowthEvent } from './holdfast/holdfast-holds.bench';
 import { API_EVENT_LOOP_ENV, API_EVENT_LOOP_SIGNAL } from './holdfast/api-event-loop.monitor';
@@ -52,7 +55,7 @@ import {
   selectForUpdateStrategy,
   skipLockedStrategy,
 } from './strategies';
-import { holdfastHoldConfirmStrategy } from './strategies/holdfast-hold-confirm.strategy';
+import { holdfastHoldConfirmStrategy, warmUpSettled } from './strategies/holdfast-hold-confirm.strategy';
 
 const execFileAsync = promisify(execFile);
 
@@ -470,6 +473,7 @@ async function confirmSection(
   const { concurrency, rounds, confirmsPerRound, maxDurationMs, buyersPerEvent, numberingClients } = plan.confirmPath;
   const canConfirm = await holdfast.canConfirm();
   const session = await holdfast.get();
+  const warmUp = await confirmWarmUp(plan, databaseUrl, session, canConfirm, log);
   const results: ConfirmRound[] = [];
   for (let round = 1; round <= rounds; round += 1) {
     log(`confirm path round ${round}/${rounds}: pgbench -c ${concurrency} -t ${Math.ceil(confirmsPerRound / concurrency)}, then ${confirmsPerRound} holdfast confirms`);
@@ -491,8 +495,8 @@ async function confirmSection(
       `  pgbench ${Math.round(pgbench.tps)} tps p99 ${pgbench.latency.p99Ms} ms` +
         (isSkipped(holdfastApi) ? '' : `, holdfast ${Math.round(holdfastApi.confirms.okPerSec)}/s p99 ${holdfastApi.confirms.okLatency.p99Ms} ms`),
     );
-    const pgbenchBatch = await confirmBatchBaseline(databaseUrl, concurrency, confirmsPerRound, holdfastApi, log);
-    results.push({ pgbench, holdfastApi, ...(pgbenchBatch ? { pgbenchBatch } : {}) });
+    const batch = await confirmBatchBaseline(databaseUrl, concurrency, confirmsPerRound, holdfastApi, log);
+    results.push({ pgbench, holdfastApi, ...(batch ? { pgbenchBatch: batch.result, pgbenchBatchLockWaits: batch.lockWaits } : {}) });
   }
   let byBuyers: ConfirmRun[] | Skipped = { skipped: NO_CONFIRM };
   if (canConfirm) {
@@ -537,20 +541,75 @@ async function confirmSection(
           }
         : { skipped: NO_CONFIRM },
     holdfastVsPgbench: ran.length > 0 ? round3(median(ran.map((r) => r.holdfastApi.confirms.okPerSec / r.pgbench.tps))) : null,
+    warmUp,
     byBuyers,
     inProcess,
     numbering,
   };
 }
 
-/** pgbench shaped like the batches holdfast made in this round (issue 12); none when it made none. */
+/**
+ * pgbench shaped like the batches holdfast made in this round (issue 12); none when it made none.
+ * Its database's lock waits are sampled while it runs, as holdfast's are while its confirms run:
+ * the sampler's query (every ~10 ms, on the same PostgreSQL) costs both sides alike.
+ */
 async function confirmBatchBaseline(
   databaseUrl: string, concurrency: number, confirms: number, run: ConfirmRun | Skipped, log: (line: string) => void,
-): Promise<PgbenchResult | null> {
+): Promise<{ result: PgbenchResult; lockWaits: LockWaits | null } | null> {
   if (isSkipped(run) || !run.batches?.batches) return null;
-  const result = await runBatchPgbench({ databaseUrl, concurrency, confirms, perTransaction: run.batches.meanSize, log });
+  const stopSampling = await sampleLockWaits(databaseUrl);
+  let result: PgbenchResult;
+  try {
+    result = await runBatchPgbench({ databaseUrl, concurrency, confirms, perTransaction: run.batches.meanSize, log });
+  } catch (error) {
+    await stopSampling();
+    throw error;
+  }
+  const lockWaits = await stopSampling();
   log(`  pgbench batches of ${result.confirmsPerTransaction} (${result.clients} clients): ${Math.round(result.confirmsPerSec)} confirms/s, p99 ${result.latency.p99Ms} ms; holdfast's batches: ${run.batches.batches}, mean ${run.batches.meanSize}`);
-  return result;
+  return { result, lockWaits };
+}
+
+/**
+ * Warm-up confirm rounds (at most this many) before the clock: they go on until the API's CPU
+ * per confirm has settled (warmUpSettled, as the race lab's warm-up sales). The API process was
+ * started a moment ago: its confirm path not yet compiled by V8, its pool's connections not yet
+ * opened, the confirm function not yet planned on them. Without it the quick run's rounds read
+ * the API's CPU per confirm at 0.63-0.73 ms and the full run's round 1 at 0.49 ms against 0.26 ms
+ * by round 3, and each new connection's first batches took 16-39 ms instead of 1-5 ms.
+ */
+const MAX_CONFIRM_WARM_UP_ROUNDS = 5;
+
+/**
+ * Before round 1, both sides alike: holdfast confirms on throwaway events through the API
+ * (MAX_CONFIRM_WARM_UP_ROUNDS), then pgbench runs its batch script once at the size those
+ * batches had. Neither is measured; pgbench opens new connections in every run anyway.
+ */
+async function confirmWarmUp(
+  plan: BenchPlan, databaseUrl: string, session: { fixture: HoldfastFixture; api: ChildServer }, canConfirm: boolean, log: (line: string) => void,
+): Promise<ConfirmWarmUp | null> {
+  const { concurrency, warmUpConfirms, maxDurationMs } = plan.confirmPath;
+  if (!canConfirm || warmUpConfirms <= 0) return null;
+  const cpu: Array<number | null> = [];
+  let last: ConfirmRun | null = null;
+  for (let round = 1; round <= MAX_CONFIRM_WARM_UP_ROUNDS; round += 1) {
+    last = await measureConfirms(session.api, session.fixture, { concurrency, holds: warmUpConfirms, maxDurationMs }, `warm-up-${round}`);
+    cpu.push(last.apiCpuMsPerConfirm);
+    log(`  warm-up ${round}: ${warmUpConfirms} confirms, ${Math.round(last.confirms.okPerSec)}/s, API CPU ${last.apiCpuMsPerConfirm ?? '?'} ms/confirm`);
+    const known = cpu.filter((ms): ms is number => ms !== null);
+    if (known.length !== cpu.length || warmUpSettled(known)) break;
+  }
+  // The warm-up's events were dropped: their dead rows are vacuumed away before the clock, as
+  // before every part (vacuumDatabase says why); pgbench's tables are made anew for each run.
+  const seconds = await vacuumDatabase(holdfastDatabaseUrl());
+  log(`  vacuumed ${databaseName(holdfastDatabaseUrl())} after the warm-up (${seconds.toFixed(1)} s)`);
+  let pgbenchBatchRuns = 0;
+  if (last?.batches?.batches) {
+    const result = await runBatchPgbench({ databaseUrl, concurrency, confirms: warmUpConfirms, perTransaction: last.batches.meanSize, log });
+    pgbenchBatchRuns = 1;
+    log(`  warm-up pgbench batches of ${result.confirmsPerTransaction}: ${Math.round(result.confirmsPerSec)} confirms/s (not measured)`);
+  }
+  return { rounds: cpu.length, confirms: warmUpConfirms, apiCpuMsPerConfirm: cpu, pgbenchBatchRuns };
 }
 
 function medianOrNull(values: Array<number | null>): number | null {

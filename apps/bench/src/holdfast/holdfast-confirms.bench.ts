@@ -41,7 +41,7 @@ export interface LockWaits {
  * Samples, on a connection of its own, how many sessions of the database wait
  * on a lock, until the returned stop is called.
  */
-async function sampleLockWaits(databaseUrl: string): Promise<() => Promise<LockWaits | null>> {
+export async function sampleLockWaits(databaseUrl: string): Promise<() => Promise<LockWaits | null>> {
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   const counts: number[] = [];

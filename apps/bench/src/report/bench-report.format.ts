@@ -296,6 +296,11 @@ function confirmSection(report: BenchReport): string[] {
     '',
     markdownTable(['path', 'confirms', 'confirms/s', 'p50 ms', 'p99 ms', 'API CPU ms/confirm', 'vs pgbench'], rows),
     ...notRun([['holdfast `POST /v1/holds/{id}/confirm`', isSkipped(confirm.holdfastApi) ? confirm.holdfastApi.skipped : null]]),
+    ...(confirm.warmUp
+      ? ['', `Before the clock, both sides alike (not measured): ${confirm.warmUp.rounds} warm-up round(s) of ${formatNumber(confirm.warmUp.confirms)} confirms ` +
+          `through the API, its CPU per confirm in each: ${confirm.warmUp.apiCpuMsPerConfirm.map((ms) => `${ms ?? '?'} ms`).join(', ')} ` +
+          `(they stop once it no longer falls); then ${confirm.warmUp.pgbenchBatchRuns} run(s) of pgbench's batch script.`]
+      : []),
     '',
     `pgbench checks per round: ${checks}.`,
     '',
