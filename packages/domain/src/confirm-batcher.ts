@@ -175,7 +175,13 @@ export class ConfirmBatcher {
       const ms = performance.now() - started;
       this.stats.statementMs += ms;
       this.onBatch(batch.length, ms / 1000);
-      batch.forEach((p, i) => p.resolve(results[i]!));
+      // Committed. Its confirms are answered on the event loop's next turn, once the next batch
+      // (which next() starts when this one ends, all in this turn) has been sent: answered here,
+      // each confirm's own work (its hold ended in Redis, its HTTP answer written, up to 32 of
+      // them) ran before the next batch left, and PostgreSQL sat idle meanwhile.
+      setImmediate(() => {
+        for (let i = 0; i < batch.length; i += 1) batch[i]!.resolve(results[i]!);
+      });
     } catch (err) {
       if (batch.length === 1 || err instanceof DatabaseUnavailable) {
         for (const p of batch) p.reject(err);
