@@ -286,6 +286,60 @@ test('when batches on several connections confirm overlapping holds at once, in 
   }
 });
 
+/** The relations on which the session `pid` holds a granted lock, and whether it waits for one. */
+async function locksOf(pid: number): Promise<{ relations: string[]; advisory: boolean; waiting: boolean }> {
+  const { rows } = await client.query<{ rel: string | null; locktype: string; granted: boolean }>(
+    'SELECT relation::regclass::text AS rel, locktype, granted FROM pg_locks WHERE pid = $1', [pid]);
+  return {
+    relations: [...new Set(rows.filter((r) => r.granted && r.rel).map((r) => r.rel!))].sort(),
+    advisory: rows.some((r) => r.locktype === 'advisory'),
+    waiting: rows.some((r) => !r.granted),
+  };
+}
+
+test.each([
+  ['as a set', 4, 'set', ['audit_entries', 'customer_sales', 'payments', 'seats']],
+  ['one by one', 2, 'one_by_one', ['customer_sales', 'seats']],
+])('when another transaction holds a GA ticket type\'s row, then a batch %s waits for it only after writing its own rows (seats, customer limits), never holding the order numbers meanwhile, and commits once it is free', async (_how, size, path, written) => {
+  const f = await fixture(size, 100);
+  const holds: string[] = [];
+  for (let i = 0; i < size; i++) holds.push(await holdRow(f, [seatItem(f, i), gaItem(f, 1)]));
+  const batch = holds.map((h, i) => confirm(f, h, i === 0 ? { auditActor: 'admin-7' } : {}));
+  const other = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  const batcher = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await other.connect();
+  await batcher.connect();
+  try {
+    // The first batch in flight, in its hot tail: the GA row is locked until its COMMIT.
+    await other.query('BEGIN');
+    await other.query('SELECT 1 FROM ticket_types WHERE id = $1 FOR UPDATE', [f.ticketTypeId]);
+    const pid = (await batcher.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    const running = batcher.query<Answer>('SELECT idx, kind, order_json FROM holdfast_confirm_batch($1::jsonb)', [JSON.stringify(batch)]);
+    let locks = await locksOf(pid);
+    while (!locks.waiting) {
+      await new Promise((r) => setTimeout(r, 10));
+      locks = await locksOf(pid);
+    }
+    const waitingFor = await client.query<{ rel: string }>(
+      `SELECT l.relation::regclass::text AS rel FROM pg_locks l
+       WHERE l.pid = ANY (pg_blocking_pids($1)) AND l.locktype = 'relation' AND l.mode = 'RowShareLock' AND l.granted`, [pid]);
+    expect(waitingFor.rows.map((r) => r.rel)).toContain('ticket_types');
+    for (const rel of written) expect(locks.relations).toContain(rel);
+    expect(locks.relations).not.toContain('order_sequences');
+    expect(locks.advisory).toBe(false);
+    await other.query('COMMIT');
+    const rows = (await running).rows;
+    expect((await batcher.query<{ p: string }>("SELECT current_setting('holdfast.confirm_batch_path', true) AS p")).rows[0]!.p).toBe(path);
+    expect(rows.map((r) => r.kind)).toEqual(holds.map(() => 'created'));
+    expect(rows.map((r) => r.order_json!.number)).toEqual(holds.map((_, i) => numberOf(f, i + 1)));
+    expect((await client.query('SELECT sold FROM ticket_types WHERE id = $1', [f.ticketTypeId])).rows[0].sold).toBe(size);
+  } finally {
+    await other.query('ROLLBACK').catch(() => undefined);
+    await other.end();
+    await batcher.end();
+  }
+});
+
 test('when the planner\'s statistics say holds and seats are empty (analyzed before a sale, autovacuum off), then a batch of 8 (as a set) and one of 2 (one by one) still read only their own holds and seats by their keys, not every row of the tables', async () => {
   const f = await fixture(1, 10);
   // 4,000 more seats and their holds (the outbox's rows) in the event: a plan that joins the
