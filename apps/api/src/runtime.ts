@@ -93,7 +93,10 @@ export async function createApiRuntime(config: Config, log = createLogger(config
     settings: {
       holdRateLimitPerMinute: config.holdRateLimitPerMinute,
       holdOutboxMaxPending: config.holdOutboxMaxPending,
-      confirmBatch: { maxBatch: config.confirmBatchMax, maxWaitMs: config.confirmBatchWaitMs, maxWaiting: config.confirmMaxWaiting },
+      confirmBatch: {
+        maxBatch: config.confirmBatchMax, maxWaitMs: config.confirmBatchWaitMs, maxWaiting: config.confirmMaxWaiting,
+        inFlight: config.confirmBatchInFlight,
+      },
       confirmClaim: config.confirmClaim,
       webhooks: config.webhooks,
     },

@@ -5,7 +5,7 @@
 import pg from 'pg';
 import { loadConfig } from '@holdfast/config';
 import { insertHoldsIfMissing } from '@holdfast/db';
-import { applyStripePayment, confirmHold, type ConfirmBatchStats } from '@holdfast/domain';
+import { applyStripePayment, ConfirmBatcher, confirmBatchSettings, confirmHold, type ConfirmBatchStats } from '@holdfast/domain';
 import { eventKeys } from '@holdfast/hold-store';
 import { expectInvariants, seatGrid, useTestApi, type TestApi, confirmVia, deliverEvent, holdSeats, holdTickets, paymentIntentEvent, paymentsOfHold, rid, waitFor, waitUntilExpired } from '@holdfast/test-kit';
 
@@ -263,6 +263,54 @@ test('when the outbox drain and a confirm batch insert the same new holds at onc
   }
 });
 
+test('when two batches are in flight on one GA ticket type that Redis oversold, then the second commits while the first waits, and the fence, the seats and the numbers hold across both', async () => {
+  const api = suite.api;
+  const { event, seats } = await newEvent({ seats: seatGrid(['A'], 1, 4), ticketTypes: [{ name: 'GA', priceCents: 1000, capacity: 14 }] });
+  const tt = event.ticketTypes[0];
+  const year = await freshYear(api);
+  // The first batch's confirm: a GA hold whose row is written, then locked by the test.
+  const blocker = await holdTickets(api, event.id, 'ga-blocker', tt.id, 1);
+  await api.rt.ctx.persister.flush([event.id]);
+  // Redis sells all 14 tickets; PostgreSQL then has room for 7 of them: only its fence decides.
+  const ga = [];
+  for (let i = 0; i < 13; i++) ga.push(await holdTickets(api, event.id, `ga-${i}`, tt.id, 1));
+  await api.rt.db.$executeRaw`UPDATE ticket_types SET capacity = 7 WHERE id = ${tt.id}::uuid`;
+  const seated = await Promise.all(seats.map((s, i) => holdSeats(api, event.id, `seat-${i}`, [s.id])));
+  const batcher = new ConfirmBatcher(api.rt.db, confirmBatchSettings({ inFlight: 2, maxBatch: 8 }));
+  const ctx = { ...api.rt.ctx, confirms: batcher };
+  const confirmOf = (holdId: string) =>
+    confirmHold(ctx, { holdId, payment: { provider: 'service', reference: rid('ref') } }, { orderYear: year });
+  const lock = new pg.Client({ connectionString: api.config.databaseUrl });
+  await lock.connect();
+  try {
+    await lock.query('BEGIN');
+    expect((await lock.query('SELECT 1 FROM holds WHERE id = $1 FOR UPDATE', [blocker.id])).rowCount).toBe(1);
+    let blockerSettled = false;
+    const first = confirmOf(blocker.id).then((r) => r, (e: unknown) => e).finally(() => { blockerSettled = true; });
+    await waitFor('the first batch to run', () => batcher.runningBatches === 1 && batcher.stats.batches === 1, BATCHER);
+    const rest = await Promise.allSettled([...ga, ...seated].map((h) => confirmOf(h.id)));
+    // Every other confirm was answered in batches that ran beside the first, still waiting.
+    expect(blockerSettled).toBe(false);
+    expect(batcher.runningBatches).toBe(1);
+    expect(batcher.stats.batches).toBeGreaterThanOrEqual(2);
+    await lock.query('COMMIT');
+    const blockerResult = await first;
+    const gaResults = [blockerResult, ...rest.slice(0, ga.length).map((r) => (r.status === 'fulfilled' ? r.value : r.reason))];
+    const created = gaResults.filter((r) => (r as { created?: boolean }).created === true);
+    const refused = gaResults.filter((r) => (r as { code?: string }).code === 'HOLD_EXPIRED');
+    expect([created.length, refused.length]).toEqual([7, 7]);
+    expect(rest.slice(ga.length).map((r) => r.status === 'fulfilled' && r.value.created)).toEqual(seats.map(() => true));
+    expect((await api.rt.db.ticketType.findUnique({ where: { id: tt.id } }))!.sold).toBe(7);
+    const orders = await api.rt.db.order.findMany({ where: { eventId: event.id }, select: { number: true } });
+    expect(orders.map((o) => o.number).sort()).toEqual(Array.from({ length: 11 }, (_, i) => `HF-${year}-${String(i + 1).padStart(6, '0')}`));
+    await expectInvariants(api.rt.db, event.id);
+  } finally {
+    await lock.query('ROLLBACK').catch(() => undefined);
+    await lock.end();
+    batcher.stop();
+  }
+});
+
 test('when a Stripe payment arrives through the webhook use-case in a batch of a new year, then it gets its order and a number of that year', async () => {
   const api = suite.api;
   const blocker = await blockerHold(api, newEvent);
@@ -333,10 +381,15 @@ test('when confirms run with no other confirm about, then each goes at once in a
 });
 
 test('when a confirm batch setting is not valid, then the configuration is refused with one line naming it; unset, the defaults hold', () => {
-  for (const [name, value] of [['CONFIRM_BATCH_MAX', '0'], ['CONFIRM_BATCH_WAIT_MS', '-1'], ['CONFIRM_MAX_WAITING', 'many']] as const) {
+  for (const [name, value] of [
+    ['CONFIRM_BATCH_MAX', '0'], ['CONFIRM_BATCH_WAIT_MS', '-1'], ['CONFIRM_BATCH_IN_FLIGHT', '0'], ['CONFIRM_MAX_WAITING', 'many'],
+  ] as const) {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration: ${name} `));
   }
-  expect(loadConfig({})).toMatchObject({ confirmBatchMax: 32, confirmBatchWaitMs: 0, confirmMaxWaiting: 2000 });
+  expect(loadConfig({})).toMatchObject({ confirmBatchMax: 32, confirmBatchWaitMs: 0, confirmBatchInFlight: 1, confirmMaxWaiting: 2000 });
+  expect(loadConfig({ CONFIRM_BATCH_IN_FLIGHT: '2' }).confirmBatchInFlight).toBe(2);
   const ctx = suite.api.rt.ctx;
-  expect(ctx.confirms.settings).toMatchObject({ maxBatch: suite.api.config.confirmBatchMax, maxWaiting: suite.api.config.confirmMaxWaiting });
+  expect(ctx.confirms.settings).toMatchObject({
+    maxBatch: suite.api.config.confirmBatchMax, maxWaiting: suite.api.config.confirmMaxWaiting, inFlight: suite.api.config.confirmBatchInFlight,
+  });
 });

@@ -48,6 +48,7 @@ const envSchema = z.object({
   WORKER_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
   CONFIRM_BATCH_MAX: z.coerce.number().int().min(1).max(500).default(32),
   CONFIRM_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(100).default(0),
+  CONFIRM_BATCH_IN_FLIGHT: z.coerce.number().int().min(1).max(8).default(1),
   CONFIRM_MAX_WAITING: z.coerce.number().int().min(1).max(1_000_000).default(2000),
   CONFIRM_CLAIM_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
   HTTP_FAST_PATH: boolish.optional(),
@@ -176,6 +177,8 @@ export interface Config {
   confirmBatchMax: number;
   /** After a batch, how long the next may wait for more confirms while it has fewer than confirmBatchMax (0: none). */
   confirmBatchWaitMs: number;
+  /** Confirm batches running at once, each on its own connection. */
+  confirmBatchInFlight: number;
   /** Confirms waiting for a batch past which the API answers 503 OVERLOADED with Retry-After. */
   confirmMaxWaiting: number;
   /**
@@ -312,6 +315,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workerProcesses: e.WORKER_PROCESSES,
     confirmBatchMax: e.CONFIRM_BATCH_MAX,
     confirmBatchWaitMs: e.CONFIRM_BATCH_WAIT_MS,
+    confirmBatchInFlight: e.CONFIRM_BATCH_IN_FLIGHT,
     confirmMaxWaiting: e.CONFIRM_MAX_WAITING,
     confirmClaim: { leaseMs: e.CONFIRM_CLAIM_LEASE_MS, marginMs: e.DATABASE_QUERY_TIMEOUT_MS + CLAIM_MARGIN_EXTRA_MS },
     httpFastPath: e.HTTP_FAST_PATH ?? true,

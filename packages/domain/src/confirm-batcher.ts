@@ -21,7 +21,13 @@ export interface ConfirmBatchSettings {
    * previous batch runs). A confirm on an idle server never waits.
    */
   maxWaitMs: number;
-  /** Batches running at once (each on its own connection); the order-number row serializes their ends. */
+  /**
+   * Batches running at once (each on its own connection; CONFIRM_BATCH_IN_FLIGHT). The function
+   * takes the rows every batch shares (a GA ticket type's row, the order numbers) last, so a
+   * second batch does its own rows while the first holds those until its COMMIT; still, on the
+   * bench's 2-core machine two in flight made half-size batches and fewer confirms a second than
+   * one (docs/benchmarks.md, "Settings chosen by measurement").
+   */
   inFlight: number;
 }
 
