@@ -292,40 +292,33 @@ export class HoldStore {
     this.idempotency = new IdempotencyStore(redis);
     // With replica acks, a queue place or pass is answered only once the replicas have it (as a hold is).
     this.queue = new QueueStore(this.run, redis, replicaAcks && replicaAcks.replicas > 0
-      ? (name, keys, args) => this.acknowledgedRun(name, keys, args, (reply) => ({ kind: reply[0] === 'OK' ? 'ok' : String(reply[0]), reply }), async () => undefined)
+      ? (name, keys, args) => this.#acknowledgedRun(name, keys, args, (reply) => ({ kind: reply[0] === 'OK' ? 'ok' : String(reply[0]), reply }), async () => undefined)
         .then((r) => r.reply)
       : null);
   }
 
   /**
-   * Runs a hold script; with replica acks, WAIT follows on the same connection (the
-   * slot's master, one round trip) and a hold too few replicas have is given back.
-   */
-  private async runHold(
-    name: 'holdSeats' | 'holdTickets', keys: string[], args: (string | number)[],
-    giveBack: (attempt: HoldAttempt) => Promise<unknown>,
-  ): Promise<HoldAttempt> {
-    return this.acknowledged(name, keys, args, parse, giveBack);
-  }
-
-  /**
    * Runs a hold script and parses its reply; with replica acks, WAIT follows on the
-   * same connection and an 'ok' too few replicas have is given back (ReplicaAckError).
+   * same connection (the slot's master, one round trip) and an 'ok' too few
+   * replicas have is given back (ReplicaAckError). This and #acknowledgedRun are
+   * `#` methods, off the prototype: translateErrorsOf wraps every prototype
+   * method (a rest array, an apply and a promise's catch each), and the public
+   * method that calls them is wrapped already.
    */
-  private acknowledged<T extends { kind: string }>(
+  #acknowledged<T extends { kind: string }>(
     name: ScriptName, keys: string[], args: (string | number)[],
     parseReply: (reply: (string | number)[]) => T, giveBack: (attempt: T) => Promise<unknown>,
   ): Promise<T> {
     // The span `hold.script`, when tracing is on: the script's EVALSHA is its child.
-    if (!tracingEnabled()) return this.acknowledgedRun(name, keys, args, parseReply, giveBack);
+    if (!tracingEnabled()) return this.#acknowledgedRun(name, keys, args, parseReply, giveBack);
     return withSpan('hold.script', { 'holdfast.script': name }, async (span) => {
-      const attempt = await this.acknowledgedRun(name, keys, args, parseReply, giveBack);
+      const attempt = await this.#acknowledgedRun(name, keys, args, parseReply, giveBack);
       span?.setAttribute('holdfast.hold.outcome', attempt.kind);
       return attempt;
     });
   }
 
-  private async acknowledgedRun<T extends { kind: string }>(
+  async #acknowledgedRun<T extends { kind: string }>(
     name: ScriptName, keys: string[], args: (string | number)[],
     parseReply: (reply: (string | number)[]) => T, giveBack: (attempt: T) => Promise<unknown>,
   ): Promise<T> {
@@ -349,7 +342,7 @@ export class HoldStore {
 
 
   /** Holds the first candidate selection whose seats are all free (one round trip). */
-  async holdSeats(req: HoldRequestBase & { candidates: SeatCandidate[] }): Promise<HoldAttempt> {
+  holdSeats(req: HoldRequestBase & { candidates: SeatCandidate[] }): Promise<HoldAttempt> {
     const k = eventKeys(req.eventId);
     const { candidates } = req;
     // Built with plain loops (no flatMap, map or spreads): this runs on every hold.
@@ -371,7 +364,7 @@ export class HoldStore {
     }
     keys.push(k.queuePasses, k.queueActive);
     args.push(req.salesStartMs ?? '', req.salesEndMs ?? '', req.outboxMaxPending, req.queuePass ?? '');
-    return this.runHold('holdSeats', keys, args, (a) => a.kind === 'ok' ? this.endHold({
+    return this.#acknowledged('holdSeats', keys, args, parse, (a) => a.kind === 'ok' ? this.endHold({
       eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
       seatIds: req.candidates[a.candidate - 1]?.seatIds ?? [], ticketTypeId: null, quantity: 0,
     }) : Promise.resolve());
@@ -381,7 +374,7 @@ export class HoldStore {
    * Best available in one tier, decided inside one script (hold-best-12.lua):
    * the best free selection at this instant is held, or SOLD_OUT. One round trip.
    */
-  async holdBest(req: HoldRequestBase & BestRequest): Promise<BestAttempt> {
+  holdBest(req: HoldRequestBase & BestRequest): Promise<BestAttempt> {
     const k = eventKeys(req.eventId);
     const keys = [
       k.ready, k.sold, k.held, k.customer(req.customerId), k.bought,
@@ -398,7 +391,7 @@ export class HoldStore {
       if (reply[0] !== 'OK') return parse(reply) as Exclude<HoldAttempt, { kind: 'ok' }>;
       return { kind: 'ok', candidate: 1, nowMs: Number(reply[1]), sideBySide: Number(reply[2]) === 1, seatIds: reply.slice(3).map(String) };
     };
-    return this.acknowledged('holdBest', keys, args, parseBest, (a) => this.endHold({
+    return this.#acknowledged('holdBest', keys, args, parseBest, (a) => this.endHold({
       eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
       seatIds: a.kind === 'ok' ? a.seatIds : [], ticketTypeId: null, quantity: req.quantity,
     }));
@@ -425,7 +418,7 @@ export class HoldStore {
   }
 
   /** Holds general-admission tickets of one type (one round trip). */
-  async holdTickets(
+  holdTickets(
     req: HoldRequestBase & { ticketTypeId: string; quantity: number; recordJson: string },
   ): Promise<HoldAttempt> {
     const k = eventKeys(req.eventId);
@@ -439,7 +432,7 @@ export class HoldStore {
       req.recordJson, k.channel, req.ticketTypeId, req.quantity, req.outboxMaxPending, HOLD_RECORD_TTL_MS,
       req.salesStartMs ?? '', req.salesEndMs ?? '', req.queuePass ?? '',
     ];
-    return this.runHold('holdTickets', keys, args, () => this.endHold({
+    return this.#acknowledged('holdTickets', keys, args, parse, () => this.endHold({
       eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
       seatIds: [], ticketTypeId: req.ticketTypeId, quantity: req.quantity,
     }));
