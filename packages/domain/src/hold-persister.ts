@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { DataRefused, insertHoldsIfMissing, markWaitlistOffered, runTransaction, type Db, type DbClient, type NewHoldRow } from '@holdfast/db';
+import { DataRefused, insertHoldRecordsIfMissing, markWaitlistOffered, runTransaction, type Db, type DbClient, type NewHoldRow } from '@holdfast/db';
 import type { HoldStore, OutboxEntry } from '@holdfast/hold-store';
 import { withSpan } from '@holdfast/telemetry';
 import type { Logger } from './context';
@@ -109,14 +109,14 @@ export class HoldPersister {
       }
       let rows = good.map((g) => g.row);
       try {
-        written += await insertWithOffers(this.db, rows);
+        written += await insertWithOffers(this.db, eventId, good);
       } catch (err) {
         if (!(err instanceof DataRefused)) throw err;
         // One record spoils the batch: write them one by one, setting aside each refused one.
         rows = [];
         for (const g of good) {
           try {
-            written += await insertWithOffers(this.db, [g.row]);
+            written += await insertWithOffers(this.db, eventId, [g]);
             rows.push(g.row);
           } catch (one) {
             if (!(one instanceof DataRefused)) throw one;
@@ -146,13 +146,19 @@ export class HoldPersister {
 type OfferRow = NewHoldRow & { waitlistEntryId?: string };
 
 /**
- * Inserts the holds; the waiting-list entries offered some of them are marked
- * offered in the same transaction (an entry is never waiting in PostgreSQL while
- * its offer's hold is there: reconciliation would put it in line again).
+ * Inserts the holds (from their records' own JSON: insertHoldRecordsIfMissing);
+ * the waiting-list entries offered some of them are marked offered in the same
+ * transaction (an entry is never waiting in PostgreSQL while its offer's hold is
+ * there: reconciliation would put it in line again).
  */
-async function insertWithOffers(db: Db, rows: OfferRow[]): Promise<number> {
-  const offers = rows.filter((r) => r.waitlistEntryId);
-  const insert = (tx: DbClient) => insertHoldsIfMissing(tx, rows.map(({ waitlistEntryId: _, ...r }) => r));
+async function insertWithOffers(db: Db, eventId: string, good: readonly { entry: OutboxEntry; row: OfferRow }[]): Promise<number> {
+  const offers: OfferRow[] = [];
+  const records: OutboxEntry[] = [];
+  for (const g of good) {
+    records.push(g.entry);
+    if (g.row.waitlistEntryId) offers.push(g.row);
+  }
+  const insert = (tx: DbClient) => insertHoldRecordsIfMissing(tx, eventId, records);
   if (!offers.length) return insert(db);
   return runTransaction(db, async (tx) => {
     const n = await insert(tx);
