@@ -5,8 +5,12 @@ import type { Metrics } from '../metrics';
 
 const REQUEST_ID = /^[\w\-.]{1,100}$/;
 
-/** What every request gets first, on either path (the Express steps or fast-path.ts). */
-export type BeginRequest = (req: IncomingMessage, res: ServerResponse, routeOf: () => string, logOf: () => Logger) => string;
+/**
+ * What every request gets first, on either path (the Express steps or
+ * fast-path.ts). `sendsId` false: the caller sends the returned id in
+ * `X-Request-Id` itself (the lean path writes all its headers at once).
+ */
+export type BeginRequest = (req: IncomingMessage, res: ServerResponse, routeOf: () => string, logOf: () => Logger, sendsId?: boolean) => string;
 
 /**
  * The request's id (a well-formed `X-Request-Id` from the caller, or a new one),
@@ -19,10 +23,10 @@ export function requestTelemetry(log: Logger, metrics: Pick<Metrics, 'httpDurati
   // By method, then route, then status: three lookups of strings and a number the
   // request already has, instead of a key string made and hashed per request.
   const durations = new Map<string, Map<string, Map<number, { observe(v: number): void }>>>();
-  return (req, res, routeOf, logOf) => {
+  return (req, res, routeOf, logOf, sendsId = true) => {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    res.setHeader('X-Request-Id', requestId);
+    if (sendsId) res.setHeader('X-Request-Id', requestId);
     const start = process.hrtime.bigint();
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
