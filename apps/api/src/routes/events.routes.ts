@@ -11,6 +11,8 @@ import { err, unavailable } from '../response-docs';
 
 /** The header a hold carries its queue pass in (issue 29). */
 const QUEUE_PASS_HEADER = 'Holdfast-Queue-Pass';
+/** As Node's request headers name it (lower-cased once, not per hold). */
+const QUEUE_PASS_KEY = QUEUE_PASS_HEADER.toLowerCase();
 
 const dateOrNull = (iso: string | null | undefined): Date | null => (iso ? new Date(iso) : null);
 
@@ -110,7 +112,7 @@ export const EVENT_ENDPOINTS = [
         : body.tier !== undefined
           ? { kind: 'best', tier: body.tier, quantity: body.quantity! }
           : { kind: 'tickets', ticketTypeId: body.ticketTypeId!, quantity: body.quantity! };
-      const pass = headers[QUEUE_PASS_HEADER.toLowerCase()];
+      const pass = headers[QUEUE_PASS_KEY];
       const hold = await createHold(ctx, {
         eventId: params.eventId, customerId: principal!.id, selector, queuePass: Array.isArray(pass) ? pass[0] : pass,
       });
