@@ -4,8 +4,10 @@
 // queue behind it, and the lock is let go once they all wait; the next batch holds them all.
 import pg from 'pg';
 import { loadConfig } from '@holdfast/config';
-import { insertHoldsIfMissing } from '@holdfast/db';
-import { applyStripePayment, ConfirmBatcher, confirmBatchSettings, confirmHold, type ConfirmBatchStats } from '@holdfast/domain';
+import { insertHoldsIfMissing, type ConfirmBatchItem } from '@holdfast/db';
+import {
+  applyStripePayment, claimHoldLease, ConfirmBatcher, confirmBatchSettings, confirmHold, finishConfirm, orderFromRow, type ConfirmBatchStats,
+} from '@holdfast/domain';
 import { eventKeys } from '@holdfast/hold-store';
 import { expectInvariants, seatGrid, useTestApi, type TestApi, confirmVia, deliverEvent, holdSeats, holdTickets, paymentIntentEvent, paymentsOfHold, rid, waitFor, waitUntilExpired } from '@holdfast/test-kit';
 
@@ -377,6 +379,58 @@ test('when confirms run with no other confirm about, then each goes at once in a
     expect((await confirmVia(api, hold.id)).status).toBe(201);
     expect([batcher.stats.batches - before.batches, batcher.stats.confirms - before.confirms]).toEqual([1, 1]);
   }
+  await expectInvariants(api.rt.db, event.id);
+});
+
+test('when a confirm reaches an idle batcher while confirms admitted with it still take their claims, then it waits for them and they go in one batch', async () => {
+  const api = suite.api;
+  const { event, seats } = await newEvent({ seats: seatGrid(['A'], 1, 3) });
+  const batcher = api.rt.ctx.confirms;
+  const holds = [];
+  for (const [i, s] of seats.entries()) holds.push(await holdSeats(api, event.id, `sibling-${i}`, [s.id]));
+  const claims = [];
+  for (const h of holds) claims.push(await claimHoldLease(api.rt.ctx, h.id));
+  const items = claims.map((claim, i): ConfirmBatchItem => ({
+    holdId: claim.hold.id, year: null, held: claim.held, claimUntil: claim.until, provider: 'service', providerEventId: null,
+    reference: `sibling-pay-${i}`, amountCents: null, currency: null, auditActor: null, record: claim.record,
+  }));
+  const before = { ...batcher.stats };
+  // All three admitted (as confirms are when their request comes in), the first one's claim done.
+  const tickets = items.map(() => batcher.admit());
+  const first = batcher.run(items[0]!, tickets[0]!);
+  expect([batcher.queued, batcher.stats.batches - before.batches]).toEqual([1, 0]);
+  // The other two's claims done: the three go together.
+  const rest = [batcher.run(items[1]!, tickets[1]!), batcher.run(items[2]!, tickets[2]!)];
+  const results = await Promise.all([first, ...rest]);
+  for (const t of tickets) batcher.leave(t);
+  expect(results.map((r) => r.kind)).toEqual(['created', 'created', 'created']);
+  expect([batcher.stats.batches - before.batches, batcher.stats.confirms - before.confirms, batcher.stats.largest >= 3]).toEqual([1, 3, true]);
+  for (const [i, claim] of claims.entries()) {
+    await finishConfirm(api.rt.ctx, claim, { kind: 'created', order: orderFromRow(results[i]!.order!), row: claim.hold });
+  }
+  await expectInvariants(api.rt.db, event.id);
+});
+
+test('when a confirm reaches an idle batcher and a confirm admitted with it gives up before its claim is done, then it goes without waiting for it', async () => {
+  const api = suite.api;
+  const { event, seats } = await newEvent({ seats: seatGrid(['A'], 1, 1) });
+  const batcher = api.rt.ctx.confirms;
+  const hold = await holdSeats(api, event.id, 'sibling-alone', [seats[0]!.id]);
+  const claim = await claimHoldLease(api.rt.ctx, hold.id);
+  const item: ConfirmBatchItem = {
+    holdId: claim.hold.id, year: null, held: claim.held, claimUntil: claim.until, provider: 'service', providerEventId: null,
+    reference: 'sibling-alone-pay', amountCents: null, currency: null, auditActor: null, record: claim.record,
+  };
+  const before = { ...batcher.stats };
+  const [mine, theirs] = [batcher.admit(), batcher.admit()];
+  const answer = batcher.run(item, mine);
+  expect(batcher.queued).toBe(1);
+  // The other confirm's claim failed (its hold was not found, say): it leaves, and this one goes now.
+  batcher.leave(theirs);
+  expect([batcher.queued, batcher.stats.batches - before.batches]).toEqual([0, 1]);
+  expect((await answer).kind).toBe('created');
+  batcher.leave(mine);
+  await finishConfirm(api.rt.ctx, claim, { kind: 'created', order: orderFromRow((await answer).order!), row: claim.hold });
   await expectInvariants(api.rt.db, event.id);
 });
 

@@ -52,6 +52,12 @@ const MAX_RECOVERIES = 2;
 /** A confirm whose claim's deadline is this close when its batch goes renews its claim first. */
 const RENEW_AHEAD_MS = 1000;
 
+/**
+ * Longest a confirm reaching an idle batcher waits for the confirms admitted with it that are
+ * still taking their claims in Redis (see next()). A confirm alone on the server waits for nothing.
+ */
+const SIBLING_WAIT_MS = 2;
+
 /** Seconds a refused confirm is told to wait (Retry-After). */
 const RETRY_AFTER_SECONDS = 1;
 
@@ -86,6 +92,7 @@ export class ConfirmBatcher {
   private running = 0;
   private waitingCount = 0;
   private timer: NodeJS.Timeout | null = null;
+  private siblingTimer: NodeJS.Timeout | null = null;
   readonly stats: ConfirmBatchStats = { batches: 0, confirms: 0, grouped: 0, largest: 0, statementMs: 0, recovered: 0 };
 
   constructor(
@@ -125,6 +132,8 @@ export class ConfirmBatcher {
     if (ticket.waiting) {
       ticket.waiting = false;
       this.waitingCount--;
+      // A confirm that will not come (its claim failed): those queued need not wait for it.
+      if (this.siblingTimer && this.queue.length >= this.waitingCount) this.next(false);
     }
   }
 
@@ -139,9 +148,26 @@ export class ConfirmBatcher {
     });
   }
 
-  private next(afterBatch: boolean): void {
+  /** `waited`: the wait for confirms still taking their claims is over (they go as they are). */
+  private next(afterBatch: boolean, waited = false): void {
     const { maxBatch, maxWaitMs } = this.settings;
     if (this.running >= this.settings.inFlight || !this.queue.length) return;
+    if (this.siblingTimer) {
+      if (this.queue.length < maxBatch && this.queue.length < this.waitingCount) return;
+      clearTimeout(this.siblingTimer);
+      this.siblingTimer = null;
+    } else if (!afterBatch && !waited && this.running === 0 && this.queue.length < Math.min(maxBatch, this.waitingCount)) {
+      // Nothing runs, and confirms admitted with this one are still taking their claims in Redis
+      // (admitted, not yet queued): they go with it once queued, or after SIBLING_WAIT_MS. Sent
+      // at once, it went alone, and those behind it waited for its whole batch: under load a
+      // quarter of the batches were of one confirm, each costing a statement, a COMMIT and a
+      // round trip while the others queued.
+      this.siblingTimer = setTimeout(() => {
+        this.siblingTimer = null;
+        this.next(false, true);
+      }, SIBLING_WAIT_MS);
+      return;
+    }
     if (this.timer) {
       if (this.queue.length < maxBatch) return;
       clearTimeout(this.timer);
@@ -234,5 +260,7 @@ export class ConfirmBatcher {
   stop(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    if (this.siblingTimer) clearTimeout(this.siblingTimer);
+    this.siblingTimer = null;
   }
 }
