@@ -1,7 +1,9 @@
 // Group commit for confirms: confirms that arrive while a batch is running wait
 // for it and then go together, in ONE statement (one transaction, one COMMIT,
-// one WAL flush); a confirm that finds nothing running goes at once, so a lone
-// confirm never waits for company. The backlog is bounded: past maxWaiting
+// one WAL flush); a confirm that finds nothing running goes at once, unless
+// confirms admitted with it are still taking their claims (then it goes with
+// them, 2 ms at most later), so a lone confirm never waits for company. The
+// backlog is bounded: past maxWaiting
 // waiting confirms, a confirm is refused at once with 503 OVERLOADED. A batch whose answer
 // never came is not a failure until PostgreSQL says what committed (recover()).
 import {
