@@ -10,7 +10,7 @@ import { baselineNodeFlags, launchBaseline } from './baselines/baseline-servers'
 import type { ChildServer } from './baselines/child-server.launcher';
 import { runPgbench, type PgbenchResult } from './baselines/pgbench.runner';
 import { runRedisBenchmark } from './baselines/redis-benchmark.runner';
-import { benchDatabaseUrl, databaseName, ensureDatabase, retryWhileTooManyClients, vacuumDatabase } from './bench-database.service';
+import { benchDatabaseUrl, databaseName, ensureDatabase, prepareDatabase, retryWhileTooManyClients, vacuumDatabase } from './bench-database.service';
 import type { BenchPlan } from './bench-plan.config';
 import { benchRedisUrl, deleteKeys, redisVersion } from './bench-redis.service';
 import type {
@@ -152,11 +152,11 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
     ...(options.apiEventLoop ? { [API_EVENT_LOOP_ENV]: '1' } : {}),
   });
   const report: BenchReport = { meta, plan, raceLab: null, holdPath: null, growth: null, confirmPath: null, best: null };
-  /** Before each part: the dead rows of what ran before are vacuumed away (vacuumDatabase says why). */
+  /** Before each part: each database is made if missing and the dead rows of what ran before are vacuumed away (vacuumDatabase says why). */
   const part = async (name: Section): Promise<boolean> => {
     if (!options.sections.includes(name)) return false;
     for (const url of new Set([databaseUrl, holdfastDatabaseUrl()])) {
-      const seconds = await vacuumDatabase(url);
+      const seconds = await prepareDatabase(url);
       log(`${name}: vacuumed ${databaseName(url)} first (${seconds.toFixed(1)} s)`);
     }
     return true;

@@ -1,7 +1,7 @@
 // The bench vacuums its database before each part (bench-database.service.ts, vacuumDatabase):
 // checked on the real PostgreSQL, in a schema of this test's own.
 import { Client } from 'pg';
-import { benchDatabaseUrl, ensureDatabase, vacuumDatabase } from '../src/bench-database.service';
+import { benchDatabaseUrl, ensureDatabase, prepareDatabase, vacuumDatabase } from '../src/bench-database.service';
 
 const schema = `bench_vacuum_${process.pid}`;
 let client: Client;
@@ -33,4 +33,24 @@ test('when rows were deleted, then vacuumDatabase leaves no dead rows behind and
     await new Promise((r) => setTimeout(r, 50));
   }
   expect(row).toEqual({ vacuumed: true, dead: '0' });
+});
+
+test('when the API\'s database does not exist yet (a new machine), then prepareDatabase makes it and vacuums it', async () => {
+  const name = `holdfast_bench_fresh_${process.pid}`;
+  const url = new URL(benchDatabaseUrl());
+  url.pathname = `/${name}`;
+  const exists = async (): Promise<boolean> =>
+    ((await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount ?? 0) > 0;
+  await client.query(`DROP DATABASE IF EXISTS ${name}`);
+  try {
+    expect(await exists()).toBe(false);
+    await expect(vacuumDatabase(url.toString())).rejects.toThrow(/does not exist/);
+    const seconds = await prepareDatabase(url.toString());
+    expect(seconds).toBeGreaterThanOrEqual(0);
+    expect(await exists()).toBe(true);
+    // Once it exists, preparing it again is the vacuum alone.
+    await prepareDatabase(url.toString());
+  } finally {
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  }
 });
