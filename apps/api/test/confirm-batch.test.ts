@@ -291,9 +291,9 @@ test('when two batches are in flight on one GA ticket type that Redis oversold, 
     const first = confirmOf(blocker.id).then((r) => r, (e: unknown) => e).finally(() => { blockerSettled = true; });
     await waitFor('the first batch to run', () => batcher.runningBatches === 1 && batcher.stats.batches === 1, BATCHER);
     const rest = await Promise.allSettled([...ga, ...seated].map((h) => confirmOf(h.id)));
-    // Every other confirm was answered in batches that ran beside the first, still waiting.
+    // Every other confirm was answered in batches that ran beside the first, still waiting (on a
+    // loaded machine its lock budget may run out: it then steps aside and waits again, unanswered).
     expect(blockerSettled).toBe(false);
-    expect(batcher.runningBatches).toBe(1);
     expect(batcher.stats.batches).toBeGreaterThanOrEqual(2);
     await lock.query('COMMIT');
     const blockerResult = await first;
