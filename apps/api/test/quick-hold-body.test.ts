@@ -16,6 +16,9 @@ function agrees(raw: unknown): 'quick' | 'schema' {
 const seat = fc.oneof(fc.uuid(), fc.string({ minLength: 0, maxLength: 210 }), fc.constantFrom('', 'x'.repeat(200), 'x'.repeat(201), '\u0000', '\ud800'));
 const seatList = fc.array(seat, { minLength: 0, maxLength: 105 });
 const body = fc.oneof(
+  // The common shape, so that the hand check takes about a tenth of the bodies (about 300 of
+  // 3,000, against the 100 asserted below; the other arms alone gave it about 100, and one run 99).
+  fc.record({ seatIds: fc.array(fc.uuid(), { minLength: 1, maxLength: 8 }) }),
   fc.record({ seatIds: seatList }),
   fc.record({ seatIds: fc.oneof(seatList, fc.jsonValue({ maxDepth: 2 })) }, { requiredKeys: [] }),
   fc.record({ seatIds: seatList, quantity: fc.integer() }),
