@@ -551,7 +551,7 @@ async function confirmSection(
 /**
  * pgbench shaped like the batches holdfast made in this round (issue 12); none when it made none.
  * Its database's lock waits are sampled while it runs, as holdfast's are while its confirms run:
- * the sampler's query (every ~10 ms, on the same PostgreSQL) costs both sides alike.
+ * the sampler's query (every LOCK_WAIT_SAMPLE_MS, on the same PostgreSQL) costs both sides alike.
  */
 async function confirmBatchBaseline(
   databaseUrl: string, concurrency: number, confirms: number, run: ConfirmRun | Skipped, log: (line: string) => void,

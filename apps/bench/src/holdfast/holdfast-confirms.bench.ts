@@ -30,12 +30,20 @@ export interface ConfirmRun {
   lockWaits?: LockWaits | null;
 }
 
-/** pg_stat_activity sampled every ~10 ms: sessions of the database waiting on a lock (the year's order-number row, mostly). */
+/** pg_stat_activity sampled every ~100 ms (LOCK_WAIT_SAMPLE_MS): sessions of the database waiting on a lock (the year's order-number row, mostly). */
 export interface LockWaits {
   samples: number;
   mean: number;
   max: number;
 }
+
+/**
+ * Between two samples of the lock waits. Every 10 ms the sampler's own queries took 15-25 % of
+ * pgbench's batch-shaped confirms/s on this two-core machine (3,171-4,352 against 4,212-4,595,
+ * four alternating pairs), and as much of whatever it ran beside; every 100 ms it is within the
+ * runs' spread (the commit that set it has the pairs).
+ */
+export const LOCK_WAIT_SAMPLE_MS = 100;
 
 /**
  * Samples, on a connection of its own, how many sessions of the database wait
@@ -51,7 +59,7 @@ export async function sampleLockWaits(databaseUrl: string): Promise<() => Promis
       const result = await client.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
       counts.push(result.rows[0]?.n ?? 0);
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await new Promise((resolve) => setTimeout(resolve, LOCK_WAIT_SAMPLE_MS));
     }
   })();
   return async () => {
