@@ -3,9 +3,9 @@
 // one WAL flush); a confirm that finds nothing running goes at once, unless
 // confirms admitted with it are still taking their claims (then it goes with
 // them, 2 ms at most later), so a lone confirm never waits for company. The
-// backlog is bounded: past maxWaiting
-// waiting confirms, a confirm is refused at once with 503 OVERLOADED. A batch whose answer
-// never came is not a failure until PostgreSQL says what committed (recover()).
+// backlog is bounded: past maxWaiting waiting confirms, a confirm is refused at
+// once with 503 OVERLOADED. A batch whose answer never came is not a failure
+// until PostgreSQL says what committed (recover()).
 import {
   confirmBatch, ConfirmOutcomeUnknown, DatabaseUnavailable, settleConfirmBatch, type ConfirmBatchItem, type ConfirmBatchResult, type Db,
 } from '@holdfast/db';

@@ -43,7 +43,7 @@ export interface LockWaits {
  * four alternating pairs), and as much of whatever it ran beside; every 100 ms it is within the
  * runs' spread (the commit that set it has the pairs).
  */
-export const LOCK_WAIT_SAMPLE_MS = 100;
+const LOCK_WAIT_SAMPLE_MS = 100;
 
 /**
  * Samples, on a connection of its own, how many sessions of the database wait
