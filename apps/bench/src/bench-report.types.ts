@@ -78,7 +78,29 @@ export interface ConcurrencyPoint {
   minimalExpress: { okPerSec: number; p99Ms: number; failed: number };
 }
 
+/** One server's warm-up rounds before the hold path's clock, and its CPU per request in each (null: not readable). */
+export interface HoldServerWarmUp {
+  rounds: number;
+  cpuMsPerRequest: Array<number | null>;
+}
+
+/**
+ * What ran before the hold path's clock, every HTTP server alike (bench.runner.ts, holdWarmUp):
+ * rounds of `requestsPerRound` requests at the section's concurrency until the server's CPU per
+ * request stopped falling, at most `maxRounds`.
+ */
+export interface HoldWarmUp {
+  requestsPerRound: number;
+  maxRounds: number;
+  minimalExpress: HoldServerWarmUp;
+  bareNode: HoldServerWarmUp;
+  /** Each round also held `multiSeatHold` seats a request, as many times, after the single-seat holds its CPU is read on. */
+  holdfastApi: HoldServerWarmUp & { multiSeatHold: number };
+}
+
 export interface HoldPathReport {
+  /** Before round 1, not measured (HoldWarmUp); absent in older reports. */
+  warmUp?: HoldWarmUp | null;
   /** Hold p99 against concurrency (one run per server and level, after the rounds); absent in older reports. */
   byConcurrency?: ConcurrencyPoint[];
   concurrency: number;

@@ -24,6 +24,7 @@ import type {
   HttpCreateResult,
   HoldPathReport,
   HoldRound,
+  HoldWarmUp,
   PathSummary,
   Section,
   Skipped,
@@ -55,7 +56,8 @@ import {
   selectForUpdateStrategy,
   skipLockedStrategy,
 } from './strategies';
-import { holdfastHoldConfirmStrategy, warmUpSettled } from './strategies/holdfast-hold-confirm.strategy';
+import { holdfastHoldConfirmStrategy } from './strategies/holdfast-hold-confirm.strategy';
+import { cpuPerRequest, warmUpRounds } from './warm-up.rounds';
 
 const execFileAsync = promisify(execFile);
 
@@ -251,10 +253,7 @@ async function holdSection(
   log(`hold path: creating a ${seats}-seat event for holdfast, and ${seats * multiSeatHold} seats for its ${multiSeatHold}-seat holds`);
   const event = await fixture.createEvent({ name: 'bench hold path', seats });
   const cursor = new SeatCursor(event, fixture, 'hold-path');
-  const multiEvents: BenchEvent[] = [];
-  for (let left = seats * multiSeatHold; left > 0; left -= MAX_EVENT_SEATS) {
-    multiEvents.push(await fixture.createEvent({ name: `bench hold path, ${multiSeatHold} seats a hold`, seats: Math.min(left, MAX_EVENT_SEATS) }));
-  }
+  const multiEvents = await createEvents(fixture, `bench hold path, ${multiSeatHold} seats a hold`, seats * multiSeatHold);
   const multiCursor = new SeatCursor(multiEvents, fixture, 'hold-path-multi', multiSeatHold);
   const prefix = `bench:min:${process.pid}:`;
   const barePrefix = `bench:bare:${process.pid}:`;
@@ -266,7 +265,9 @@ async function holdSection(
   });
   const results: HoldRound[] = [];
   const byConcurrency: ConcurrencyPoint[] = [];
+  let warmUp: HoldWarmUp;
   try {
+    warmUp = await holdWarmUp(plan, { fixture, api, express, bare }, log);
     for (let round = 1; round <= rounds; round += 1) {
       log(`hold path round ${round}/${rounds}: redis-benchmark, minimal Express, bare node:http, holdfast (${concurrency} concurrent clients each)`);
       const redisBenchmark = await runRedisBenchmark({ redisUrl, requests: plan.holdPath.redisBenchmarkRequests, concurrency });
@@ -343,8 +344,81 @@ async function holdSection(
   return {
     ...summariseHoldRounds(concurrency, multiSeatHold, results),
     nodeFlags: { holdfastApi: startNodeFlags(), baselines: baselineNodeFlags() },
+    warmUp,
     byConcurrency,
   };
+}
+
+/** Events of `seats` seats in all, split at MAX_EVENT_SEATS. */
+async function createEvents(fixture: HoldfastFixture, name: string, seats: number): Promise<BenchEvent[]> {
+  const events: BenchEvent[] = [];
+  for (let left = seats; left > 0; left -= MAX_EVENT_SEATS) events.push(await fixture.createEvent({ name, seats: Math.min(left, MAX_EVENT_SEATS) }));
+  return events;
+}
+
+/**
+ * Warm-up rounds (at most this many per server) before the hold path's clock. Without them the
+ * quick run's 3,500-request loads met the bare node:http server still warming up (0.11-0.15 ms of
+ * CPU a request against 0.051 ms in the full run's 21,000-request loads), while holdfast's API had
+ * the race lab's warm-up sales behind it in a full run: the quick runs flattered holdfast.
+ */
+const MAX_HOLD_WARM_UP_ROUNDS = 6;
+
+/**
+ * Before round 1, every HTTP server of the hold path alike (redis-benchmark is C, with nothing to
+ * warm): unmeasured rounds of a measured round's size, at its concurrency, on seats and keys of
+ * their own, until the server's CPU per request stops falling (warmUpRounds), first Express, then
+ * the bare server, then holdfast. A holdfast round also takes as many multi-seat holds after its
+ * single-seat ones, as its measured rounds do; its CPU is read on the single-seat holds, the
+ * request the ratios compare. The warm-up's events are dropped (their outboxes drained first) and
+ * their dead rows vacuumed before the clock.
+ */
+async function holdWarmUp(
+  plan: BenchPlan,
+  servers: { fixture: HoldfastFixture; api: ChildServer; express: ChildServer; bare: ChildServer },
+  log: (line: string) => void,
+): Promise<HoldWarmUp> {
+  const { concurrency, requests, warmupRequests, maxDurationMs, multiSeatHold } = plan.holdPath;
+  const { fixture, api } = servers;
+  const perRound = requests + warmupRequests;
+  // A cold server may be slow: the round still sends all its requests unless this runs out.
+  const load = { concurrency, maxDurationMs: maxDurationMs * 3 };
+  const baseline = (name: string, server: ChildServer, tag: string) =>
+    warmUpRounds(MAX_HOLD_WARM_UP_ROUNDS, async (round) => {
+      const cpu = await cpuPerRequest(server.pid, () => runHttpLoad({
+        baseUrl: server.baseUrl, ...load, maxRequests: perRound,
+        makeRequest: (index) => ({ method: 'POST', path: '/hold', body: JSON.stringify({ seatId: `w${round}-${tag}-${index}`, customerId: `customer-${Math.floor(index / 50)}` }) }),
+      }));
+      log(`  warm-up ${round}, ${name}: ${perRound} requests, ${cpu ?? '?'} ms CPU/request`);
+      return cpu;
+    });
+  log(`hold path warm-up (not measured): rounds of ${perRound} requests per server until its CPU per request stops falling (at most ${MAX_HOLD_WARM_UP_ROUNDS})`);
+  const express = await baseline('minimal Express', servers.express, 'e');
+  const bare = await baseline('bare node', servers.bare, 'b');
+  const events: BenchEvent[] = [];
+  try {
+    const holdfast = await warmUpRounds(MAX_HOLD_WARM_UP_ROUNDS, async (round) => {
+      const single = await createEvents(fixture, `bench hold path warm-up ${round}`, perRound);
+      const multi = await createEvents(fixture, `bench hold path warm-up ${round}, ${multiSeatHold} seats a hold`, perRound * multiSeatHold);
+      events.push(...single, ...multi);
+      const holds = { ...load, requests: perRound, warmupRequests: 0 };
+      const cpu = await cpuPerRequest(api.pid, () => loadHolds(api, new SeatCursor(single, fixture, `hold-warm-${round}`), holds));
+      await loadHolds(api, new SeatCursor(multi, fixture, `hold-warm-multi-${round}`, multiSeatHold), holds);
+      log(`  warm-up ${round}, holdfast: ${perRound} holds (${cpu ?? '?'} ms CPU/hold), then ${perRound} holds of ${multiSeatHold} seats`);
+      return cpu;
+    });
+    return {
+      requestsPerRound: perRound,
+      maxRounds: MAX_HOLD_WARM_UP_ROUNDS,
+      minimalExpress: { rounds: express.length, cpuMsPerRequest: express },
+      bareNode: { rounds: bare.length, cpuMsPerRequest: bare },
+      holdfastApi: { rounds: holdfast.length, cpuMsPerRequest: holdfast, multiSeatHold },
+    };
+  } finally {
+    for (const event of events) await fixture.dropEvent(event.eventId);
+    const seconds = await vacuumDatabase(holdfastDatabaseUrl());
+    log(`  vacuumed ${databaseName(holdfastDatabaseUrl())} after the warm-up (${seconds.toFixed(1)} s)`);
+  }
 }
 
 export function summariseHoldRounds(concurrency: number, multiSeatHold: number, rounds: HoldRound[]): HoldPathReport {
@@ -590,15 +664,13 @@ async function confirmWarmUp(
 ): Promise<ConfirmWarmUp | null> {
   const { concurrency, warmUpConfirms, maxDurationMs } = plan.confirmPath;
   if (!canConfirm || warmUpConfirms <= 0) return null;
-  const cpu: Array<number | null> = [];
-  let last: ConfirmRun | null = null;
-  for (let round = 1; round <= MAX_CONFIRM_WARM_UP_ROUNDS; round += 1) {
+  // Set in the rounds' callback (a `: ConfirmRun | null` annotation would leave it narrowed to null after it).
+  let last = null as ConfirmRun | null;
+  const cpu = await warmUpRounds(MAX_CONFIRM_WARM_UP_ROUNDS, async (round) => {
     last = await measureConfirms(session.api, session.fixture, { concurrency, holds: warmUpConfirms, maxDurationMs }, `warm-up-${round}`);
-    cpu.push(last.apiCpuMsPerConfirm);
     log(`  warm-up ${round}: ${warmUpConfirms} confirms, ${Math.round(last.confirms.okPerSec)}/s, API CPU ${last.apiCpuMsPerConfirm ?? '?'} ms/confirm`);
-    const known = cpu.filter((ms): ms is number => ms !== null);
-    if (known.length !== cpu.length || warmUpSettled(known)) break;
-  }
+    return last.apiCpuMsPerConfirm;
+  });
   // The warm-up's events were dropped: their dead rows are vacuumed away before the clock, as
   // before every part (vacuumDatabase says why); pgbench's tables are made anew for each run.
   const seconds = await vacuumDatabase(holdfastDatabaseUrl());

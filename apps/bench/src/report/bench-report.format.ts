@@ -1,4 +1,4 @@
-import { isSkipped, type BenchReport, type PathSummary } from '../bench-report.types';
+import { isSkipped, type BenchReport, type HoldServerWarmUp, type HoldWarmUp, type PathSummary } from '../bench-report.types';
 import { groupCommitSection } from '../holdfast/holdfast-confirm-batch.bench';
 import { formatNumber, formatRatio, markdownTable, ratio, type Cell } from './markdown-table.format';
 import { renderBarChart, type ChartPanel } from './svg-chart.render';
@@ -157,6 +157,7 @@ function holdPathSection(report: BenchReport): string[] {
       ? ['', `holdfast against the bare \`node:http\` server (the one-process limit): throughput ${formatRatio(hold.ratios.holdfastVsBareNodeThroughput ?? null)}, ` +
           `p99 ${formatRatio(hold.ratios.holdfastVsBareNodeP99 ?? null)}, server CPU per request ${formatRatio(hold.ratios.holdfastVsBareNodeCpuPerRequest ?? null)} (medians of the per-round ratios).`]
       : []),
+    ...holdWarmUpLines(hold.warmUp, hold.concurrency),
     ...(hold.nodeFlags
       ? ['', `Node flags: holdfast's API \`${hold.nodeFlags.holdfastApi.join(' ') || '(none)'}\` (from \`npm start\`); every baseline server \`${hold.nodeFlags.baselines.join(' ') || '(none)'}\`.`]
       : []),
@@ -181,6 +182,15 @@ function holdPathSection(report: BenchReport): string[] {
       perRound,
     ),
   ];
+}
+
+function holdWarmUpLines(warmUp: HoldWarmUp | null | undefined, concurrency: number): string[] {
+  if (!warmUp) return [];
+  const server = (name: string, w: HoldServerWarmUp) => `${name} ${w.rounds} (${w.cpuMsPerRequest.map((ms) => `${ms ?? '?'} ms`).join(', ')})`;
+  return ['', `Before the clock, every HTTP server alike (not measured): warm-up rounds of ${formatNumber(warmUp.requestsPerRound)} requests at ` +
+    `${concurrency} concurrent clients until the server's CPU per request stopped falling (at most ${warmUp.maxRounds}); rounds and CPU per request in each: ` +
+    `${server('minimal Express', warmUp.minimalExpress)}, ${server('bare node', warmUp.bareNode)}, ${server('holdfast', warmUp.holdfastApi)}; ` +
+    `each holdfast round then held ${warmUp.holdfastApi.multiSeatHold} seats a request as many times, as its measured rounds do.`];
 }
 
 function growthSection(report: BenchReport): string[] {
