@@ -94,8 +94,11 @@ export interface HoldWarmUp {
   maxRounds: number;
   minimalExpress: HoldServerWarmUp;
   bareNode: HoldServerWarmUp;
-  /** Each round also held `multiSeatHold` seats a request, as many times, after the single-seat holds its CPU is read on. */
-  holdfastApi: HoldServerWarmUp & { multiSeatHold: number };
+  /**
+   * Each round also held `multiSeatHold` seats a request, as many times, after the single-seat holds its CPU is read on;
+   * then one hold on each measured event (its seat catalog loaded, as a sale's first hold does); absent in older reports.
+   */
+  holdfastApi: HoldServerWarmUp & { multiSeatHold: number; firstHoldsOnMeasuredEvents?: number };
 }
 
 export interface HoldPathReport {

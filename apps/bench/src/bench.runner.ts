@@ -249,7 +249,8 @@ async function holdSection(
   const { concurrency, rounds, requests, warmupRequests, maxDurationMs, multiSeatHold } = plan.holdPath;
   const { fixture, api } = await holdfast.get();
   const sweep = plan.holdPath.byConcurrency;
-  const seats = rounds * (requests + warmupRequests) + sweep.levels.length * (sweep.requests + sweep.warmupRequests);
+  // And one more: the warm-up's first hold on the event (holdWarmUp).
+  const seats = rounds * (requests + warmupRequests) + sweep.levels.length * (sweep.requests + sweep.warmupRequests) + 1;
   log(`hold path: creating a ${seats}-seat event for holdfast, and ${seats * multiSeatHold} seats for its ${multiSeatHold}-seat holds`);
   const event = await fixture.createEvent({ name: 'bench hold path', seats });
   const cursor = new SeatCursor(event, fixture, 'hold-path');
@@ -267,7 +268,7 @@ async function holdSection(
   const byConcurrency: ConcurrencyPoint[] = [];
   let warmUp: HoldWarmUp;
   try {
-    warmUp = await holdWarmUp(plan, { fixture, api, express, bare }, log);
+    warmUp = await holdWarmUp(plan, { fixture, api, express, bare }, [cursor, multiCursor], log);
     for (let round = 1; round <= rounds; round += 1) {
       log(`hold path round ${round}/${rounds}: redis-benchmark, minimal Express, bare node:http, holdfast (${concurrency} concurrent clients each)`);
       const redisBenchmark = await runRedisBenchmark({ redisUrl, requests: plan.holdPath.redisBenchmarkRequests, concurrency });
@@ -370,12 +371,15 @@ const MAX_HOLD_WARM_UP_ROUNDS = 6;
  * their own, until the server's CPU per request stops falling (warmUpRounds), first Express, then
  * the bare server, then holdfast. A holdfast round also takes as many multi-seat holds after its
  * single-seat ones, as its measured rounds do; its CPU is read on the single-seat holds, the
- * request the ratios compare. The warm-up's events are dropped (their outboxes drained first) and
+ * request the ratios compare. Then one hold on each event the measured rounds hold seats of: the
+ * first hold of an event loads its seat catalog, which round 1 paid before (10,000 seats, and
+ * 40,000 for the multi-seat holds). The warm-up's events are dropped (their outboxes drained first) and
  * their dead rows vacuumed before the clock.
  */
 async function holdWarmUp(
   plan: BenchPlan,
   servers: { fixture: HoldfastFixture; api: ChildServer; express: ChildServer; bare: ChildServer },
+  measured: SeatCursor[],
   log: (line: string) => void,
 ): Promise<HoldWarmUp> {
   const { concurrency, requests, warmupRequests, maxDurationMs, multiSeatHold } = plan.holdPath;
@@ -407,12 +411,21 @@ async function holdWarmUp(
       log(`  warm-up ${round}, holdfast: ${perRound} holds (${cpu ?? '?'} ms CPU/hold), then ${perRound} holds of ${multiSeatHold} seats`);
       return cpu;
     });
+    // A sale's first hold loads its event's seat catalog, once per process (event-catalog.ts): one
+    // hold on each event the clock measures, one at a time (a cursor's holds visit its events in turn).
+    let firstHolds = 0;
+    for (const cursor of measured) {
+      const first = await loadHolds(api, cursor, { concurrency: 1, requests: cursor.events.length, warmupRequests: 0, maxDurationMs });
+      if (first.ok !== cursor.events.length) throw new Error(`the first holds on the measured events failed: ${first.failureSamples.join('; ')}`);
+      firstHolds += first.ok;
+    }
+    log(`  holdfast: one hold on each of the ${firstHolds} measured events (their seat catalogs loaded)`);
     return {
       requestsPerRound: perRound,
       maxRounds: MAX_HOLD_WARM_UP_ROUNDS,
       minimalExpress: { rounds: express.length, cpuMsPerRequest: express },
       bareNode: { rounds: bare.length, cpuMsPerRequest: bare },
-      holdfastApi: { rounds: holdfast.length, cpuMsPerRequest: holdfast, multiSeatHold },
+      holdfastApi: { rounds: holdfast.length, cpuMsPerRequest: holdfast, multiSeatHold, firstHoldsOnMeasuredEvents: firstHolds },
     };
   } finally {
     for (const event of events) await fixture.dropEvent(event.eventId);

@@ -190,7 +190,10 @@ function holdWarmUpLines(warmUp: HoldWarmUp | null | undefined, concurrency: num
   return ['', `Before the clock, every HTTP server alike (not measured): warm-up rounds of ${formatNumber(warmUp.requestsPerRound)} requests at ` +
     `${concurrency} concurrent clients until the server's CPU per request stopped falling (at most ${warmUp.maxRounds}); rounds and CPU per request in each: ` +
     `${server('minimal Express', warmUp.minimalExpress)}, ${server('bare node', warmUp.bareNode)}, ${server('holdfast', warmUp.holdfastApi)}; ` +
-    `each holdfast round then held ${warmUp.holdfastApi.multiSeatHold} seats a request as many times, as its measured rounds do.`];
+    `each holdfast round then held ${warmUp.holdfastApi.multiSeatHold} seats a request as many times, as its measured rounds do` +
+    (warmUp.holdfastApi.firstHoldsOnMeasuredEvents
+      ? `; then one hold on each of the ${warmUp.holdfastApi.firstHoldsOnMeasuredEvents} events the clock measures (an event's first hold loads its seat catalog, once per process).`
+      : '.')];
 }
 
 function growthSection(report: BenchReport): string[] {
