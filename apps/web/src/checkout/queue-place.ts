@@ -9,7 +9,8 @@
  *   taken before the opening are drawn then), spread over a few seconds;
  * - when its place reaches 0 (its turn: the pass waits for it), spread over a second or two;
  * - when the stream reconnects (messages may have been missed), spread too;
- * - else on a fallback that grows with the wait: clamp(position read ÷ pace, 30 s, 5 min) after the read.
+ * - else on a fallback that grows with the wait: clamp(position read ÷ pace, 30 s, 5 min) after the read;
+ * - after a failed read, again with a growing backoff (2 s doubling to a minute), spread too.
  *
  * So a crowd of 100,000 asks about as often as places are admitted, not 100,000 times a second.
  */
@@ -35,6 +36,10 @@ export const QUEUE_READS = {
   minFallbackMs: 30_000,
   /** ...nor later than this. */
   maxFallbackMs: 300_000,
+  /** After a failed read: the first try again (doubling with each failure in a row)... */
+  retryMs: 2_000,
+  /** ...up to this. */
+  maxRetryMs: 60_000,
 } as const;
 
 /** The place now: 1 is next; 0 or less: admitted (read to get the pass). */
@@ -88,7 +93,28 @@ export function reconnectReadAt(nowMs: number, jitter: number): number {
   return nowMs + jitter * QUEUE_READS.reconnectJitterMs;
 }
 
-/** The read already planned stands unless the new one is sooner (a due read is never pushed back). */
-export function sooner(planned: number | null, next: number): number {
-  return planned === null ? next : Math.min(planned, next);
+/** A read planned: when (server clock, ms), and from which answer (null: none, as after a failed read). */
+export interface PlannedRead {
+  at: number;
+  reading: QueueReading | null;
+}
+
+/**
+ * The read to plan from what the page knows now. A plan made from the same
+ * answer stands unless the new time is sooner: the stream's messages never push
+ * a due read back. A plan made from another answer gives way whatever its time:
+ * a render that had not seen the newest answer yet may have planned from the
+ * one before (a read time already past, whose timer has fired), and that plan
+ * must not keep the newest answer's reads from being planned. Returns
+ * `planned` itself when it stands.
+ */
+export function nextPlan(planned: PlannedRead | null, reading: QueueReading | null, at: number): PlannedRead {
+  if (planned !== null && planned.reading === reading && planned.at <= at) return planned;
+  return { at, reading };
+}
+
+/** After `failures` reads in a row failed: the next try, backing off (2 s, 4 s, ... up to a minute), spread by the jitter. */
+export function retryReadAt(nowMs: number, failures: number, jitter: number): number {
+  const backoff = Math.min(QUEUE_READS.maxRetryMs, QUEUE_READS.retryMs * 2 ** Math.max(0, failures - 1));
+  return nowMs + backoff * (0.5 + jitter / 2);
 }

@@ -12,7 +12,7 @@ import type { QueueStanding } from '@holdfast/client';
 import type { Api } from '../shared/api';
 import { serverNow } from '../shared/clock';
 import type { Event } from '../shared/types';
-import { etaSecondsNow, nextReadAt, placeNow, reconnectReadAt, sooner, type QueueReading } from './queue-place';
+import { etaSecondsNow, nextPlan, nextReadAt, placeNow, reconnectReadAt, retryReadAt, type PlannedRead, type QueueReading } from './queue-place';
 
 function solveProof(eventId: string, customerId: string, bits: number): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -45,27 +45,52 @@ export function useQueue(api: Api, event: Event | null, onError: (e: unknown) =>
   const [joining, setJoining] = useState(false);
   /** This buyer's draw: spreads a crowd's reads over the jitter windows. */
   const jitter = useRef(Math.random());
-  /** The next read planned (server clock), or null. */
-  const planned = useRef<number | null>(null);
-  const [plannedAt, setPlannedAt] = useState<number | null>(null);
+  /** The next read planned, and the answer it was planned from (null: none). */
+  const planned = useRef<PlannedRead | null>(null);
+  /** The plan the timer is armed for: a new plan (a new object) re-arms it, even at the same time. */
+  const [armed, setArmed] = useState<PlannedRead | null>(null);
+  /** Reads failed in a row, and no read before this (server clock) after one failed. */
+  const failures = useRef(0);
+  const [retryNotBefore, setRetryNotBefore] = useState(0);
+  const inFlight = useRef(false);
+
+  const plan = useCallback((from: QueueReading | null, at: number) => {
+    const next = nextPlan(planned.current, from, at);
+    if (next !== planned.current) {
+      planned.current = next;
+      setArmed(next);
+    }
+  }, []);
 
   const take = useCallback((s: QueueStanding) => {
+    failures.current = 0;
+    setRetryNotBefore(0);
     setStanding(s);
-    planned.current = null;
-    setPlannedAt(null);
     if (s.state === 'waiting') {
+      // The next read is planned from this answer (the effect below): a plan from an older one gives way.
       const r: QueueReading = { position: s.position, admitted: s.admitted ?? 0, etaSeconds: s.etaSeconds, atMs: serverNow() };
       setReading(r);
       setHeard((h) => (h.admitted >= r.admitted ? h : { ...h, admitted: r.admitted }));
-    } else setReading(null);
+    } else {
+      planned.current = null;
+      setArmed(null);
+      setReading(null);
+    }
   }, []);
 
   const read = useCallback(async () => {
-    if (!room) return;
+    if (!room || inFlight.current) return;
+    inFlight.current = true;
     try {
       take(await api.queueStanding(eventId));
     } catch (e) {
+      // Tried again later, backing off: a crowd does not hammer a server that is struggling.
+      failures.current += 1;
+      planned.current = null;
+      setRetryNotBefore(retryReadAt(serverNow(), failures.current, jitter.current));
       onError(e);
+    } finally {
+      inFlight.current = false;
     }
   }, [api, eventId, room, onError, take]);
 
@@ -80,25 +105,18 @@ export function useQueue(api: Api, event: Event | null, onError: (e: unknown) =>
     if (hasRoom) void latestRead.current();
   }, [hasRoom, eventId]);
 
-  const plan = useCallback((at: number) => {
-    const next = sooner(planned.current, at);
-    if (next !== planned.current) {
-      planned.current = next;
-      setPlannedAt(next);
-    }
-  }, []);
-
-  // While waiting: the next read, from the place the stream's count gives.
+  // While waiting: the next read, from the place the stream's count gives (after a failed read, not before its retry).
   useEffect(() => {
     if (!reading) return;
-    plan(nextReadAt({ reading, admittedNow: heard.admitted, perMinute: heard.perMinute, opensAtMs, nowMs: serverNow(), jitter: jitter.current }));
-  }, [reading, heard, opensAtMs, plan]);
+    const at = nextReadAt({ reading, admittedNow: heard.admitted, perMinute: heard.perMinute, opensAtMs, nowMs: serverNow(), jitter: jitter.current });
+    plan(reading, Math.max(at, retryNotBefore));
+  }, [reading, heard, opensAtMs, retryNotBefore, plan]);
 
   useEffect(() => {
-    if (plannedAt === null) return;
-    const timer = setTimeout(() => void latestRead.current(), Math.max(0, plannedAt - serverNow()));
+    if (armed === null) return;
+    const timer = setTimeout(() => void latestRead.current(), Math.max(0, armed.at - serverNow()));
     return () => clearTimeout(timer);
-  }, [plannedAt]);
+  }, [armed]);
 
   // An admitted buyer's pass runs out: read again then.
   useEffect(() => {
@@ -117,8 +135,8 @@ export function useQueue(api: Api, event: Event | null, onError: (e: unknown) =>
 
   /** The stream reconnected: messages may have been missed, so a waiting buyer reads again soon. */
   const onReconnect = useCallback(() => {
-    if (reading) plan(reconnectReadAt(serverNow(), jitter.current));
-  }, [reading, plan]);
+    if (reading) plan(reading, Math.max(reconnectReadAt(serverNow(), jitter.current), retryNotBefore));
+  }, [reading, retryNotBefore, plan]);
 
   const join = useCallback(async () => {
     if (!room) return;
