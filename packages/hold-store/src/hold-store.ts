@@ -104,6 +104,33 @@ export interface ClaimHoldInput {
   maxPerCustomer: number;
 }
 
+/** A confirmed hold to end in Redis with the others of its turn (endConfirmedHold). */
+export type ConfirmedHoldEnd = Omit<EndHoldInput, 'mode' | 'claimToken'>;
+
+/** What ending a hold answered: `claimed` and `notDue` only for a release or an expiry (endHold). */
+export interface EndHoldResult {
+  applied: boolean;
+  freed: number;
+  offers?: number;
+  claimed?: boolean;
+  notDue?: boolean;
+}
+
+/** A confirm's read of its hold and claim on its lease in one step (readClaimHold). */
+export interface ReadClaimInput {
+  eventId: string;
+  holdId: string;
+  token: string;
+  leaseMs: number;
+  /** The event's limit of tickets per customer: lapsed items are taken again only within it. */
+  maxPerCustomer: number;
+}
+
+export type ReadClaimResult =
+  /** Redis has no record with items for the hold (ended, lost, or never here): nothing was written. */
+  | { kind: 'no_record' }
+  | { kind: 'record'; record: HoldRecord; claim: ClaimResult };
+
 export type ClaimResult =
   | { kind: 'live' | 'retaken' }
   | { kind: 'ended'; status: 'released' | 'confirmed' }
@@ -269,6 +296,25 @@ function parse(reply: (string | number)[]): HoldAttempt {
       return { kind: 'queue_pass', reason: String(rest[0]) as QueuePassRefusal };
     default:
       throw new Error(`unexpected hold script reply ${String(tag)}`);
+  }
+}
+
+function parseClaim(reply: (string | number)[]): ClaimResult {
+  switch (reply[0]) {
+    case 'OK':
+      return { kind: reply[1] === 'retaken' ? 'retaken' : 'live' };
+    case 'ENDED':
+      return { kind: 'ended', status: reply[1] === 'confirmed' ? 'confirmed' : 'released' };
+    case 'NOT_READY':
+      return { kind: 'not_ready' };
+    case 'UNAVAILABLE':
+      return { kind: 'unavailable', seatIds: reply.slice(1).map(String) };
+    case 'SOLD_OUT':
+      return { kind: 'sold_out', available: Number(reply[1]) };
+    case 'LIMIT_EXCEEDED':
+      return { kind: 'limit_exceeded', inUse: Number(reply[1]) };
+    default:
+      throw new Error(`unexpected claim script reply ${String(reply[0])}`);
   }
 }
 
@@ -451,7 +497,7 @@ export class HoldStore {
    * Ends a hold in Redis (compare-and-delete); idempotent. `claimed`: a confirm in flight holds it, nothing done.
    * `notDue`: an expiry before the hold's time on Redis's clock, nothing done.
    */
-  async endHold(input: EndHoldInput): Promise<{ applied: boolean; freed: number; offers?: number; claimed?: boolean; notDue?: boolean }> {
+  async endHold(input: EndHoldInput): Promise<EndHoldResult> {
     const k = eventKeys(input.eventId);
     const tt = input.ticketTypeId ?? '';
     const keys = [
@@ -488,22 +534,95 @@ export class HoldStore {
       input.holdId, input.token, input.leaseMs, tt, input.quantity, k.channel, input.customerId, input.maxPerCustomer,
       ...input.seatIds,
     ];
-    const reply = await this.run.claimHold(keys, args);
-    switch (reply[0]) {
-      case 'OK':
-        return { kind: reply[1] === 'retaken' ? 'retaken' : 'live' };
-      case 'ENDED':
-        return { kind: 'ended', status: reply[1] === 'confirmed' ? 'confirmed' : 'released' };
-      case 'NOT_READY':
-        return { kind: 'not_ready' };
-      case 'UNAVAILABLE':
-        return { kind: 'unavailable', seatIds: reply.slice(1).map(String) };
-      case 'SOLD_OUT':
-        return { kind: 'sold_out', available: Number(reply[1]) };
-      case 'LIMIT_EXCEEDED':
-        return { kind: 'limit_exceeded', inUse: Number(reply[1]) };
-      default:
-        throw new Error(`unexpected claim script reply ${String(reply[0])}`);
+    return parseClaim(await this.run.claimHold(keys, args));
+  }
+
+  /**
+   * A confirm's first step in one round trip (read-claim-hold-7.lua): the hold's
+   * record is read and, from its items, the claim of claimHold is taken. No record
+   * with items in Redis: 'no_record', nothing written (read PostgreSQL, then claimHold).
+   */
+  async readClaimHold(input: ReadClaimInput): Promise<ReadClaimResult> {
+    this.coalesce();
+    const k = eventKeys(input.eventId);
+    const keys = [k.ready, k.sold, k.held, k.hold(input.holdId), k.claim(input.holdId), k.free, k.bought];
+    const args = [
+      input.holdId, input.token, input.leaseMs, k.channel, input.maxPerCustomer,
+      k.seatPrefix, k.customerPrefix, k.ticketTypePrefix, k.ticketTypeExpiryPrefix, k.ticketTypeHoldsPrefix,
+    ];
+    const reply = await this.run.readClaimHold(keys, args);
+    if (reply[0] === 'NO_RECORD') return { kind: 'no_record' };
+    const [json, createdAt, expiresAt, status, extensions] = reply;
+    return {
+      kind: 'record',
+      record: {
+        holdId: input.holdId, json: String(json), createdAtMs: Number(createdAt), expiresAtMs: Number(expiresAt),
+        status: status ? String(status) : 'active', extensions: Number(extensions || 0),
+      },
+      claim: parseClaim(reply.slice(5)),
+    };
+  }
+
+  /**
+   * Ends confirmed holds in Redis as endHold does with mode 'confirmed', all of
+   * one event in one script call (end-confirmed-holds-6.lua); the answers in order.
+   */
+  async endConfirmedHolds(eventId: string, holds: readonly ConfirmedHoldEnd[]): Promise<EndHoldResult[]> {
+    if (!holds.length) return [];
+    const k = eventKeys(eventId);
+    const keys = [k.ready, k.sold, k.held, k.bought, k.free, k.seatIndex];
+    const args: (string | number)[] = [k.channel, ENDED_HOLD_TTL_MS.confirmed, holds.length];
+    for (const h of holds) {
+      if (h.eventId !== eventId) throw new Error(`hold ${h.holdId} is not of event ${eventId}`);
+      const tt = h.ticketTypeId ?? '';
+      keys.push(
+        k.customer(h.customerId), tt ? k.ticketType(tt) : k.ready, tt ? k.ticketTypeExpiry(tt) : k.ready,
+        tt ? k.ticketTypeHolds(tt) : k.ready, k.hold(h.holdId), k.claim(h.holdId),
+      );
+      args.push(h.holdId, h.customerId, tt, h.quantity, h.seatIds.length);
+      for (const seatId of h.seatIds) {
+        keys.push(k.seat(seatId));
+        args.push(seatId);
+      }
+    }
+    const reply = await this.run.endConfirmedHolds(keys, args);
+    const out: EndHoldResult[] = [];
+    for (let i = 0; i < holds.length; i += 1) {
+      out.push(reply[2 * i] === 'OK' ? { applied: true, freed: Number(reply[2 * i + 1]), offers: 0 } : { applied: false, freed: 0 });
+    }
+    return out;
+  }
+
+  /**
+   * Ends a confirmed hold in Redis (as endHold with mode 'confirmed') together with
+   * the other confirmed holds asked for in the same event-loop turn: one script
+   * call per event (endConfirmedHolds) for a whole confirm batch, not one per hold.
+   * Its promise settles with its own answer, or the call's error.
+   */
+  endConfirmedHold(input: ConfirmedHoldEnd): Promise<EndHoldResult> {
+    return new Promise((resolve, reject) => {
+      this.#confirmedEnds.push({ input, resolve, reject });
+      if (this.#confirmedEnds.length === 1) process.nextTick(() => this.#endConfirmedTurn());
+    });
+  }
+
+  /** The confirmed ends asked for in this turn (endConfirmedHold). */
+  #confirmedEnds: { input: ConfirmedHoldEnd; resolve(r: EndHoldResult): void; reject(err: unknown): void }[] = [];
+
+  #endConfirmedTurn(): void {
+    const ends = this.#confirmedEnds;
+    this.#confirmedEnds = [];
+    const byEvent = new Map<string, typeof ends>();
+    for (const e of ends) {
+      const list = byEvent.get(e.input.eventId);
+      if (list) list.push(e);
+      else byEvent.set(e.input.eventId, [e]);
+    }
+    for (const [eventId, list] of byEvent) {
+      this.endConfirmedHolds(eventId, list.map((e) => e.input)).then(
+        (results) => list.forEach((e, i) => e.resolve(results[i]!)),
+        (err: unknown) => list.forEach((e) => e.reject(err)),
+      );
     }
   }
 

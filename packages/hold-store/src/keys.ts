@@ -100,8 +100,13 @@ function buildEventKeys(eventId: string) {
     queuePasses: one('queuePasses'),
     queueActive: one('queueActive'),
     queueProofs: one('queueProofs'),
-    /** Prefix of the seat keys, for scripts that find their seats themselves (hold-best). */
+    /** Prefix of the seat keys, for scripts that find their seats themselves (hold-best, read-claim-hold). */
     seatPrefix: `${p}:${PER_ID_KEYS.seat}:`,
+    /** Prefixes of the keys a script reading a hold's record builds from it (read-claim-hold). */
+    customerPrefix: `${p}:${PER_ID_KEYS.customer}:`,
+    ticketTypePrefix: `${p}:${PER_ID_KEYS.ticketType}:`,
+    ticketTypeExpiryPrefix: `${p}:${PER_ID_KEYS.ticketTypeExpiry}:`,
+    ticketTypeHoldsPrefix: `${p}:${PER_ID_KEYS.ticketTypeHolds}:`,
     seat: perId('seat'),
     customer: perId('customer'),
     rateLimit: perId('rateLimit'),

@@ -117,6 +117,20 @@ test('when every script runs on a cluster with an event\'s keys, then each runs 
     const claim = await idem.begin('p1', `key-${eventId}`, 'fp');
     expect(claim.kind).toBe('started');
     expect(await idem.complete('p1', `key-${eventId}`, (claim as { token: string }).token, 201, '{}')).toBe(true);
+    // A confirm's read and claim in one script (keys built from the record, in the event's slot), then
+    // a batch's confirmed ends in one script call.
+    const seatRecord = JSON.stringify({ eventId, customerId: 'c5', items: [{ seatId: 's5', label: 'A-1', tier: 'A', priceCents: 1000, quantity: 1 }], totalCents: 1000, currency: 'EUR' });
+    const gaRecord = JSON.stringify({ eventId, customerId: 'c6', items: [{ ticketTypeId: tt, name: 'GA', priceCents: 500, quantity: 1 }], totalCents: 500, currency: 'EUR' });
+    expect((await store.holdSeats({ ...base, customerId: 'c5', holdId: 'h5', candidates: [{ seatIds: ['s5'], recordJson: seatRecord }] })).kind).toBe('ok');
+    expect((await store.holdTickets({ ...base, customerId: 'c6', holdId: 'h6', ticketTypeId: tt, quantity: 1, recordJson: gaRecord })).kind).toBe('ok');
+    for (const holdId of ['h5', 'h6']) {
+      expect(await store.readClaimHold({ eventId, holdId, token: `t-${holdId}`, leaseMs: 30_000, maxPerCustomer: 10 }))
+        .toMatchObject({ kind: 'record', claim: { kind: 'live' } });
+    }
+    expect(await store.endConfirmedHolds(eventId, [
+      { eventId, holdId: 'h5', customerId: 'c5', seatIds: ['s5'], ticketTypeId: null, quantity: 1 },
+      { eventId, holdId: 'h6', customerId: 'c6', seatIds: [], ticketTypeId: tt, quantity: 1 },
+    ])).toEqual([{ applied: true, freed: 1, offers: 0 }, { applied: true, freed: 0, offers: 0 }]);
 
     // Every key of the event is on the master of its one slot.
     const master = await cluster.masterOfSlot(keySlot(k.ready));
@@ -127,6 +141,7 @@ test('when every script runs on a cluster with an event\'s keys, then each runs 
     await waitFor('the sold seat change', () => heard.some((c) => c.type === 'seat' && c.status === 'sold'), { timeoutMs: 2500, intervalMs: 50 });
     expect(heard).toEqual(expect.arrayContaining([
       { type: 'seat', seatId: 's1', status: 'held' }, { type: 'seat', seatId: 's1', status: 'sold' },
+      { type: 'seat', seatId: 's5', status: 'sold' },
     ]));
 
     // Each script file ran (the scenario above), or runs now with keys of one slot.

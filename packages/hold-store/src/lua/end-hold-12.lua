@@ -32,76 +32,18 @@
 --- @include "free-seats"
 --- @include "ticket-availability"
 --- @include "waitlist"
+--- @include "end-lease"
 
-local holdId, mode = ARGV[1], ARGV[3]
-if mode == 'confirmed' then
-  redis.call('DEL', KEYS[10])
-else
-  if ARGV[8] ~= '' then redis.call('HDEL', KEYS[10], ARGV[8]) end
-  if liveClaims(KEYS[10], nowMs()) then return {'CLAIMED'} end
-end
-local record = redis.call('HMGET', KEYS[9], 'status', 'expiresAt')
-if record[1] == mode then return {'ALREADY'} end
-if mode == 'expired' and record[1] == 'active' and record[2] then
-  local left = tonumber(record[2]) - nowMs()
-  if left > 0 then return {'NOT_DUE', left} end
-end
-local ready = redis.call('EXISTS', KEYS[1]) == 1
-local confirmed = mode == 'confirmed'
-local quantity = tonumber(ARGV[6])
-
-local freed = {}
+local seats, seatIds = {}, {}
 for i = 13, #KEYS do
-  local seatId = ARGV[i - 4]
-  local owner = redis.call('GET', KEYS[i])
-  if owner == holdId then
-    redis.call('DEL', KEYS[i])
-    redis.call('ZREM', KEYS[3], seatId)
-    freed[#freed + 1] = seatId
-  elseif not owner and redis.call('SISMEMBER', KEYS[2], seatId) == 0 then
-    -- The lease lapsed already (key expired): the seat is free; drop its stale entry.
-    redis.call('ZREM', KEYS[3], seatId)
-    if not confirmed then freed[#freed + 1] = seatId end
-  end
-  if confirmed and ready then redis.call('SADD', KEYS[2], seatId) end
-  if confirmed then
-    redis.call('ZREM', KEYS[11], seatId)
-  elseif not owner or owner == holdId then
-    freeSeatBack(KEYS[11], KEYS[12], KEYS[2], seatId)
-  end
+  seats[#seats + 1] = KEYS[i]
+  seatIds[#seatIds + 1] = ARGV[i - 4]
 end
-
-dropCustomerHold(KEYS[4], holdId)
-if confirmed and ready then redis.call('HINCRBY', KEYS[5], ARGV[2], quantity) end
-
-local ttId = ARGV[5]
-if ttId ~= '' and redis.call('EXISTS', KEYS[6]) == 1 then
-  local held = redis.call('HGET', KEYS[8], holdId)
-  if held then
-    redis.call('HDEL', KEYS[8], holdId)
-    redis.call('ZREM', KEYS[7], holdId)
-    redis.call('HINCRBY', KEYS[6], 'held', -tonumber(held))
-  end
-  if confirmed then redis.call('HINCRBY', KEYS[6], 'sold', quantity) end
-  local tt = redis.call('HMGET', KEYS[6], 'cap', 'sold', 'held')
-  redis.call('PUBLISH', ARGV[4], cjson.encode({ ticketTypeId = ttId,
-    available = tonumber(tt[1]) - tonumber(tt[2]) - tonumber(tt[3] or '0') }))
-end
-
--- What came back goes to the waiting lists first, in this same step (includes/waitlist).
-local offers = (ready and not confirmed) and serveWaitlists(eventPrefixOf(KEYS[1]), nowMs()) or {}
-
--- The record shrinks to a tombstone, its status: PostgreSQL has the hold's row.
-redis.call('HDEL', KEYS[9], 'json', 'createdAt', 'expiresAt', 'extensions')
-redis.call('HSET', KEYS[9], 'status', mode)
-redis.call('PEXPIRE', KEYS[9], ARGV[7])
-if #KEYS >= 13 then
-  local seatIds = {}
-  for i = 13, #KEYS do seatIds[#seatIds + 1] = ARGV[i - 4] end
-  if confirmed then
-    redis.call('PUBLISH', ARGV[4], cjson.encode({ seatIds = seatIds, status = 'sold' }))
-  elseif #freed > 0 then
-    redis.call('PUBLISH', ARGV[4], cjson.encode({ seatIds = freed, status = 'available' }))
-  end
-end
-return {'OK', #freed, #offers / 2}
+return endLease({
+  ready = KEYS[1], sold = KEYS[2], held = KEYS[3], customer = KEYS[4], bought = KEYS[5], tt = KEYS[6],
+  ttExpiry = KEYS[7], ttHolds = KEYS[8], record = KEYS[9], claims = KEYS[10], free = KEYS[11], seatIndex = KEYS[12],
+  seats = seats,
+}, {
+  holdId = ARGV[1], customerId = ARGV[2], mode = ARGV[3], channel = ARGV[4], ttId = ARGV[5],
+  quantity = tonumber(ARGV[6]), tombstoneMs = ARGV[7], token = ARGV[8], seatIds = seatIds,
+})
