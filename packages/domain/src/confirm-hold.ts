@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import {
   ConfirmOutcomeUnknown, findHold, TransactionConflict, UniqueViolation, type ConfirmBatchItem, type ConfirmBatchResult, type HoldRow,
 } from '@holdfast/db';
-import type { ClaimHoldInput } from '@holdfast/hold-store';
+import type { ClaimHoldInput, ClaimResult } from '@holdfast/hold-store';
 import type { DomainContext } from './context';
 import { AppError, errors } from './errors';
 import { endHoldInRedis } from './holds';
@@ -200,28 +200,55 @@ function outcomeOf(result: ConfirmBatchResult, claim: HoldClaim): ConfirmTxOutco
 
 /**
  * Takes the hold's lease for a confirm, before any PostgreSQL work (see
- * confirmHold). Primes the event when Redis lost it. Throws HOLD_NOT_FOUND
+ * confirmHold). The hold is read and claimed in one Redis round trip
+ * (readClaimHold); a hold Redis has no record of is read from PostgreSQL and
+ * claimed then. Primes the event when Redis lost it. Throws HOLD_NOT_FOUND
  * when neither store knows the hold.
  */
 export async function claimHoldLease(ctx: DomainContext, holdId: string): Promise<HoldClaim> {
   const eventId = eventOfHoldId(holdId);
   if (!eventId) throw errors.holdNotFound();
-  const record = await ctx.store.getHoldRecord(eventId, holdId);
-  const fromRecord = record ? rowFromRecord(record) : null;
-  const hold = fromRecord ?? (await findHold(ctx.db, holdId));
-  if (!hold || hold.eventId !== eventId) throw errors.holdNotFound();
-  const { seatIds, ticketTypeId, quantity } = holdContents(hold.items as HoldItem[]);
   // Lapsed items taken again count against the customer's limit, as a new hold's would.
   const event = await ctx.catalog.settings(eventId);
   if (!event) throw errors.holdNotFound();
   const { leaseMs, marginMs } = ctx.settings.confirmClaim ?? DEFAULT_CONFIRM_CLAIM;
-  const input: ClaimHoldInput = {
-    eventId, holdId, customerId: hold.customerId, token: randomUUID(), leaseMs,
-    seatIds, ticketTypeId, quantity, maxPerCustomer: event.maxTicketsPerCustomer,
-  };
+  const token = randomUUID();
+  const maxPerCustomer = event.maxTicketsPerCustomer;
   const started = performance.now();
+  const read = await ctx.store.readClaimHold({ eventId, holdId, token, leaseMs, maxPerCustomer });
+  if (read.kind === 'record') {
+    const hold = rowFromRecord(read.record);
+    const input = claimInput(hold, token, leaseMs, maxPerCustomer);
+    if (hold.eventId !== eventId) {
+      // A record under another event's keys is no hold of this id: whatever was claimed goes back.
+      await ctx.store.releaseClaim(eventId, holdId, token).catch(() => undefined);
+      throw errors.holdNotFound();
+    }
+    let claim = read.claim;
+    if (claim.kind === 'not_ready') {
+      await primeEvent(ctx, eventId);
+      claim = await ctx.store.claimHold(input);
+    }
+    return { hold, record: hold, token, held: claimHeld(claim), until: started + leaseMs - marginMs, input };
+  }
+  // Redis has no record with items (ended, lost, or persisted long ago): PostgreSQL has the hold.
+  const hold = await findHold(ctx.db, holdId);
+  if (!hold || hold.eventId !== eventId) throw errors.holdNotFound();
+  const input = claimInput(hold, token, leaseMs, maxPerCustomer);
+  const claimStarted = performance.now();
   const held = await takeClaim(ctx, input);
-  return { hold, record: fromRecord, token: input.token, held, until: started + leaseMs - marginMs, input };
+  return { hold, record: null, token, held, until: claimStarted + leaseMs - marginMs, input };
+}
+
+function claimInput(hold: ClaimedHold, token: string, leaseMs: number, maxPerCustomer: number): ClaimHoldInput {
+  const { seatIds, ticketTypeId, quantity } = holdContents(hold.items as HoldItem[]);
+  return { eventId: hold.eventId, holdId: hold.id, customerId: hold.customerId, token, leaseMs, seatIds, ticketTypeId, quantity, maxPerCustomer };
+}
+
+/** Whether a claim's answer leases the hold's items to the confirm; throws 503 when Redis is still not ready. */
+function claimHeld(result: ClaimResult): boolean {
+  if (result.kind === 'not_ready') throw errors.unavailable('Redis');
+  return result.kind === 'live' || result.kind === 'retaken';
 }
 
 /** Takes (or renews, with the same token) the claim; whether the hold's items are this confirm's. */
@@ -231,8 +258,7 @@ async function takeClaim(ctx: DomainContext, input: ClaimHoldInput): Promise<boo
     await primeEvent(ctx, input.eventId);
     result = await ctx.store.claimHold(input);
   }
-  if (result.kind === 'not_ready') throw errors.unavailable('Redis');
-  return result.kind === 'live' || result.kind === 'retaken';
+  return claimHeld(result);
 }
 
 /** The same claim taken again for another lease (its deadline counted from now). */

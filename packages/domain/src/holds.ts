@@ -87,7 +87,9 @@ export async function releaseHold(ctx: DomainContext, holdId: string, by: Releas
 /**
  * Frees (or, on confirm, marks sold) the hold's keys in Redis; idempotent. A
  * release or expiry changes nothing while a confirm claims the hold (that
- * confirm ends it); `claimToken` is a giving-up confirm's own claim.
+ * confirm ends it); `claimToken` is a giving-up confirm's own claim. Confirmed
+ * ends asked for in one event-loop turn (a committed batch's) go in one script
+ * call per event (HoldStore.endConfirmedHold).
  */
 export async function endHoldInRedis(
   ctx: DomainContext,
@@ -96,9 +98,9 @@ export async function endHoldInRedis(
   claimToken?: string,
 ): Promise<void> {
   const { seatIds, ticketTypeId, quantity } = holdContents(row.items as HoldItem[]);
-  const ended = await ctx.store.endHold({
-    eventId: row.eventId, holdId: row.id, customerId: row.customerId, mode, seatIds, ticketTypeId, quantity, claimToken,
-  });
+  const hold = { eventId: row.eventId, holdId: row.id, customerId: row.customerId, seatIds, ticketTypeId, quantity };
+  // A confirmed end goes with the others of its turn (a committed batch's): one script call per event.
+  const ended = mode === 'confirmed' ? await ctx.store.endConfirmedHold(hold) : await ctx.store.endHold({ ...hold, mode, claimToken });
   // What came back went to waiting lists as new holds (offers): PostgreSQL hears of them from the outbox.
   if (ended.offers) ctx.persister.notify(row.eventId);
 }
