@@ -621,7 +621,16 @@ export class HoldStore {
     for (const [eventId, list] of byEvent) {
       this.endConfirmedHolds(eventId, list.map((e) => e.input)).then(
         (results) => list.forEach((e, i) => e.resolve(results[i]!)),
-        (err: unknown) => list.forEach((e) => e.reject(err)),
+        (err: unknown) => {
+          // Redis unreachable: every end of the call failed alike. A script error (one hold's keys
+          // not what the script expects) stops the call at that hold: each hold is ended alone then
+          // (ends are idempotent), so one hold's trouble leaves the others' ends as they were.
+          if (list.length === 1 || err instanceof StoreUnavailableError) {
+            list.forEach((e) => e.reject(err));
+            return;
+          }
+          for (const e of list) this.endHold({ ...e.input, mode: 'confirmed' }).then(e.resolve, e.reject);
+        },
       );
     }
   }

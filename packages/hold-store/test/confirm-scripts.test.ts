@@ -218,6 +218,22 @@ describe('end-confirmed-holds', () => {
     expect(await redis.scard(k.sold)).toBe(2);
   });
 
+  test('when one hold of a turn\'s ends cannot be ended (its record is not a hash), then the others are still ended and only it fails', async () => {
+    const eventId = await newEvent();
+    const bad = await seatHold(eventId, 60_000);
+    const good = [await seatHold(eventId, 60_000), await seatHold(eventId, 60_000)];
+    const k = eventKeys(eventId);
+    await redis.del(k.hold(bad.holdId));
+    await redis.set(k.hold(bad.holdId), 'not a hash');
+    const settled = await Promise.allSettled([bad, ...good].map((h) => store.endConfirmedHold(h)));
+    expect(settled.map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
+    expect((settled[0] as PromiseRejectedResult).reason).toMatchObject({ message: expect.stringMatching(/WRONGTYPE/) });
+    for (const h of good) {
+      expect(await redis.hgetall(k.hold(h.holdId))).toEqual({ status: 'confirmed' });
+      for (const seatId of h.seatIds) expect(await redis.sismember(k.sold, seatId)).toBe(1);
+    }
+  });
+
   test('when the keys do not match the holds named, then the script refuses before ending any', async () => {
     const eventId = await newEvent();
     const h = await seatHold(eventId, 60_000);
