@@ -543,7 +543,6 @@ export class HoldStore {
    * with items in Redis: 'no_record', nothing written (read PostgreSQL, then claimHold).
    */
   async readClaimHold(input: ReadClaimInput): Promise<ReadClaimResult> {
-    this.coalesce();
     const k = eventKeys(input.eventId);
     const keys = [k.ready, k.sold, k.held, k.hold(input.holdId), k.claim(input.holdId), k.free, k.bought];
     const args = [
