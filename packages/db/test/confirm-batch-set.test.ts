@@ -48,11 +48,24 @@ async function fixture(seatCount: number, capacity: number): Promise<Fixture> {
   const ticketTypeId = randomUUID();
   await client.query(`INSERT INTO ticket_types (id, event_id, name, price_cents, capacity) VALUES ($1, $2, 'GA', 1000, $3)`,
     [ticketTypeId, eventId, capacity]);
-  // Four digits, as order numbers have them; apart from this century and the other suites' 5000–8999.
-  const year = 3100 + Math.floor(Math.random() * 800);
-  await client.query('DELETE FROM order_sequences WHERE year = $1', [year]);
-  years.push(year);
-  return { eventId, seats, ticketTypeId, year };
+  return { eventId, seats, ticketTypeId, year: await freshYear() };
+}
+
+/**
+ * A year of the fixture's own: four digits, as order numbers have them, apart from this century and the
+ * other suites' years; never one another fixture of this file took (two fixtures on one year would number
+ * from the same row, and one's numbers would collide with the other's), nor one with orders or a sequence row.
+ */
+async function freshYear(): Promise<number> {
+  for (;;) {
+    const year = 3100 + Math.floor(Math.random() * 800);
+    if (years.includes(year)) continue;
+    const taken = await client.query(
+      'SELECT 1 FROM order_sequences WHERE year = $1 UNION ALL SELECT 1 FROM orders WHERE number LIKE $2 LIMIT 1', [year, `HF-${year}-%`]);
+    if (taken.rowCount) continue;
+    years.push(year);
+    return year;
+  }
 }
 
 type Item = { seatId: string; label: string; tier: string; priceCents: number; quantity: 1 }
