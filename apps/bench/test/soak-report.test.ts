@@ -1,0 +1,28 @@
+import { renderSoakSection, type SoakReport } from '../src/holdfast/holdfast-soak.bench';
+
+function report(unfinished: SoakReport['ended']['unfinished']): SoakReport {
+  return {
+    durationSec: 240, holdsPerSecAsked: 300, holdTtlSeconds: 20,
+    holds: { ok: 1000, failed: 0, statusCounts: { '201': 1000 } },
+    confirmed: 50, paidByWebhook: 50, released: 400, expired: 500, actionFailures: 0, samples: [],
+    peak: { liveHolds: 100, redisDeltaBytes: 1e6, bytesPerLiveHold: 10_000, census: [], holdKeyBytesPerLiveHold: 5_000 },
+    ended: {
+      holds: 1000, waitedSec: 140, unfinished, redisDeltaBytes: 40_000, bytesPerEndedHold: 40, census: [],
+      bytesPerEndedHoldAfterHour: unfinished ? 300 : 39, otherBytesAfterHour: 0,
+    },
+    apiRssMb: { start: 100, max: 120, end: 110 }, note: '',
+  };
+}
+
+test('when every hold ended before the wait\'s limit, then the soak section says so', () => {
+  const text = renderSoakSection(report(null)).join('\n');
+  expect(text).toContain('every hold ended 140 s after the sale.');
+  expect(text).not.toContain('not every hold had ended');
+});
+
+test('when the wait hit its limit with holds not ended, then the soak section says how many were left instead of "every hold ended"', () => {
+  const text = renderSoakSection(report({ activeInPostgres: 12_624, activeRecordsInRedis: 22_659, outboxEntries: 0 })).join('\n');
+  expect(text).toContain('**not every hold had ended 140 s after the sale**');
+  expect(text).toContain('12624 holds still ACTIVE in PostgreSQL, 22659 live records in Redis, 0 outbox entries');
+  expect(text).not.toContain('every hold ended 140 s');
+});
