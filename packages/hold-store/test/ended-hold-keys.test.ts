@@ -2,25 +2,10 @@
 // shrunk to a tombstone (the status alone) for its mode's time, and no other key
 // or entry of its own. Checked on the real Redis after each way a hold ends.
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { ENDED_HOLD_TTL_MS, eventKeyPattern, eventKeys, HoldStore } from '../src';
+import { ENDED_HOLD_TTL_MS, eventKeyPattern, eventKeys } from '../src';
+import { events, redis, store, useHoldStore } from './hold-store.fixture';
 
-let redis: Redis;
-let store: HoldStore;
-const events: string[] = [];
-
-beforeAll(async () => {
-  redis = new Redis(process.env.REDIS_URL!);
-  store = new HoldStore(redis);
-  await redis.ping();
-});
-afterAll(async () => {
-  for (const eventId of events) {
-    const keys = await redis.keys(eventKeyPattern(eventId));
-    if (keys.length) await redis.del(...keys);
-  }
-  redis.disconnect();
-});
+useHoldStore();
 
 const base = (eventId: string, holdId: string, customerId: string, ttlMs: number) => ({
   eventId, holdId, customerId, ttlMs, maxPerCustomer: 10, rateLimit: 100, rateWindowMs: 60_000, outboxMaxPending: 1000,
