@@ -1,3 +1,4 @@
+import type { MachineCpuPerRequest } from './machine-cpu.probe';
 import type { PgbenchResult } from './baselines/pgbench.runner';
 import type { RedisBenchmarkResult } from './baselines/redis-benchmark.runner';
 import type { BenchPlan } from './bench-plan.config';
@@ -68,6 +69,16 @@ export interface HoldRound {
   bareNodeCpuMsPerRequest?: number | null;
   holdfastCpuMsPerRequest: number | null;
   holdfastMultiSeatCpuMsPerRequest?: number | null;
+  /** Each run's CPU per request in every process it used (null: not readable); absent in older reports. */
+  cpuByProcess?: CpuByProcess<MachineCpuPerRequest | null>;
+}
+
+/** One value per HTTP server of the hold path. */
+export interface CpuByProcess<T> {
+  minimalExpress: T;
+  bareNode: T;
+  holdfastApi: T;
+  holdfastMultiSeat: T;
 }
 
 /** One concurrency level of the hold path: each server's throughput and p99 there. */
@@ -118,12 +129,19 @@ export interface HoldPathReport {
   /** Seats per hold of holdfastMultiSeat; null when that path did not run. */
   multiSeatHold: number | null;
   holdfastMultiSeat: PathSummary | null;
+  /**
+   * CPU per request in each process a run used (server, Redis, PostgreSQL, the bench's client) and the
+   * machine's busy time, medians of the rounds; absent in older reports.
+   */
+  cpuByProcess?: CpuByProcess<MachineCpuPerRequest | null>;
   /** Medians of the per-round ratios (null when holdfast did not run). */
   ratios: {
     /** holdfast ÷ the bare node:http server, medians of the per-round ratios (null when either did not run). */
     holdfastVsBareNodeThroughput: number | null;
     holdfastVsBareNodeP99: number | null;
     holdfastVsBareNodeCpuPerRequest: number | null;
+    /** The same, counting every process of the machine the runs used (MachineCpuPerRequest.machine); absent in older reports. */
+    holdfastVsBareNodeMachineCpuPerRequest?: number | null;
     holdfastVsExpressThroughput: number | null;
     holdfastVsExpressP99: number | null;
     holdfastVsRedisBenchmarkThroughput: number | null;

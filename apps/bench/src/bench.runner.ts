@@ -20,6 +20,7 @@ import type {
   ConfirmPathReport,
   ConfirmRound,
   ConfirmWarmUp,
+  CpuByProcess,
   GrowthReport,
   HttpCreateResult,
   HoldPathReport,
@@ -44,11 +45,11 @@ import { queueSection } from './holdfast/holdfast-queue.bench';
 import { soakSection } from './holdfast/holdfast-soak.bench';
 import { instrumentSection } from './load-instrument.bench';
 import { webhookCostSection } from './holdfast/holdfast-webhooks.bench';
+import { findPostmasterPid, findRedisPid, withMachineCpu, type MachineCpuPerRequest } from './machine-cpu.probe';
 import { holdfastDatabaseUrl, holdfastRedisUrl, openHoldfastFixture, type BenchEvent, type HoldfastFixture } from './holdfast/holdfast.fixture';
 import { startNodeFlags } from './holdfast/start-node-flags';
 import { runHttpLoad, type HttpLoadResult } from './http-load.generator';
 import { round3 } from './latency.histogram';
-import { withProcessCpu } from './process-cpu.probe';
 import { runRaceLab, skippedResult, type RaceLabReport, type StrategyResult } from './race-lab.runner';
 import {
   optimisticVersionStrategy,
@@ -266,13 +267,24 @@ async function holdSection(
   });
   const results: HoldRound[] = [];
   const byConcurrency: ConcurrencyPoint[] = [];
+  // Each run's CPU per request in every process it uses (the server, Redis, PostgreSQL, this client),
+  // over its warm-up and measured requests alike.
+  // The baselines use the bench's Redis, holdfast its own (the same server unless told otherwise).
+  const postmasterPid = await findPostmasterPid();
+  const redisPids = { baselines: await findRedisPid(redisUrl), holdfast: await findRedisPid(holdfastRedisUrl()) };
+  const onMachine = (serverPid: number, work: () => Promise<HttpLoadResult>) =>
+    withMachineCpu(
+      { serverPid, postmasterPid, postgresDatabases: [databaseName(holdfastDatabaseUrl())], redisPid: serverPid === api.pid ? redisPids.holdfast : redisPids.baselines },
+      (load) => load.requests + warmupRequests,
+      work,
+    );
   let warmUp: HoldWarmUp;
   try {
     warmUp = await holdWarmUp(plan, { fixture, api, express, bare }, [cursor, multiCursor], log);
     for (let round = 1; round <= rounds; round += 1) {
       log(`hold path round ${round}/${rounds}: redis-benchmark, minimal Express, bare node:http, holdfast (${concurrency} concurrent clients each)`);
       const redisBenchmark = await runRedisBenchmark({ redisUrl, requests: plan.holdPath.redisBenchmarkRequests, concurrency });
-      const expressRun = await withProcessCpu(express.pid, () => runHttpLoad({
+      const expressRun = await onMachine(express.pid, () => runHttpLoad({
         baseUrl: express.baseUrl,
         concurrency,
         maxRequests: requests,
@@ -285,7 +297,7 @@ async function holdSection(
         }),
       }));
       const minimalExpress = expressRun.result;
-      const bareRun = await withProcessCpu(bare.pid, () => runHttpLoad({
+      const bareRun = await onMachine(bare.pid, () => runHttpLoad({
         baseUrl: bare.baseUrl,
         concurrency,
         maxRequests: requests,
@@ -299,12 +311,11 @@ async function holdSection(
       }));
       // With --api-event-loop the API child measures from this signal to the next and prints the window.
       if (eventLoop) process.kill(api.pid, API_EVENT_LOOP_SIGNAL);
-      const holdfastRun = await withProcessCpu(api.pid, () => loadHolds(api, cursor, { concurrency, requests, warmupRequests, maxDurationMs }));
+      const holdfastRun = await onMachine(api.pid, () => loadHolds(api, cursor, { concurrency, requests, warmupRequests, maxDurationMs }));
       if (eventLoop) process.kill(api.pid, API_EVENT_LOOP_SIGNAL);
       const holdfastApi = holdfastRun.result;
-      const multiRun = await withProcessCpu(api.pid, () => loadHolds(api, multiCursor, { concurrency, requests, warmupRequests, maxDurationMs }));
-      const perRequest = (cpuMs: number | null, load: HttpLoadResult) =>
-        cpuMs === null || load.requests === 0 ? null : round3(cpuMs / (load.requests + warmupRequests));
+      const multiRun = await onMachine(api.pid, () => loadHolds(api, multiCursor, { concurrency, requests, warmupRequests, maxDurationMs }));
+      const perRequest = (cpu: MachineCpuPerRequest | null) => (cpu === null ? null : round3(cpu.server));
       log(
         `  redis-benchmark ${Math.round(redisBenchmark.requestsPerSec)}/s, Express ${Math.round(minimalExpress.okPerSec)}/s ` +
           `p99 ${minimalExpress.okLatency.p99Ms} ms, bare node ${Math.round(bareRun.result.okPerSec)}/s p99 ${bareRun.result.okLatency.p99Ms} ms, holdfast ${Math.round(holdfastApi.okPerSec)}/s p99 ${holdfastApi.okLatency.p99Ms} ms, ` +
@@ -316,10 +327,11 @@ async function holdSection(
         bareNode: bareRun.result,
         holdfastApi,
         holdfastMultiSeat: multiRun.result,
-        expressCpuMsPerRequest: perRequest(expressRun.cpuMs, minimalExpress),
-        bareNodeCpuMsPerRequest: perRequest(bareRun.cpuMs, bareRun.result),
-        holdfastCpuMsPerRequest: perRequest(holdfastRun.cpuMs, holdfastApi),
-        holdfastMultiSeatCpuMsPerRequest: perRequest(multiRun.cpuMs, multiRun.result),
+        expressCpuMsPerRequest: perRequest(expressRun.cpu),
+        bareNodeCpuMsPerRequest: perRequest(bareRun.cpu),
+        holdfastCpuMsPerRequest: perRequest(holdfastRun.cpu),
+        holdfastMultiSeatCpuMsPerRequest: perRequest(multiRun.cpu),
+        cpuByProcess: { minimalExpress: expressRun.cpu, bareNode: bareRun.cpu, holdfastApi: holdfastRun.cpu, holdfastMultiSeat: multiRun.cpu },
       });
     }
     for (const level of sweep.levels) {
@@ -450,6 +462,22 @@ export function summariseHoldRounds(concurrency: number, multiSeatHold: number, 
   const perBareRound = (f: (r: HoldRound & { holdfastApi: HttpLoadResult; bareNode: HttpLoadResult }) => number | null) =>
     medianOrNull(withBare.map(f));
   const multi = rounds.filter((r): r is HoldRound & { holdfastMultiSeat: HttpLoadResult } => r.holdfastMultiSeat !== undefined);
+  const measuredCpu = rounds.filter((r) => r.cpuByProcess !== undefined);
+  const cpuOf = (server: keyof CpuByProcess<unknown>): MachineCpuPerRequest | null => {
+    const runs = measuredCpu.map((r) => r.cpuByProcess![server]).filter((c): c is MachineCpuPerRequest => c !== null);
+    if (runs.length === 0) return null;
+    const field = (f: (c: MachineCpuPerRequest) => number | null) => {
+      const m = medianOrNull(runs.map(f));
+      return m === null ? null : Math.round(m * 10_000) / 10_000;
+    };
+    return {
+      server: field((c) => c.server)!,
+      redis: field((c) => c.redis),
+      postgres: field((c) => c.postgres),
+      client: field((c) => c.client)!,
+      machine: field((c) => c.machine),
+    };
+  };
   const perMultiRound = (f: (r: HoldRound & { holdfastMultiSeat: HttpLoadResult }) => number) => (multi.length > 0 ? round3(median(multi.map(f))) : null);
   return {
     concurrency,
@@ -469,12 +497,20 @@ export function summariseHoldRounds(concurrency: number, multiSeatHold: number, 
         ? http((r) => r.holdfastApi as HttpLoadResult, (r) => r.holdfastCpuMsPerRequest)
         : { skipped: (rounds[0]?.holdfastApi as Skipped)?.skipped ?? 'not run' },
     multiSeatHold: multi.length > 0 ? multiSeatHold : null,
+    ...(measuredCpu.length > 0
+      ? { cpuByProcess: { minimalExpress: cpuOf('minimalExpress'), bareNode: cpuOf('bareNode'), holdfastApi: cpuOf('holdfastApi'), holdfastMultiSeat: cpuOf('holdfastMultiSeat') } }
+      : {}),
     holdfastMultiSeat: multi.length > 0 ? http((r) => r.holdfastMultiSeat as HttpLoadResult, (r) => r.holdfastMultiSeatCpuMsPerRequest ?? null) : null,
     ratios: {
       holdfastVsBareNodeThroughput: perBareRound((r) => round3(r.holdfastApi.okPerSec / r.bareNode.okPerSec)),
       holdfastVsBareNodeP99: perBareRound((r) => round3(r.holdfastApi.okLatency.p99Ms / r.bareNode.okLatency.p99Ms)),
       holdfastVsBareNodeCpuPerRequest: perBareRound((r) =>
         r.holdfastCpuMsPerRequest !== null && r.bareNodeCpuMsPerRequest ? round3(r.holdfastCpuMsPerRequest / r.bareNodeCpuMsPerRequest) : null),
+      holdfastVsBareNodeMachineCpuPerRequest: perBareRound((r) => {
+        const h = r.cpuByProcess?.holdfastApi?.machine;
+        const b = r.cpuByProcess?.bareNode?.machine;
+        return h != null && b ? round3(h / b) : null;
+      }),
       holdfastVsExpressThroughput: perRound((r) => r.holdfastApi.okPerSec / r.minimalExpress.okPerSec),
       holdfastVsExpressP99: perRound((r) => r.holdfastApi.okLatency.p99Ms / r.minimalExpress.okLatency.p99Ms),
       holdfastVsRedisBenchmarkThroughput: perRound((r) => r.holdfastApi.okPerSec / r.redisBenchmark.requestsPerSec),

@@ -11,6 +11,8 @@ import type { HttpLoadResult } from '../src/http-load.generator';
 import type { LatencySummary } from '../src/latency.histogram';
 import type { StrategyResult } from '../src/race-lab.runner';
 import { benchJson, holdfastVsPgbenchBatch, holdfastVsSkipLocked } from '../src/report/bench-json.format';
+import { renderMarkdown } from '../src/report/bench-report.format';
+import type { MachineCpuPerRequest } from '../src/machine-cpu.probe';
 
 const STABLE_NAMES = [
   'holdPath.ratios.holdfastVsBareNodeThroughput', 'holdPath.ratios.holdfastVsBareNodeP99', 'holdPath.ratios.holdfastVsExpressThroughput',
@@ -58,6 +60,27 @@ test('when the hold path ran, then its stable ratios are the medians of the per-
   expect(at(json, 'holdPath.ratios.holdfastVsBareNodeCpuPerRequest')).toBe(3);
   expect(at(json, 'holdPath.bareNode.okPerSec')).toBe(2000);
   expect(at(json, 'raceLab.holdfastVsSkipLocked')).toBeNull();
+});
+
+test('when the rounds read every process\'s CPU, then each server\'s is the median of its rounds, and the report gives the machine\'s ceiling', () => {
+  const cpu = (server: number, redis: number, machine: number): MachineCpuPerRequest => ({ server, redis, postgres: 0.01, client: 0.03, machine });
+  const withCpu = (round: HoldRound, holdfast: MachineCpuPerRequest, bare: MachineCpuPerRequest): HoldRound => ({
+    ...round, cpuByProcess: { minimalExpress: cpu(0.15, 0.01, 0.2), bareNode: bare, holdfastApi: holdfast, holdfastMultiSeat: null },
+  });
+  const hold = summariseHoldRounds(50, 4, [
+    withCpu(holdRound([1000, 30], [2000, 20], [1000, 60]), cpu(0.1, 0.04, 0.2), cpu(0.04, 0.01, 0.1)), // machine 2.0×
+    withCpu(holdRound([1000, 30], [2000, 20], [1000, 60]), cpu(0.08, 0.05, 0.15), cpu(0.04, 0.01, 0.05)), // 3.0×
+    withCpu(holdRound([1000, 30], [2000, 20], [1000, 60]), cpu(0.09, 0.03, 0.25), cpu(0.04, 0.01, 0.1)), // 2.5×
+  ]);
+  expect(hold.cpuByProcess?.holdfastApi).toEqual({ server: 0.09, redis: 0.04, postgres: 0.01, client: 0.03, machine: 0.2 });
+  expect(hold.cpuByProcess?.bareNode?.machine).toBe(0.1);
+  expect(hold.cpuByProcess?.holdfastMultiSeat).toBeNull();
+  expect(hold.ratios.holdfastVsBareNodeMachineCpuPerRequest).toBe(2.5);
+  const markdown = renderMarkdown({ ...emptyReport(), meta: { cpus: 2, loadAverageAtStart: [0], loadAverageAtEnd: [0] } as unknown as BenchReport['meta'], holdPath: hold });
+  // 2 cores ÷ 0.2 ms a hold = 10,000 holds a second at most; ÷ 0.1 ms, 20,000.
+  expect(markdown).toMatch(/\| holdfast, one seat a hold +\| +0\.09 \| +0\.04 \| +0\.01 \| +0\.03 \| +0\.17 \| +0\.2 \| +10,000 \|/);
+  expect(markdown).toMatch(/\| bare `node:http` +\|.*\| +20,000 \|/);
+  expect(markdown).toContain('the whole machine\'s CPU per request: 2.50×');
 });
 
 test('when the race lab ran, then holdfast is compared with SKIP LOCKED by purchases per second; null when either did not run', () => {

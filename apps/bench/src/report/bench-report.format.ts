@@ -1,4 +1,5 @@
-import { isSkipped, type BenchReport, type HoldServerWarmUp, type HoldWarmUp, type PathSummary } from '../bench-report.types';
+import { isSkipped, type BenchReport, type HoldPathReport, type HoldServerWarmUp, type HoldWarmUp, type PathSummary } from '../bench-report.types';
+import type { MachineCpuPerRequest } from '../machine-cpu.probe';
 import { groupCommitSection } from '../holdfast/holdfast-confirm-batch.bench';
 import { formatNumber, formatRatio, markdownTable, ratio, type Cell } from './markdown-table.format';
 import { renderBarChart, type ChartPanel } from './svg-chart.render';
@@ -157,6 +158,7 @@ function holdPathSection(report: BenchReport): string[] {
       ? ['', `holdfast against the bare \`node:http\` server (the one-process limit): throughput ${formatRatio(hold.ratios.holdfastVsBareNodeThroughput ?? null)}, ` +
           `p99 ${formatRatio(hold.ratios.holdfastVsBareNodeP99 ?? null)}, server CPU per request ${formatRatio(hold.ratios.holdfastVsBareNodeCpuPerRequest ?? null)} (medians of the per-round ratios).`]
       : []),
+    ...cpuByProcessLines(hold, report.meta.cpus),
     ...holdWarmUpLines(hold.warmUp, hold.concurrency),
     ...(hold.nodeFlags
       ? ['', `Node flags: holdfast's API \`${hold.nodeFlags.holdfastApi.join(' ') || '(none)'}\` (from \`npm start\`); every baseline server \`${hold.nodeFlags.baselines.join(' ') || '(none)'}\`.`]
@@ -183,6 +185,38 @@ function holdPathSection(report: BenchReport): string[] {
     ),
   ];
 }
+
+/**
+ * Each server's CPU per request in every process its run used: on a machine of
+ * few cores a closed loop is bound by their sum, not by the server alone.
+ */
+function cpuByProcessLines(hold: HoldPathReport, cores: number): string[] {
+  const by = hold.cpuByProcess;
+  if (!by) return [];
+  const servers: Array<[string, MachineCpuPerRequest | null]> = [
+    ['minimal Express 5', by.minimalExpress],
+    ['bare `node:http`', by.bareNode],
+    ['holdfast, one seat a hold', by.holdfastApi],
+    [`holdfast, ${hold.multiSeatHold ?? '–'} seats a hold`, by.holdfastMultiSeat],
+  ];
+  const rows = servers
+    .filter((entry): entry is [string, MachineCpuPerRequest] => entry[1] !== null)
+    .map(([name, c]): Cell[] => {
+      const named = c.server + (c.redis ?? 0) + (c.postgres ?? 0) + c.client;
+      return [name, c.server, c.redis, c.postgres, c.client, round4(named), c.machine,
+        c.machine ? Math.round((cores * 1000) / c.machine) : null];
+    });
+  if (rows.length === 0) return [];
+  return ['', `CPU milliseconds per request in every process a run used (median of the rounds; warm-up requests included, as in the server's column above). ` +
+    `A closed loop on this ${cores}-core machine can go no faster than its cores divided by the machine's CPU per request (the last column); ` +
+    `the machine column also counts anything else running.`, '',
+    markdownTable(['server', 'server process', 'Redis', 'PostgreSQL', 'client (the bench)', 'sum of these', 'whole machine', 'machine ceiling, requests/s'], rows),
+    ...(hold.ratios.holdfastVsBareNodeMachineCpuPerRequest != null
+      ? ['', `holdfast ÷ bare node, the whole machine's CPU per request: ${formatRatio(hold.ratios.holdfastVsBareNodeMachineCpuPerRequest)} (median of the per-round ratios).`]
+      : [])];
+}
+
+const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
 
 function holdWarmUpLines(warmUp: HoldWarmUp | null | undefined, concurrency: number): string[] {
   if (!warmUp) return [];

@@ -1,0 +1,182 @@
+import { readdir, readFile } from 'node:fs/promises';
+import Redis from 'ioredis';
+
+/** Clock ticks per second for /proc (USER_HZ, 100 on Linux unless told). */
+const TICKS_PER_SECOND = Number(process.env.BENCH_CLK_TCK ?? 100);
+
+/**
+ * Where a request's CPU goes on the whole machine, not only in the server
+ * process: a closed loop on a 2-core machine is bound by the sum, so a server
+ * whose Redis script or PostgreSQL writes cost more than a `SET` loses
+ * throughput there even when its own process is idle. Milliseconds per request.
+ */
+export interface MachineCpuPerRequest {
+  /** The HTTP server process (holdfast's API or a baseline). */
+  server: number;
+  /** The redis-server process (all its threads). */
+  redis: number | null;
+  /** PostgreSQL: its shared processes and the sessions on the databases measured (MachineProcesses.postgresDatabases). */
+  postgres: number | null;
+  /** The bench process: the load generator and its HTTP client. */
+  client: number;
+  /** All CPUs of the machine, busy time (neighbours included). */
+  machine: number | null;
+}
+
+interface Stat {
+  pid: number;
+  ppid: number;
+  comm: string;
+  /** utime + stime, ticks. */
+  own: number;
+  /** cutime + cstime (children waited for), ticks. */
+  children: number;
+}
+
+function parseStat(pid: number, text: string): Stat | null {
+  const close = text.lastIndexOf(')');
+  if (close < 0) return null;
+  const comm = text.slice(text.indexOf('(') + 1, close);
+  // Fields after the command name start at field 3 (state): ppid is field 4, utime..cstime 14..17.
+  const f = text.slice(close + 2).split(' ');
+  const nums = [f[1], f[11], f[12], f[13], f[14]].map(Number);
+  if (nums.some((n) => !Number.isFinite(n))) return null;
+  return { pid, ppid: nums[0]!, comm, own: nums[1]! + nums[2]!, children: nums[3]! + nums[4]! };
+}
+
+async function readStat(pid: number): Promise<Stat | null> {
+  try {
+    return parseStat(pid, await readFile(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+async function allStats(): Promise<Stat[]> {
+  const names = await readdir('/proc').catch(() => [] as string[]);
+  const stats = await Promise.all(names.filter((n) => /^\d+$/.test(n)).map((n) => readStat(Number(n))));
+  return stats.filter((s): s is Stat => s !== null);
+}
+
+/**
+ * The PostgreSQL postmaster on this machine: a `postgres` process whose parent
+ * is not one. Null when there is none (a remote server) or more than one
+ * (which cluster would be ours?).
+ */
+export async function findPostmasterPid(): Promise<number | null> {
+  const stats = await allStats();
+  const byPid = new Map(stats.map((s) => [s.pid, s]));
+  const roots = stats.filter((s) => s.comm === 'postgres' && byPid.get(s.ppid)?.comm !== 'postgres');
+  return roots.length === 1 ? roots[0]!.pid : null;
+}
+
+/** The redis-server's process id when it runs on this machine (INFO server), else null. */
+export async function findRedisPid(redisUrl: string): Promise<number | null> {
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null, connectTimeout: 500, disconnectTimeout: 0 }); // only a local Redis is of use here
+  redis.on('error', () => {}); // a refused connection is answered by null below
+  try {
+    await redis.connect();
+    const info = await redis.info('server');
+    const pid = Number(/process_id:(\d+)/.exec(info)?.[1]);
+    if (!Number.isInteger(pid)) return null;
+    const stat = await readStat(pid);
+    return stat && stat.comm.startsWith('redis-server') ? pid : null;
+  } catch {
+    return null;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** PostgreSQL's processes that serve every database: their work (WAL, checkpoints) is shared. */
+const SHARED_POSTGRES = /: (walwriter|checkpointer|background writer|autovacuum launcher|logical replication launcher|archiver|stats collector)\b/;
+
+/**
+ * PostgreSQL's CPU so far. With `databases`, the live sessions and autovacuum
+ * workers on those databases and the shared processes (WAL writer,
+ * checkpointer…), so that a neighbour's work on another database is not
+ * counted; without, the postmaster, every live child, and the children that
+ * ended (their time is the postmaster's cutime once reaped).
+ */
+async function postgresTicks(postmasterPid: number, databases: readonly string[] | null): Promise<number | null> {
+  const root = await readStat(postmasterPid);
+  if (!root) return null;
+  const children = (await allStats()).filter((s) => s.ppid === postmasterPid);
+  if (databases === null) return root.own + root.children + children.reduce((sum, s) => sum + s.own, 0);
+  let ticks = root.own;
+  for (const child of children) {
+    const cmdline = await readFile(`/proc/${child.pid}/cmdline`, 'utf8').catch(() => '');
+    const words = cmdline.replace(/\0/g, ' ').split(/\s+/);
+    if (SHARED_POSTGRES.test(cmdline) || databases.some((db) => words.includes(db))) ticks += child.own;
+  }
+  return ticks;
+}
+
+async function machineBusyTicks(): Promise<number | null> {
+  try {
+    const line = (await readFile('/proc/stat', 'utf8')).split('\n')[0]!;
+    const v = line.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal (guest time is counted in user already)
+    const busy = v[0]! + v[1]! + v[2]! + v[5]! + v[6]! + v[7]!;
+    return Number.isFinite(busy) ? busy : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface MachineProcesses {
+  serverPid: number;
+  redisPid: number | null;
+  postmasterPid: number | null;
+  /** Count only PostgreSQL's sessions on these databases (and its shared processes); null: all of PostgreSQL. */
+  postgresDatabases: readonly string[] | null;
+}
+
+interface Reading {
+  server: number | null;
+  redis: number | null;
+  postgres: number | null;
+  client: number;
+  machine: number | null;
+}
+
+async function read(p: MachineProcesses): Promise<Reading> {
+  const [server, redis, postgres, machine] = await Promise.all([
+    readStat(p.serverPid).then((s) => s?.own ?? null),
+    p.redisPid === null ? null : readStat(p.redisPid).then((s) => s?.own ?? null),
+    p.postmasterPid === null ? null : postgresTicks(p.postmasterPid, p.postgresDatabases),
+    machineBusyTicks(),
+  ]);
+  const usage = process.cpuUsage();
+  return { server, redis, postgres, machine, client: (usage.user + usage.system) / 1000 };
+}
+
+const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
+
+/**
+ * Runs `work` and returns its result with each process's CPU per request
+ * (`requests(result)` of them) meanwhile; null for a process that could not be
+ * read. The resolution is /proc's tick (10 ms), so a run should take seconds.
+ */
+export async function withMachineCpu<T>(
+  p: MachineProcesses,
+  requests: (result: T) => number,
+  work: () => Promise<T>,
+): Promise<{ result: T; cpu: MachineCpuPerRequest | null }> {
+  const before = await read(p);
+  const result = await work();
+  const after = await read(p);
+  const n = requests(result);
+  if (n <= 0 || before.server === null || after.server === null) return { result, cpu: null };
+  const ticks = (a: number | null, b: number | null) => (a === null || b === null ? null : round4(((b - a) * 1000) / TICKS_PER_SECOND / n));
+  return {
+    result,
+    cpu: {
+      server: ticks(before.server, after.server)!,
+      redis: ticks(before.redis, after.redis),
+      postgres: ticks(before.postgres, after.postgres),
+      client: round4((after.client - before.client) / n),
+      machine: ticks(before.machine, after.machine),
+    },
+  };
+}
