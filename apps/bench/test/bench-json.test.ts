@@ -81,6 +81,8 @@ test('when the rounds read every process\'s CPU, then each server\'s is the medi
   expect(markdown).toMatch(/\| holdfast, one seat a hold +\| +0\.09 \| +0\.04 \| +0\.01 \| +0\.03 \| +0\.17 \| +0\.2 \| +10,000 \|/);
   expect(markdown).toMatch(/\| bare `node:http` +\|.*\| +20,000 \|/);
   expect(markdown).toContain('the whole machine\'s CPU per request: 2.50×');
+  // The rest of holdfast's work is 0.2 − 0.09 = 0.11 ms; with the bare server's 0.04 ms: 0.15 ms, 13,333 holds/s, 0.1 ÷ 0.15 = 0.67×.
+  expect(markdown).toContain('would still cap it at 13,333 holds/s on 2 cores: 0.67× the bare server\'s ceiling');
 });
 
 test('when the race lab ran, then holdfast is compared with SKIP LOCKED by purchases per second; null when either did not run', () => {

@@ -212,8 +212,23 @@ function cpuByProcessLines(hold: HoldPathReport, cores: number): string[] {
     `the machine column also counts anything else running.`, '',
     markdownTable(['server', 'server process', 'Redis', 'PostgreSQL', 'client (the bench)', 'sum of these', 'whole machine', 'machine ceiling, requests/s'], rows),
     ...(hold.ratios.holdfastVsBareNodeMachineCpuPerRequest != null
-      ? ['', `holdfast ÷ bare node, the whole machine's CPU per request: ${formatRatio(hold.ratios.holdfastVsBareNodeMachineCpuPerRequest)} (median of the per-round ratios).`]
+      ? ['', `holdfast ÷ bare node, the whole machine's CPU per request: ${formatRatio(hold.ratios.holdfastVsBareNodeMachineCpuPerRequest)} (median of the per-round ratios).` +
+          leanApiCeiling(by.holdfastApi, by.bareNode, cores)]
       : [])];
+}
+
+/**
+ * What the rest of a hold's work allows: the machine's ceiling were holdfast's
+ * API process no dearer a request than the bare server's, against the bare
+ * server's own ceiling.
+ */
+function leanApiCeiling(h: MachineCpuPerRequest | null, b: MachineCpuPerRequest | null, cores: number): string {
+  if (!h?.machine || !b?.machine) return '';
+  const rest = h.machine - h.server;
+  const lean = rest + b.server;
+  return ` Were holdfast's API process as cheap a request as the bare server (${b.server} ms instead of ${h.server} ms), the rest of a hold's work ` +
+    `(${round4(rest)} ms across the machine: the hold script in Redis, the outbox's rows in PostgreSQL, the client) would still cap it at ` +
+    `${formatNumber(Math.round((cores * 1000) / lean))} holds/s on ${cores} cores: ${formatRatio(b.machine / lean)} the bare server's ceiling.`;
 }
 
 const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
