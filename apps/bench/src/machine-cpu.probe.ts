@@ -15,7 +15,10 @@ export interface MachineCpuPerRequest {
   server: number;
   /** The redis-server process (all its threads). */
   redis: number | null;
-  /** PostgreSQL: its shared processes and the sessions on the databases measured (MachineProcesses.postgresDatabases). */
+  /**
+   * PostgreSQL: its shared processes and the sessions on the databases measured (MachineProcesses.postgresDatabases);
+   * a session that ended during the run is left out.
+   */
   postgres: number | null;
   /** The bench process: the load generator and its HTTP client. */
   client: number;
@@ -92,24 +95,38 @@ export async function findRedisPid(redisUrl: string): Promise<number | null> {
 const SHARED_POSTGRES = /: (walwriter|checkpointer|background writer|autovacuum launcher|logical replication launcher|archiver|stats collector)\b/;
 
 /**
- * PostgreSQL's CPU so far. With `databases`, the live sessions and autovacuum
- * workers on those databases and the shared processes (WAL writer,
- * checkpointer…), so that a neighbour's work on another database is not
- * counted; without, the postmaster, every live child, and the children that
- * ended (their time is the postmaster's cutime once reaped).
+ * PostgreSQL's processes and their CPU so far (ticks by pid). With `databases`,
+ * the sessions and autovacuum workers on those databases and the shared
+ * processes (WAL writer, checkpointer…), so that a neighbour's work on another
+ * database is not counted; without, every child of the postmaster and the
+ * postmaster itself.
  */
-async function postgresTicks(postmasterPid: number, databases: readonly string[] | null): Promise<number | null> {
+async function postgresTicks(postmasterPid: number, databases: readonly string[] | null): Promise<Map<number, number> | null> {
   const root = await readStat(postmasterPid);
   if (!root) return null;
-  const children = (await allStats()).filter((s) => s.ppid === postmasterPid);
-  if (databases === null) return root.own + root.children + children.reduce((sum, s) => sum + s.own, 0);
-  let ticks = root.own;
-  for (const child of children) {
-    const cmdline = await readFile(`/proc/${child.pid}/cmdline`, 'utf8').catch(() => '');
-    const words = cmdline.replace(/\0/g, ' ').split(/\s+/);
-    if (SHARED_POSTGRES.test(cmdline) || databases.some((db) => words.includes(db))) ticks += child.own;
+  const ticks = new Map<number, number>([[postmasterPid, root.own]]);
+  for (const child of (await allStats()).filter((s) => s.ppid === postmasterPid)) {
+    if (databases !== null) {
+      const cmdline = await readFile(`/proc/${child.pid}/cmdline`, 'utf8').catch(() => '');
+      const words = cmdline.replace(/\0/g, ' ').split(/\s+/);
+      if (!SHARED_POSTGRES.test(cmdline) && !databases.some((db) => words.includes(db))) continue;
+    }
+    ticks.set(child.pid, child.own);
   }
   return ticks;
+}
+
+/**
+ * What PostgreSQL's processes spent between two readings: each process's growth,
+ * a process that started meanwhile all of its time. A session that ended
+ * meanwhile is left out (its last ticks cannot be read), so this is a floor;
+ * the pool keeps its sessions for seconds of idleness, longer than a run's gaps.
+ */
+function postgresSpent(before: Map<number, number> | null, after: Map<number, number> | null): number | null {
+  if (before === null || after === null) return null;
+  let spent = 0;
+  for (const [pid, t] of after) spent += Math.max(0, t - (before.get(pid) ?? 0));
+  return spent;
 }
 
 async function machineBusyTicks(): Promise<number | null> {
@@ -135,7 +152,7 @@ export interface MachineProcesses {
 interface Reading {
   server: number | null;
   redis: number | null;
-  postgres: number | null;
+  postgres: Map<number, number> | null;
   client: number;
   machine: number | null;
 }
@@ -174,7 +191,7 @@ export async function withMachineCpu<T>(
     cpu: {
       server: ticks(before.server, after.server)!,
       redis: ticks(before.redis, after.redis),
-      postgres: ticks(before.postgres, after.postgres),
+      postgres: ticks(0, postgresSpent(before.postgres, after.postgres)),
       client: round4((after.client - before.client) / n),
       machine: ticks(before.machine, after.machine),
     },

@@ -77,12 +77,13 @@ test('when the rounds read every process\'s CPU, then each server\'s is the medi
   expect(hold.cpuByProcess?.holdfastMultiSeat).toBeNull();
   expect(hold.ratios.holdfastVsBareNodeMachineCpuPerRequest).toBe(2.5);
   const markdown = renderMarkdown({ ...emptyReport(), meta: { cpus: 2, loadAverageAtStart: [0], loadAverageAtEnd: [0] } as unknown as BenchReport['meta'], holdPath: hold });
-  // 2 cores ÷ 0.2 ms a hold = 10,000 holds a second at most; ÷ 0.1 ms, 20,000.
-  expect(markdown).toMatch(/\| holdfast, one seat a hold +\| +0\.09 \| +0\.04 \| +0\.01 \| +0\.03 \| +0\.17 \| +0\.2 \| +10,000 \|/);
-  expect(markdown).toMatch(/\| bare `node:http` +\|.*\| +20,000 \|/);
+  // holdfast's processes: 0.09 + 0.04 + 0.01 + 0.03 = 0.17 ms a hold, 2 cores ÷ 0.17 ms = 11,765 holds a second at most;
+  // the bare server's 0.04 + 0.01 + 0.01 + 0.03 = 0.09 ms, 22,222.
+  expect(markdown).toMatch(/\| holdfast, one seat a hold +\| +0\.09 \| +0\.04 \| +0\.01 \| +0\.03 \| +0\.17 \| +0\.2 \| +11,765 \|/);
+  expect(markdown).toMatch(/\| bare `node:http` +\|.*\| +0\.09 \| +0\.1 \| +22,222 \|/);
   expect(markdown).toContain('the whole machine\'s CPU per request: 2.50×');
-  // The rest of holdfast's work is 0.2 − 0.09 = 0.11 ms; with the bare server's 0.04 ms: 0.15 ms, 13,333 holds/s, 0.1 ÷ 0.15 = 0.67×.
-  expect(markdown).toContain('would still cap it at 13,333 holds/s on 2 cores: 0.67× the bare server\'s ceiling');
+  // The rest of holdfast's work is 0.17 − 0.09 = 0.08 ms; with the bare server's 0.04 ms: 0.12 ms, 16,667 holds/s, 0.09 ÷ 0.12 = 0.75×.
+  expect(markdown).toContain('would still cap it at 16,667 holds/s on 2 cores: 0.75× the bare server\'s ceiling');
 });
 
 test('when the race lab ran, then holdfast is compared with SKIP LOCKED by purchases per second; null when either did not run', () => {

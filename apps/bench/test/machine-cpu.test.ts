@@ -62,6 +62,27 @@ test('when a session on one database burns CPU, then PostgreSQL counted for that
   }
 });
 
+test('when a session that had burnt CPU ends during the run, then PostgreSQL is charged nothing for it, not its past work taken off', async () => {
+  const postmasterPid = await findPostmasterPid();
+  const ending = new Client({ connectionString: databaseUrl });
+  await ending.connect();
+  await ending.query('SELECT count(*) FROM generate_series(1, 4000000)'); // a few hundred ms, before the first reading
+  const self = child(0);
+  try {
+    const { cpu } = await withMachineCpu(
+      { serverPid: self.pid, redisPid: null, postmasterPid, postgresDatabases: [databaseName(databaseUrl)] }, () => 1,
+      async () => {
+        await ending.end();
+        await new Promise((resolve) => setTimeout(resolve, 200)); // the session's process is gone
+      },
+    );
+    expect(cpu!.postgres).toBeGreaterThanOrEqual(0);
+    expect(cpu!.postgres).toBeLessThan(100);
+  } finally {
+    await self.stop();
+  }
+});
+
 test('when Redis runs on this machine, then its process is found and the commands sent meanwhile are charged to it', async () => {
   const redisPid = await findRedisPid(redisUrl);
   expect(redisPid).not.toBeNull();

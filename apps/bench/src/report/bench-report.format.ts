@@ -186,6 +186,11 @@ function holdPathSection(report: BenchReport): string[] {
   ];
 }
 
+/** The CPU per request of the processes a run used, summed (the machine's busy time also counts neighbours). */
+function processesSum(c: MachineCpuPerRequest): number {
+  return round4(c.server + (c.redis ?? 0) + (c.postgres ?? 0) + c.client);
+}
+
 /**
  * Each server's CPU per request in every process its run used: on a machine of
  * few cores a closed loop is bound by their sum, not by the server alone.
@@ -202,15 +207,15 @@ function cpuByProcessLines(hold: HoldPathReport, cores: number): string[] {
   const rows = servers
     .filter((entry): entry is [string, MachineCpuPerRequest] => entry[1] !== null)
     .map(([name, c]): Cell[] => {
-      const named = c.server + (c.redis ?? 0) + (c.postgres ?? 0) + c.client;
-      return [name, c.server, c.redis, c.postgres, c.client, round4(named), c.machine,
-        c.machine ? Math.round((cores * 1000) / c.machine) : null];
+      const sum = processesSum(c);
+      return [name, c.server, c.redis, c.postgres, c.client, sum, c.machine, sum > 0 ? Math.round((cores * 1000) / sum) : null];
     });
   if (rows.length === 0) return [];
-  return ['', `CPU milliseconds per request in every process a run used (median of the rounds; warm-up requests included, as in the server's column above). ` +
-    `A closed loop on this ${cores}-core machine can go no faster than its cores divided by the machine's CPU per request (the last column); ` +
-    `the machine column also counts anything else running.`, '',
-    markdownTable(['server', 'server process', 'Redis', 'PostgreSQL', 'client (the bench)', 'sum of these', 'whole machine', 'machine ceiling, requests/s'], rows),
+  return ['', 'CPU milliseconds per request in every process a run used (median of the rounds; warm-up requests included, as in the server\'s column above; ' +
+    'PostgreSQL is its shared processes and the sessions on holdfast\'s database). ' +
+    `A closed loop on this ${cores}-core machine can go no faster than its cores divided by the CPU a request costs its processes (the last column). ` +
+    'The whole machine\'s busy time also counts the kernel\'s share not charged to a process, and anything else running.', '',
+    markdownTable(['server', 'server process', 'Redis', 'PostgreSQL', 'client (the bench)', 'sum of these', 'whole machine', 'ceiling from the sum, requests/s'], rows),
     ...(hold.ratios.holdfastVsBareNodeMachineCpuPerRequest != null
       ? ['', `holdfast ÷ bare node, the whole machine's CPU per request: ${formatRatio(hold.ratios.holdfastVsBareNodeMachineCpuPerRequest)} (median of the per-round ratios).` +
           leanApiCeiling(by.holdfastApi, by.bareNode, cores)]
@@ -218,17 +223,17 @@ function cpuByProcessLines(hold: HoldPathReport, cores: number): string[] {
 }
 
 /**
- * What the rest of a hold's work allows: the machine's ceiling were holdfast's
- * API process no dearer a request than the bare server's, against the bare
- * server's own ceiling.
+ * What the rest of a hold's work allows: the ceiling from the processes' sum
+ * were holdfast's API process no dearer a request than the bare server's,
+ * against the bare server's own.
  */
 function leanApiCeiling(h: MachineCpuPerRequest | null, b: MachineCpuPerRequest | null, cores: number): string {
-  if (!h?.machine || !b?.machine) return '';
-  const rest = h.machine - h.server;
+  if (!h || !b) return '';
+  const rest = processesSum(h) - h.server;
   const lean = rest + b.server;
   return ` Were holdfast's API process as cheap a request as the bare server (${b.server} ms instead of ${h.server} ms), the rest of a hold's work ` +
-    `(${round4(rest)} ms across the machine: the hold script in Redis, the outbox's rows in PostgreSQL, the client) would still cap it at ` +
-    `${formatNumber(Math.round((cores * 1000) / lean))} holds/s on ${cores} cores: ${formatRatio(b.machine / lean)} the bare server's ceiling.`;
+    `(${round4(rest)} ms: the hold script in Redis, the outbox's rows in PostgreSQL, the client) would still cap it at ` +
+    `${formatNumber(Math.round((cores * 1000) / lean))} holds/s on ${cores} cores: ${formatRatio(processesSum(b) / lean)} the bare server's ceiling.`;
 }
 
 const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
