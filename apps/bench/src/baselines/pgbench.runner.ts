@@ -95,6 +95,19 @@ async function createTables(client: Client, schema: string, seats: number): Prom
   await client.query('ANALYZE');
 }
 
+/**
+ * The planner settings holdfast's confirm function gives its own transaction (prisma/functions/
+ * holdfast_confirm_batch.plpgsql), given to pgbench's sessions alike. The tables are made and
+ * ANALYZEd empty just before the run, so a session plans its foreign-key checks (order items and
+ * payments against pgb_order) once, as scans of a table it believes empty, and keeps them while
+ * the run fills it: each transaction scanned every order written before it. One client, batches
+ * of 24: 1.8 ms a transaction at the start of a run, 13.9 ms after 250 (6,000 orders), against a
+ * flat 1.0-1.5 ms with these settings; a full-size round (3,000 confirms) read the batch-shaped
+ * pgbench several times slower than a quick one (1,500), so the ratio to it depended on the
+ * round's length. Both sides now plan by key.
+ */
+const PLANNER_OPTIONS = '-c enable_seqscan=off -c jit=off';
+
 export async function runPgbench(options: PgbenchOptions): Promise<PgbenchResult> {
   assertIdentifier(options.schema);
   const transactions = options.clients * options.transactionsPerClient;
@@ -119,7 +132,7 @@ export async function runPgbench(options: PgbenchOptions): Promise<PgbenchResult
       cwd: dir,
       timeout: 600_000,
       maxBuffer: 1 << 24,
-      env: { ...process.env, PGOPTIONS: `-c search_path=${options.schema}`, PGPASSWORD: url.password || process.env.PGPASSWORD },
+      env: { ...process.env, PGOPTIONS: `-c search_path=${options.schema} ${PLANNER_OPTIONS}`, PGPASSWORD: url.password || process.env.PGPASSWORD },
     }).catch((error: { stderr?: string; message: string }) => {
       const firstLines = (error.stderr ?? '').split('\n').slice(0, 4).join('\n');
       throw Object.assign(new Error(`pgbench failed: ${error.message.split('\n')[0]}\n${firstLines}`), { stderr: error.stderr });
