@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Prisma } from '@prisma/client';
-import type { Db } from './client';
+import { poolOf, type Db } from './client';
 import { translated } from './errors';
 import { money } from './money';
 import { BULK_STATEMENT_TIMEOUT_MS, bulkStatement, runTransaction, type Tx } from './transaction';
@@ -190,9 +190,78 @@ export async function listSeats(db: DbClient, eventId: string): Promise<SeatRow[
   return rows.map((r) => ({ ...r, priceCents: money(r.priceCents) }));
 }
 
-/** An event's whole seat map (up to 100,000 rows) in one read, with the bulk statement budget. */
+/** An event's whole seat map (up to 100,000 rows) in one read through Prisma, with the bulk statement budget. */
 export function listSeatMap(db: Db, eventId: string): Promise<SeatRow[]> {
   return runTransaction(db, (tx) => bulkStatement(tx, () => listSeats(tx, eventId)), { timeoutMs: BULK_STATEMENT_TIMEOUT_MS });
+}
+
+/**
+ * An event's seat map in columns: seat i is (ids[i], sections[i], rows[i],
+ * numbers[i], labels[i], tiers[i], priceCents[i]), in (section, row, number)
+ * order, as listSeats reads them.
+ */
+export interface SeatMapColumns {
+  ids: string[];
+  sections: string[];
+  rows: string[];
+  numbers: number[];
+  labels: string[];
+  tiers: string[];
+  priceCents: number[];
+}
+
+/**
+ * One row holding the seat map as one JSON text of seven arrays. The rows come
+ * from the ordered subquery into one aggregate node, so every array lists the
+ * seats in the same order (the index on (event_id, section, row, number) reads
+ * them in it); one ORDER BY per aggregate would sort the seats seven times.
+ */
+const SEAT_MAP_COLUMNS = `
+    SELECT json_build_object(
+             'ids', COALESCE(json_agg(s.id), '[]'), 'sections', COALESCE(json_agg(s.section), '[]'),
+             'rows', COALESCE(json_agg(s."row"), '[]'), 'numbers', COALESCE(json_agg(s.number), '[]'),
+             'labels', COALESCE(json_agg(s.label), '[]'), 'tiers', COALESCE(json_agg(s.tier), '[]'),
+             'priceCents', COALESCE(json_agg(s.price_cents), '[]'))::text AS map
+    FROM (SELECT id, section, "row", number, label, tier, price_cents FROM seats
+          WHERE event_id = $1::uuid ORDER BY section, "row", number) s`;
+
+/**
+ * An event's whole seat map (up to 100,000 seats) in one statement with the
+ * bulk statement budget, as columns: the process that sells the event keeps it
+ * in memory (the domain's EventCatalog). Read straight from the pool when there
+ * is one, one JSON text parsed at once: through Prisma, 100,000 rows cost about
+ * 330 ms of CPU in row objects alone, this about 50 (docs/benchmarks.md, "Seat catalog load").
+ */
+export async function readSeatMapColumns(db: Db, eventId: string): Promise<SeatMapColumns> {
+  const pool = poolOf(db);
+  let text: string;
+  if (pool) {
+    text = await translated(async () => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        // The client's query timeout follows this budget (pg-pool.ts) until COMMIT.
+        await client.query(`SET LOCAL statement_timeout = ${BULK_STATEMENT_TIMEOUT_MS}`);
+        const res = await client.query<{ map: string }>({ text: SEAT_MAP_COLUMNS, values: [eventId] });
+        await client.query('COMMIT');
+        client.release();
+        return res.rows[0]!.map;
+      } catch (err) {
+        // The connection's state is unknown (a transaction may be open): it is not handed out again.
+        client.release(err as Error);
+        throw err;
+      }
+    });
+  } else {
+    const rows = await runTransaction(db, (tx) => bulkStatement(tx, () => tx.$queryRawUnsafe<{ map: string }[]>(SEAT_MAP_COLUMNS, eventId)), {
+      timeoutMs: BULK_STATEMENT_TIMEOUT_MS,
+    });
+    text = rows[0]!.map;
+  }
+  const map = JSON.parse(text) as SeatMapColumns;
+  // Money past Number.MAX_SAFE_INTEGER cannot come back exactly from JSON: refused, as money() refuses it.
+  for (const p of map.priceCents) if (!Number.isSafeInteger(p)) throw new RangeError(`amount ${p} cents is beyond Number.MAX_SAFE_INTEGER`);
+  return map;
 }
 
 export interface SaleState {
