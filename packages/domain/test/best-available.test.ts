@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { eventKeyPattern, eventKeys, HoldStore, type BestAttempt } from '@holdfast/hold-store';
-import { sortTierSeats, type TierSeat } from '../src/best-available';
+import { compareSeat, sortTierSeats, type TierSeat } from '../src/best-available';
 import type { Catalog } from '../src/event-catalog';
 import { seatIndexLayout } from '../src/seat-index';
 
@@ -64,6 +64,21 @@ describe('sortTierSeats', () => {
   test('when seats are sorted, then by price, then section, row (as numbers) and number', () => {
     const sorted = sortTierSeats([seat('B', '1', 1, 5000), seat('A', '10', 1, 5000), seat('A', '9', 2, 5000), seat('A', '9', 1, 5000), seat('C', '1', 1, 1000)]);
     expect(sorted.map((s) => s.id)).toEqual(['C-1-1', 'A-9-1', 'A-9-2', 'A-10-1', 'B-1-1']);
+  });
+
+  test('when seats of many sections, rows and prices are sorted, then the order is the one compareSeat gives seat by seat, ties in the order given', () => {
+    // Rows '01' and '1' compare equal as numbers, as do 'é' and 'e' + U+0301: such seats keep their given order.
+    const sections = ['B', 'a', 'A', 'Ärena', 'box 10', 'box 9', '\u00e9t\u00e9', 'e\u0301te\u0301'];
+    const rows = ['1', '01', '2', '10', 'A', 'AA', 'b', '10A'];
+    let x = 7;
+    const next = (n: number) => (x = (x * 48271) % 2147483647) % n;
+    const seats = Array.from({ length: 3000 }, (_, i) => {
+      const s = seat(sections[next(sections.length)]!, rows[next(rows.length)]!, 1 + next(4), [1000, 2500, 1000.5 * 2][next(3)]!);
+      return { ...s, id: `seat-${i}` };
+    });
+    const expected = [...seats].sort((a, b) => a.priceCents - b.priceCents || compareSeat(a, b));
+    const sorted = sortTierSeats([...seats]);
+    expect(sorted.map((s) => s.id)).toEqual(expected.map((s) => s.id));
   });
 });
 
