@@ -1,4 +1,5 @@
-import { findEvent, listSeatMap, type Db, type EventRow, type SeatRow } from '@holdfast/db';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { findEvent, readSeatMapColumns, type Db, type EventRow, type SeatMapColumns, type SeatRow } from '@holdfast/db';
 import { sortTierSeats } from './best-available';
 
 /** An event's layout and settings: what a hold request needs without touching PostgreSQL. */
@@ -31,10 +32,28 @@ export class EventCatalog {
 
   constructor(private readonly db: Db, private readonly maxEvents = 32, private readonly settingsMaxAgeMs = 1000) {}
 
-  /** Forgets an event (its settings changed): the next request reads it again. */
+  /** Catalogs forgotten for their settings: the next load of the event takes their seats rather than read them again. */
+  private readonly forgotten = new Map<string, Promise<Catalog | null>>();
+
+  /** Forgets an event's settings (they changed): the next request reads its row again (its seats are kept). */
   invalidate(eventId: string): void {
+    const entry = this.cache.get(eventId);
     this.cache.delete(eventId);
     this.rows.delete(eventId);
+    if (entry) {
+      if (this.forgotten.size >= this.maxEvents) this.forgotten.clear();
+      this.forgotten.set(eventId, entry);
+    }
+  }
+
+  /**
+   * Loads the event's catalog ahead of its first hold (when a buyer reads the
+   * event, before the sale), unless this process has it: concurrent callers
+   * share one load, as with get(). True when the event has a catalog now; a
+   * failed load answers false and is not kept (the next request loads again).
+   */
+  preload(eventId: string): Promise<boolean> {
+    return this.entry(eventId).then((c) => c !== null, () => false);
   }
 
   async get(eventId: string): Promise<Catalog | null> {
@@ -91,38 +110,74 @@ export class EventCatalog {
       }
       return entry;
     }
-    entry = this.load(eventId);
-    this.cache.set(eventId, entry);
+    const forgotten = this.forgotten.get(eventId) ?? null;
+    this.forgotten.delete(eventId);
+    const loading = this.load(eventId, forgotten);
+    entry = loading;
+    this.cache.set(eventId, loading);
     this.latest = eventId;
-    // Unknown events and failed loads are not remembered.
-    entry.then(
-      (c) => { if (!c) this.cache.delete(eventId); },
-      () => this.cache.delete(eventId),
-    );
+    // Unknown events and failed loads are not remembered (a newer entry of the event is left alone).
+    const forget = () => {
+      if (this.cache.get(eventId) === loading) this.cache.delete(eventId);
+    };
+    loading.then((c) => { if (!c) forget(); }, forget);
     while (this.cache.size > this.maxEvents) this.cache.delete(this.cache.keys().next().value!);
     return entry;
   }
 
-  private async load(eventId: string): Promise<Catalog | null> {
+  private async load(eventId: string, forgotten: Promise<Catalog | null> | null): Promise<Catalog | null> {
     const readAt = Date.now();
     const event = await findEvent(this.db, eventId);
     if (!event) return null;
-    // A seat map of up to 100,000 rows, read once per process: a longer statement budget.
-    const seats = event.seatCount > 0 ? await listSeatMap(this.db, eventId) : [];
-    const tiers = new Map<string, SeatRow[]>();
-    for (const s of seats) {
-      let t = tiers.get(s.tier);
-      if (!t) tiers.set(s.tier, (t = []));
-      t.push(s);
+    const kept = forgotten && (await forgotten.catch(() => null));
+    // The seats never change: a catalog forgotten for its settings gives its seats to the next.
+    if (kept && kept.seats.length === event.seatCount) {
+      return { ...kept, event, readAt, ticketTypeById: new Map(event.ticketTypes.map((t) => [t.id, t])) };
     }
-    for (const t of tiers.values()) sortTierSeats(t);
-    return {
-      event,
-      readAt,
-      seats,
-      seatById: new Map(seats.map((s) => [s.id, s])),
-      tiers,
-      ticketTypeById: new Map(event.ticketTypes.map((t) => [t.id, t])),
-    };
+    return loadCatalog(this.db, event, readAt);
   }
+}
+
+/** Seats made into the catalog per turn of the event loop: requests of other events are served in between. */
+export const CATALOG_BUILD_CHUNK = 10_000;
+
+/**
+ * The catalog of an event whose row was read at `readAt`: its seat map read in
+ * one statement (columns, not row objects) and built in one pass, a turn of the
+ * event loop given back every CATALOG_BUILD_CHUNK seats.
+ */
+export async function loadCatalog(db: Db, event: EventRow, readAt: number): Promise<Catalog> {
+  const map = event.seatCount > 0 ? await readSeatMapColumns(db, event.id) : null;
+  return map ? buildCatalog(event, readAt, map) : {
+    event, readAt, seats: [], seatById: new Map(), tiers: new Map(), ticketTypeById: new Map(event.ticketTypes.map((t) => [t.id, t])),
+  };
+}
+
+async function buildCatalog(event: EventRow, readAt: number, map: SeatMapColumns): Promise<Catalog> {
+  const { ids, sections, rows, numbers, labels, tiers: tierOf, priceCents } = map;
+  const n = ids.length;
+  const seats = new Array<SeatRow>(n);
+  const seatById = new Map<string, SeatRow>();
+  const tiers = new Map<string, SeatRow[]>();
+  let tierName = '';
+  let tier: SeatRow[] = [];
+  for (let i = 0; i < n; i += 1) {
+    if (i > 0 && i % CATALOG_BUILD_CHUNK === 0) await nextTurn();
+    const s: SeatRow = { id: ids[i]!, section: sections[i]!, row: rows[i]!, number: numbers[i]!, label: labels[i]!, tier: tierOf[i]!, priceCents: priceCents[i]! };
+    seats[i] = s;
+    seatById.set(s.id, s);
+    // Neighbours mostly share a tier: its list is looked up again only when the tier changes.
+    if (s.tier !== tierName || i === 0) {
+      tierName = s.tier;
+      let t = tiers.get(tierName);
+      if (!t) tiers.set(tierName, (t = []));
+      tier = t;
+    }
+    tier.push(s);
+  }
+  for (const t of tiers.values()) {
+    await nextTurn();
+    sortTierSeats(t);
+  }
+  return { event, readAt, seats, seatById, tiers, ticketTypeById: new Map(event.ticketTypes.map((t) => [t.id, t])) };
 }

@@ -10,7 +10,8 @@ export interface SeatIndexLayout {
   tiers: TierRange[];
 }
 
-const layouts = new WeakMap<Catalog, SeatIndexLayout>();
+/** By the catalog's tiers: a catalog made again for new settings keeps its seats and their layout. */
+const layouts = new WeakMap<Catalog['tiers'], SeatIndexLayout>();
 
 /**
  * Ranks every seat by tier (by name), then price, section, row (as numbers) and
@@ -18,7 +19,7 @@ const layouts = new WeakMap<Catalog, SeatIndexLayout>();
  * after an event is created, so every process computes the same ranks.
  */
 export function seatIndexLayout(catalog: Catalog): SeatIndexLayout {
-  let layout = layouts.get(catalog);
+  let layout = layouts.get(catalog.tiers);
   if (layout) return layout;
   const seats: IndexedSeat[] = [];
   const tiers: TierRange[] = [];
@@ -34,7 +35,7 @@ export function seatIndexLayout(catalog: Catalog): SeatIndexLayout {
     tiers.push({ tier, lo, hi: seats.length - 1 });
   }
   layout = { seats, tiers };
-  layouts.set(catalog, layout);
+  layouts.set(catalog.tiers, layout);
   return layout;
 }
 
