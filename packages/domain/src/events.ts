@@ -206,6 +206,9 @@ export async function getEvent(ctx: DomainContext, eventId: string): Promise<Eve
   // Sold counts move, so read the row fresh rather than from the catalog.
   const row = await findEvent(ctx.db, eventId);
   if (!row) throw errors.eventNotFound();
+  // Buyers read the event before they hold: this process loads its catalog now, in the
+  // background, so the sale's first hold here does not wait on (and block the process with) that load.
+  if (row.seatCount > 0) void ctx.catalog.preload(eventId);
   return view(row, await availability(ctx, row));
 }
 
