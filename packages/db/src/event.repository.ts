@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Prisma } from '@prisma/client';
 import { poolOf, type Db } from './client';
 import { translated } from './errors';
@@ -211,41 +212,44 @@ export interface SeatMapColumns {
 }
 
 /**
- * One row holding the seat map as one JSON text of seven arrays. The rows come
- * from the ordered subquery into one aggregate node, so every array lists the
- * seats in the same order (the index on (event_id, section, row, number) reads
- * them in it); one ORDER BY per aggregate would sort the seats seven times.
+ * One row holding the seat map as seven JSON texts, one array a column. The
+ * rows come from the ordered subquery into one aggregate node, so every array
+ * lists the seats in the same order (the index on (event_id, section, row,
+ * number) reads them in it); an ORDER BY in each aggregate would sort the seats
+ * seven times.
  */
 const SEAT_MAP_COLUMNS = `
-    SELECT json_build_object(
-             'ids', COALESCE(json_agg(s.id), '[]'), 'sections', COALESCE(json_agg(s.section), '[]'),
-             'rows', COALESCE(json_agg(s."row"), '[]'), 'numbers', COALESCE(json_agg(s.number), '[]'),
-             'labels', COALESCE(json_agg(s.label), '[]'), 'tiers', COALESCE(json_agg(s.tier), '[]'),
-             'priceCents', COALESCE(json_agg(s.price_cents), '[]'))::text AS map
+    SELECT COALESCE(json_agg(s.id), '[]')::text AS ids, COALESCE(json_agg(s.section), '[]')::text AS sections,
+           COALESCE(json_agg(s."row"), '[]')::text AS rows, COALESCE(json_agg(s.number), '[]')::text AS numbers,
+           COALESCE(json_agg(s.label), '[]')::text AS labels, COALESCE(json_agg(s.tier), '[]')::text AS tiers,
+           COALESCE(json_agg(s.price_cents), '[]')::text AS price_cents
     FROM (SELECT id, section, "row", number, label, tier, price_cents FROM seats
           WHERE event_id = $1::uuid ORDER BY section, "row", number) s`;
+
+type SeatMapTexts = Record<'ids' | 'sections' | 'rows' | 'numbers' | 'labels' | 'tiers' | 'price_cents', string>;
 
 /**
  * An event's whole seat map (up to 100,000 seats) in one statement with the
  * bulk statement budget, as columns: the process that sells the event keeps it
  * in memory (the domain's EventCatalog). Read straight from the pool when there
- * is one, one JSON text parsed at once: through Prisma, 100,000 rows cost about
- * 330 ms of CPU in row objects alone, this about 50 (docs/benchmarks.md, "Seat catalog load").
+ * is one, each column one JSON text parsed at once, a turn of the event loop
+ * given back between columns: through Prisma, 100,000 rows cost about 330 ms of
+ * CPU in one stretch (docs/benchmarks.md, "Seat catalog load").
  */
 export async function readSeatMapColumns(db: Db, eventId: string): Promise<SeatMapColumns> {
   const pool = poolOf(db);
-  let text: string;
+  let texts: SeatMapTexts;
   if (pool) {
-    text = await translated(async () => {
+    texts = await translated(async () => {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
         // The client's query timeout follows this budget (pg-pool.ts) until COMMIT.
         await client.query(`SET LOCAL statement_timeout = ${BULK_STATEMENT_TIMEOUT_MS}`);
-        const res = await client.query<{ map: string }>({ text: SEAT_MAP_COLUMNS, values: [eventId] });
+        const res = await client.query<SeatMapTexts>({ text: SEAT_MAP_COLUMNS, values: [eventId] });
         await client.query('COMMIT');
         client.release();
-        return res.rows[0]!.map;
+        return res.rows[0]!;
       } catch (err) {
         // The connection's state is unknown (a transaction may be open): it is not handed out again.
         client.release(err as Error);
@@ -253,15 +257,22 @@ export async function readSeatMapColumns(db: Db, eventId: string): Promise<SeatM
       }
     });
   } else {
-    const rows = await runTransaction(db, (tx) => bulkStatement(tx, () => tx.$queryRawUnsafe<{ map: string }[]>(SEAT_MAP_COLUMNS, eventId)), {
+    const rows = await runTransaction(db, (tx) => bulkStatement(tx, () => tx.$queryRawUnsafe<SeatMapTexts[]>(SEAT_MAP_COLUMNS, eventId)), {
       timeoutMs: BULK_STATEMENT_TIMEOUT_MS,
     });
-    text = rows[0]!.map;
+    texts = rows[0]!;
   }
-  const map = JSON.parse(text) as SeatMapColumns;
+  const column = async <T>(text: string): Promise<T[]> => {
+    await nextTurn();
+    return JSON.parse(text) as T[];
+  };
+  const priceCents = await column<number>(texts.price_cents);
   // Money past Number.MAX_SAFE_INTEGER cannot come back exactly from JSON: refused, as money() refuses it.
-  for (const p of map.priceCents) if (!Number.isSafeInteger(p)) throw new RangeError(`amount ${p} cents is beyond Number.MAX_SAFE_INTEGER`);
-  return map;
+  for (const p of priceCents) if (!Number.isSafeInteger(p)) throw new RangeError(`amount ${p} cents is beyond Number.MAX_SAFE_INTEGER`);
+  return {
+    ids: await column(texts.ids), sections: await column(texts.sections), rows: await column(texts.rows), numbers: await column(texts.numbers),
+    labels: await column(texts.labels), tiers: await column(texts.tiers), priceCents,
+  };
 }
 
 export interface SaleState {
