@@ -79,6 +79,11 @@ describe('sortTierSeats', () => {
     const expected = [...seats].sort((a, b) => a.priceCents - b.priceCents || compareSeat(a, b));
     const sorted = sortTierSeats([...seats]);
     expect(sorted.map((s) => s.id)).toEqual(expected.map((s) => s.id));
+    // As many prices, sections, rows and numbers as seats: too many ranks for one exact number a seat.
+    const distinct = Array.from({ length: 3000 }, (_, i) =>
+      ({ ...seat(`S${next(100_000)}`, String(next(100_000)), next(100_000), next(100_000)), id: `distinct-${i}` }));
+    expect(sortTierSeats([...distinct]).map((s) => s.id))
+      .toEqual([...distinct].sort((a, b) => a.priceCents - b.priceCents || compareSeat(a, b)).map((s) => s.id));
   });
 });
 
