@@ -237,3 +237,63 @@ export async function giveUpWebhookDelivery(db: DbClient, id: string, reason: st
     WHERE id = ${id}::uuid AND status IN ('pending', 'queued')`);
   return n > 0;
 }
+
+/** What one retention batch removed, and where the next batch starts (null: no event was looked at). */
+export interface WebhookRetentionBatch {
+  /** Events looked at (locked) by this batch: fewer than the limit means the old events are all seen. */
+  examined: number;
+  events: number;
+  deliveries: number;
+  attempts: number;
+  last: { createdAt: Date; id: string } | null;
+}
+
+/**
+ * One retention batch, in ONE statement (its own short transaction): the next `limit` events
+ * created before `cutoff` after the key `after` (oldest first, keyset on created_at, id), locked
+ * with SKIP LOCKED so two runs at once take different events; of those, the finished deliveries
+ * (succeeded or failed) that finished before `cutoff` are deleted with their attempts, and the
+ * events left without any delivery are deleted too. A pending or queued delivery is never
+ * touched, and keeps its event. Finished is final (no delivery goes back to pending), and no
+ * delivery is ever added to an existing event, so what one snapshot sees stays true. The
+ * statement never waits for a row lock (SKIP LOCKED on the deliveries too: one an endpoint's
+ * deletion holds stays, and keeps its event, until a later run), so it cannot deadlock with it.
+ */
+export async function deleteExpiredWebhookBatch(
+  db: DbClient, cutoff: Date, limit: number, after: { createdAt: Date; id: string } | null,
+): Promise<WebhookRetentionBatch> {
+  const from = after
+    ? Prisma.sql`AND (e.created_at, e.id) > (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)`
+    : Prisma.empty;
+  const rows = await translated(() => db.$queryRaw<{
+    examined: number; events: number; deliveries: number; attempts: number; last_created_at: Date | null; last_id: string | null;
+  }[]>`
+    WITH ev AS (
+      SELECT e.id, e.created_at FROM webhook_events e
+      WHERE e.created_at < ${cutoff.toISOString()}::timestamptz ${from}
+      ORDER BY e.created_at, e.id LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED
+    ),
+    done AS (
+      SELECT d.id FROM webhook_deliveries d
+      WHERE d.event_id IN (SELECT id FROM ev) AND d.status IN ('succeeded', 'failed')
+        AND d.finished_at < ${cutoff.toISOString()}::timestamptz
+      FOR UPDATE OF d SKIP LOCKED
+    ),
+    a AS (DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM done) RETURNING 1),
+    d AS (DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM done) RETURNING 1),
+    e AS (
+      DELETE FROM webhook_events x WHERE x.id IN (SELECT id FROM ev)
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries k WHERE k.event_id = x.id AND k.id NOT IN (SELECT id FROM done))
+      RETURNING 1
+    ),
+    last AS (SELECT created_at, id FROM ev ORDER BY created_at DESC, id DESC LIMIT 1)
+    SELECT (SELECT count(*) FROM ev)::int AS examined, (SELECT count(*) FROM e)::int AS events,
+           (SELECT count(*) FROM d)::int AS deliveries, (SELECT count(*) FROM a)::int AS attempts,
+           (SELECT created_at FROM last) AS last_created_at, (SELECT id::text FROM last) AS last_id`);
+  const r = rows[0]!;
+  return {
+    examined: r.examined, events: r.events, deliveries: r.deliveries, attempts: r.attempts,
+    last: r.last_created_at && r.last_id ? { createdAt: r.last_created_at, id: r.last_id } : null,
+  };
+}
