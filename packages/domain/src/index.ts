@@ -54,5 +54,8 @@ export {
   deliverWebhook, dispatchWebhookDeliveries, requeueWebhookDeliveries, signWebhook, webhookRetryDelayMs, DEFAULT_WEBHOOK_DELIVERY, SIGNATURE_HEADER,
   type DeliverOutcome, type WebhookDeliverySettings,
 } from './deliver-webhook';
+export {
+  purgeWebhookHistory, DEFAULT_PURGE_BATCH_SIZE, DEFAULT_PURGE_BUDGET_MS, type PurgeWebhookHistoryOptions, type PurgeWebhookHistoryReport,
+} from './purge-webhook-history';
 export { checkWebhookUrl, isPrivateAddress, type WebhookUrlPolicy } from './webhook-url';
 export { cancelOrder, type CancelOrderInput } from './cancel-order';
