@@ -59,6 +59,12 @@ const envSchema = z.object({
   WEBHOOK_RETRY_MAX_DELAY_MS: z.coerce.number().int().min(10).max(86_400_000).default(3_600_000),
   WEBHOOK_RETRY_WINDOW_SECONDS: z.coerce.number().int().min(1).max(30 * 86400).default(86400),
   WEBHOOK_DISPATCH_EVERY_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  WEBHOOK_RETENTION_DAYS: z.coerce
+    .number({ error: 'must be a whole number of days' })
+    .int('must be a whole number of days')
+    .min(1, 'must be at least 1 (day)')
+    .max(3650, 'must be at most 3650 (days)')
+    .default(30),
   // --- Bearer tokens from an OIDC issuer (issue 32); HS256 with JWT_SECRET above ---
   // Empty counts as unset (docker-compose passes `${AUTH_ISSUER:-}` through).
   AUTH_ISSUER: z.preprocess((v) => (v === '' ? undefined : v), z.string().url('must be an https:// URL (the issuer, or its discovery document)').optional()),
@@ -222,6 +228,11 @@ export interface WebhookConfig {
   retryWindowMs: number;
   /** How often the worker moves recorded deliveries to the queue. */
   dispatchEveryMs: number;
+  /**
+   * WEBHOOK_RETENTION_DAYS: deliveries finished (succeeded or given up) longer ago than this are
+   * deleted with their attempts, and events older than this once no delivery of theirs is left.
+   */
+  retentionMs: number;
 }
 
 /** A confirm's batch stops committing on its claim this long plus the query timeout before the claim ends (COMMIT, clocks). */
@@ -248,6 +259,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (e.HOLD_REPLICA_ACKS > 0 && !e.REDIS_CLUSTER_NODES) {
     throw new ConfigError('Invalid configuration: HOLD_REPLICA_ACKS needs REDIS_CLUSTER_NODES (replicas to acknowledge)');
+  }
+  if (e.WEBHOOK_RETENTION_DAYS * 86400 < e.WEBHOOK_RETRY_WINDOW_SECONDS) {
+    throw new ConfigError('Invalid configuration: WEBHOOK_RETENTION_DAYS must cover WEBHOOK_RETRY_WINDOW_SECONDS (a delivery is kept at least as long as it may be retried)');
   }
   if (e.CONFIRM_CLAIM_LEASE_MS < e.DATABASE_QUERY_TIMEOUT_MS + CLAIM_MARGIN_EXTRA_MS + 1000) {
     throw new ConfigError(`Invalid configuration: CONFIRM_CLAIM_LEASE_MS must be at least DATABASE_QUERY_TIMEOUT_MS + ${CLAIM_MARGIN_EXTRA_MS + 1000}`);
@@ -332,6 +346,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retryMaxDelayMs: e.WEBHOOK_RETRY_MAX_DELAY_MS,
       retryWindowMs: e.WEBHOOK_RETRY_WINDOW_SECONDS * 1000,
       dispatchEveryMs: e.WEBHOOK_DISPATCH_EVERY_MS,
+      retentionMs: e.WEBHOOK_RETENTION_DAYS * 86_400_000,
     },
     warnings,
   };
