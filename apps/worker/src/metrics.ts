@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import client from 'prom-client';
 import type { DomainMetrics, RepairKind } from '@holdfast/domain';
 
-/** The worker's own Prometheus registry: jobs by outcome, expiries, reconciliation repairs. */
+/** The worker's own Prometheus registry: jobs by outcome, expiries, reconciliation repairs, webhook rows deleted by retention. */
 export function createWorkerMetrics() {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry, prefix: 'holdfast_worker_' });
@@ -17,6 +17,11 @@ export function createWorkerMetrics() {
   const outboxParked = new client.Counter({
     name: 'holdfast_outbox_parked_total', help: 'Hold records PostgreSQL refused, parked aside so the outbox drains on.', registers: [registry],
   });
+  const webhookRowsDeleted = new client.Counter({
+    name: 'holdfast_webhook_retention_deleted_total',
+    help: 'Webhook rows deleted by retention (WEBHOOK_RETENTION_DAYS), by table (events | deliveries | attempts).',
+    labelNames: ['table'], registers: [registry],
+  });
   const domain: DomainMetrics = {
     holdOutcome() {},
     confirmOutcome() {},
@@ -28,7 +33,7 @@ export function createWorkerMetrics() {
     },
   };
   return {
-    registry, jobs, repairs, domain,
+    registry, jobs, repairs, domain, webhookRowsDeleted,
     repair: (kind: RepairKind, count = 1) => repairs.inc({ kind }, count),
   };
 }

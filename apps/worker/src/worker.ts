@@ -8,6 +8,7 @@ import { createRedisClient, HoldStore, maxmemoryPolicy, ReconcileStore } from '@
 import { withJobSpan } from '@holdfast/telemetry';
 import {
   DELIVER_WEBHOOK_JOB, EXPIRE_HOLD_JOB, EXPIRE_HOLDS_JOB, EXPIRY_QUEUE, MAINTENANCE_QUEUE, RECONCILE_JOB, SWEEP_JOB, WEBHOOK_BACKOFF, WEBHOOK_QUEUE,
+  WEBHOOK_RETENTION_JOB,
   enqueueWebhookDeliveries, queuePrefix, scheduleExpiries, workerConnection,
 } from '@holdfast/jobs';
 import { createWorkerMetrics, serveMetrics, type WorkerMetrics } from './metrics';
@@ -16,6 +17,7 @@ import { expireHoldProcessor } from './processors/expire-hold.processor';
 import { expireHoldsProcessor } from './processors/expire-holds.processor';
 import { reconcileProcessor } from './processors/reconcile.processor';
 import { sweepProcessor } from './processors/sweep.processor';
+import { webhookRetentionProcessor } from './processors/webhook-retention.processor';
 
 export interface WorkerOptions {
   log?: Logger;
@@ -30,6 +32,8 @@ export interface WorkerOptions {
   concurrency?: number;
   /** How often the jobs of queued webhook deliveries are added again (Redis may have lost them); default 60 s. */
   webhookRequeueEveryMs?: number;
+  /** How often webhook history past WEBHOOK_RETENTION_DAYS is deleted (a job on the maintenance queue); default 60 s. */
+  webhookRetentionEveryMs?: number;
 }
 
 export interface WorkerHandle {
@@ -51,14 +55,15 @@ export function createWorkerLogger(config: Pick<Config, 'logLevel' | 'logFormat'
 }
 
 /**
- * Starts the job processors: per-hold expiry, the sweep and reconciliation on
- * job schedulers. Every Redis connection reconnects by itself; the schedulers
+ * Starts the job processors: per-hold expiry, the sweep, reconciliation and
+ * webhook retention on job schedulers. Every Redis connection reconnects by itself; the schedulers
  * are re-declared periodically because a Redis that lost its data lost them too.
  */
 export async function startWorker(config: Config, opts: WorkerOptions = {}): Promise<WorkerHandle> {
   const log = opts.log ?? createWorkerLogger(config);
   const sweepEveryMs = opts.sweepEveryMs ?? 10_000;
   const reconcileEveryMs = opts.reconcileEveryMs ?? config.reconcileEverySeconds * 1000;
+  const webhookRetentionEveryMs = opts.webhookRetentionEveryMs ?? 60_000;
   const db = createDb(config.databaseUrl, {
     poolSize: 5,
     connectionTimeoutMillis: Math.max(3000, config.database.connectTimeoutMs),
@@ -116,6 +121,9 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
   const expireBatch = expireHoldsProcessor(ctx, expiryQueue);
   const sweep = sweepProcessor(ctx, rs);
   const reconcileJob = reconcileProcessor(ctx, rs, (e) => metrics.repair(e.kind, e.count));
+  const webhookRetention = webhookRetentionProcessor(ctx, config.webhooks.retentionMs, (table, count) => {
+    if (count) metrics.webhookRowsDeleted.inc({ table }, count);
+  });
   // Webhooks: the dispatcher moves the deliveries that may go now (recorded in PostgreSQL with
   // the change that caused them) to their queue; one run at a time in this process.
   let dispatching: Promise<number> | null = null;
@@ -163,6 +171,7 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
     new Worker(MAINTENANCE_QUEUE, (job: Job) => withJobSpan(job, async () => {
       if (job.name === SWEEP_JOB) return sweep(job);
       if (job.name === RECONCILE_JOB) return reconcileJob(job);
+      if (job.name === WEBHOOK_RETENTION_JOB) return webhookRetention(job);
       throw new Error(`unknown maintenance job ${job.name}`);
     }), { ...workerOpts, concurrency: 1 }),
   ];
@@ -180,6 +189,9 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
     await maintenanceQueue.upsertJobScheduler('sweep', { every: sweepEveryMs }, { name: SWEEP_JOB, data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } });
     await maintenanceQueue.upsertJobScheduler('reconcile', { every: reconcileEveryMs }, {
       name: RECONCILE_JOB, data: { requestedBy: 'schedule' }, opts: { removeOnComplete: 100, removeOnFail: 100 },
+    });
+    await maintenanceQueue.upsertJobScheduler('webhook-retention', { every: webhookRetentionEveryMs }, {
+      name: WEBHOOK_RETENTION_JOB, data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 },
     });
   };
   await declareSchedulers().catch((err: Error) => log.warn({ err: err.message }, 'could not declare job schedulers yet'));
@@ -201,7 +213,7 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
   let server: Server | null = null;
   let metricsUrl: string | null = null;
   if (metricsPort !== null) ({ server, url: metricsUrl } = await serveMetrics(metrics, metricsPort));
-  log.info({ sweepEveryMs, reconcileEveryMs, metricsUrl }, 'worker started');
+  log.info({ sweepEveryMs, reconcileEveryMs, webhookRetentionEveryMs, metricsUrl }, 'worker started');
 
   return {
     ctx, metrics, metricsUrl, expiryQueue, maintenanceQueue, webhookQueue, dispatchWebhooks,

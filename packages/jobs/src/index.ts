@@ -19,6 +19,8 @@ export { redisOptionsFromUrl };
 /** Job names on the maintenance queue. */
 export const SWEEP_JOB = 'sweep';
 export const RECONCILE_JOB = 'reconcile';
+/** Deletes webhook history older than WEBHOOK_RETENTION_DAYS (finished deliveries, their attempts, events left without any). */
+export const WEBHOOK_RETENTION_JOB = 'webhook-retention';
 
 /** Job names on the expiry queue: one hold's own job, and the job of holds persisted together. */
 export const EXPIRE_HOLD_JOB = 'expire-hold';
@@ -36,6 +38,12 @@ export type ExpireHoldsData = z.infer<typeof expireHoldsData>;
 
 export const reconcileData = z.strictObject({ requestedBy: z.string().max(200).optional() });
 export const sweepData = z.strictObject({});
+/** A retention run: events looked at per statement, and how long before it stops starting batches. */
+export const webhookRetentionData = z.strictObject({
+  batchSize: z.number().int().min(1).max(10_000).optional(),
+  budgetMs: z.number().int().min(0).max(600_000).optional(),
+});
+export type WebhookRetentionData = z.infer<typeof webhookRetentionData>;
 
 /** Reconnects quickly when Redis comes back (BullMQ's default waits up to 20 s). */
 const retryStrategy = (times: number) => Math.min(200 * times, 2000);
