@@ -25,7 +25,7 @@ export interface PurgeWebhookHistoryReport {
 }
 
 export const DEFAULT_PURGE_BATCH_SIZE = 1000;
-export const DEFAULT_PURGE_BUDGET_MS = 10_000;
+export const DEFAULT_PURGE_BUDGET_MS = 5_000;
 
 /**
  * Deletes the webhook history older than the retention period, oldest event first. Each batch
