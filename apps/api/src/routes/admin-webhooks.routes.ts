@@ -55,7 +55,9 @@ export const ADMIN_WEBHOOK_ENDPOINTS = [
   endpoint({
     method: 'get', path: '/v1/admin/webhooks/{webhookId}/deliveries', operationId: 'adminListWebhookDeliveries', tag: 'Admin', roles: ['admin'],
     query: listQuery,
-    summary: 'An endpoint\'s deliveries, newest first, each with its status and every attempt (when, outcome, the receiver\'s status code).',
+    summary: 'An endpoint\'s deliveries, newest first, each with its status and every attempt (when, outcome, the receiver\'s status code). '
+      + 'Deliveries finished longer ago than the retention period (WEBHOOK_RETENTION_DAYS, default 30 days) are deleted with their attempts and '
+      + 'no longer listed; pending and queued ones are listed whatever their age.',
     responses: {
       200: { description: 'a page of deliveries', schema: webhookResponses.webhookDeliveries }, 404: err('WEBHOOK_NOT_FOUND'), 503: unavailable,
     },
