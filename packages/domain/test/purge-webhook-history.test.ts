@@ -3,9 +3,15 @@
 // The suite has a database of its own: a run deletes every old row in the database it is given.
 import { randomUUID } from 'node:crypto';
 import { createDb, type Db } from '@holdfast/db';
-import { isolatedDatabaseUrl } from '@holdfast/test-kit';
 import type { DomainContext } from '../src/context';
 import { purgeWebhookHistory } from '../src/purge-webhook-history';
+
+/** The suite's own copy of the test database ('retention' in test-kit's ISOLATED_DATABASES, made by the global setup). */
+function suiteDatabaseUrl(): string {
+  const u = new URL(process.env.DATABASE_URL!);
+  u.pathname = `${u.pathname}_retention`;
+  return u.toString();
+}
 
 const DAY = 86_400_000;
 const RETENTION = 30 * DAY;
@@ -17,7 +23,7 @@ let endpointId: string;
 let tag: string;
 
 beforeAll(async () => {
-  db = createDb(isolatedDatabaseUrl('retention'));
+  db = createDb(suiteDatabaseUrl());
   // purgeWebhookHistory reads nothing of the context but its database.
   ctx = { db } as unknown as DomainContext;
 });
