@@ -169,7 +169,7 @@ test('when a customer releases a hold and an endpoint subscribes to hold.release
 test('when the WEBHOOK_* settings are read, then plain http follows demo mode or WEBHOOK_ALLOW_PRIVATE, and a bad value stops start-up naming the variable', () => {
   const prod = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), STRIPE_WEBHOOK_SECRET: 'whsec_test_secret' };
   expect(loadConfig(prod).webhooks).toEqual({
-    allowPrivate: false, allowHttp: false, timeoutMs: 10_000, retryBaseMs: 10_000, retryMaxDelayMs: 3_600_000, retryWindowMs: 86_400_000, dispatchEveryMs: 1000,
+    allowPrivate: false, allowHttp: false, timeoutMs: 10_000, retryBaseMs: 10_000, retryMaxDelayMs: 3_600_000, retryWindowMs: 86_400_000, dispatchEveryMs: 1000, retentionMs: 30 * 86_400_000,
   });
   expect(loadConfig({ ...prod, WEBHOOK_ALLOW_PRIVATE: 'true' }).webhooks).toMatchObject({ allowPrivate: true, allowHttp: true });
   expect(loadConfig({ NODE_ENV: 'test' }).webhooks).toMatchObject({ allowPrivate: false, allowHttp: true });
