@@ -730,7 +730,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An endpoint's deliveries, newest first, each with its status and every attempt (when, outcome, the receiver's status code).
+         * An endpoint's deliveries, newest first, each with its status and every attempt (when, outcome, the receiver's status code). Deliveries finished longer ago than the retention period (WEBHOOK_RETENTION_DAYS, default 30 days) are deleted with their attempts and no longer listed; pending and queued ones are listed whatever their age.
          * @description Roles: admin.
          */
         get: operations["adminListWebhookDeliveries"];
