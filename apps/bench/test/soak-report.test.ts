@@ -26,3 +26,14 @@ test('when the wait hit its limit with holds not ended, then the soak section sa
   expect(text).toContain('12624 holds still ACTIVE in PostgreSQL, 22659 live records in Redis, 0 outbox entries');
   expect(text).not.toContain('every hold ended 140 s');
 });
+
+test('when Redis\'s used_memory ended below where it was before the sale, then no bytes per ended hold are made of it and the section says why', () => {
+  const base = report(null);
+  const shrunk: SoakReport = { ...base, ended: { ...base.ended, redisDeltaBytes: -7_347_912, bytesPerEndedHold: -102, bytesPerEndedHoldAfterHour: 45 } };
+  const text = renderSoakSection(shrunk).join('\n');
+  expect(text).not.toContain('-102');
+  expect(text).toMatch(/\| ended \(all\) +\| +1,000 \| +-7\.35 \| +– \| +– \| +45 \|/);
+  expect(text).toContain('the server-wide Δ says nothing per hold');
+  // A delta that grew is still divided per hold.
+  expect(renderSoakSection(base).join('\n')).toMatch(/\| ended \(all\) +\| +1,000 \| +0\.04 \| +40 \|/);
+});

@@ -404,6 +404,8 @@ async function activeRecords(redis: Redis, eventId: string): Promise<number> {
 
 export function renderSoakSection(report: SoakReport | null | undefined): string[] {
   if (!report) return [];
+  // used_memory is the whole server's: below its value before the sale, it counts other keys' removal, not the holds.
+  const shrank = report.ended.redisDeltaBytes < 0;
   const kb = (b: number) => round3(b / 1024);
   const rows = (c: KeyKindCensus[]): Cell[][] => c.filter((r) => r.keys > 0).map((r) => [
     r.kind, r.scope, r.keys, kb(r.bytes), r.ttlSec ? `${r.ttlSec.min}–${r.ttlSec.max}` : null, r.keysAfterHour, kb(r.bytesAfterHour),
@@ -424,9 +426,13 @@ export function renderSoakSection(report: SoakReport | null | undefined): string
     '',
     markdownTable(['Redis', 'holds', 'used_memory Δ MB', 'bytes per hold', 'bytes per hold, per-hold keys (census)', 'bytes per ended hold after 1 h (from TTLs)'], [
       ['live (sale end)', report.peak.liveHolds, round3(report.peak.redisDeltaBytes / 1e6), report.peak.bytesPerLiveHold, report.peak.holdKeyBytesPerLiveHold, null],
-      ['ended (all)', report.ended.holds, round3(report.ended.redisDeltaBytes / 1e6), report.ended.bytesPerEndedHold, null, report.ended.bytesPerEndedHoldAfterHour],
+      ['ended (all)', report.ended.holds, round3(report.ended.redisDeltaBytes / 1e6), shrank ? null : report.ended.bytesPerEndedHold, null, report.ended.bytesPerEndedHoldAfterHour],
     ]),
     '',
+    ...(shrank
+      ? ['Redis\'s used_memory ended below where it was before the sale: keys that were there before it (BullMQ\'s jobs of earlier sections, say) ' +
+          'were removed meanwhile, so the server-wide Δ says nothing per hold (–); the census and the TTLs below are this sale\'s own.', '']
+      : []),
     `An hour after the sale (from the TTLs): ${report.ended.bytesPerEndedHoldAfterHour ?? '–'} bytes per ended hold in the event's and the holds' keys; ` +
       `besides, ${round3(report.ended.otherBytesAfterHour / 1e6)} MB in other keys (BullMQ's jobs, at most 1,000 completed expiry jobs; idempotency answers, 24 h), whatever the sale's size.`,
     '',
