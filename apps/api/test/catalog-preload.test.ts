@@ -1,8 +1,8 @@
 // An API process loads an event's seat catalog before the sale's first hold: when a
 // buyer reads the event there, and it keeps the seats when an admin changes settings.
 // Every SQL statement sent to PostgreSQL is seen on the way (a pass-through spy).
-import pg from 'pg';
 import { holdPost, startApi, useTestApi, type TestApi } from '@holdfast/test-kit';
+import { statementsDuring } from './sql-statements';
 
 const { api, newEvent } = useTestApi();
 /** A second API process (its own catalogs) on the same PostgreSQL and Redis. */
@@ -14,32 +14,13 @@ afterAll(async () => {
   await second?.close();
 });
 
-/** The statements seen so far by the spy of the statementsDuring call that runs. */
-const spied = { statements: [] as string[] };
-
 async function waitFor(done: () => boolean, ms: number): Promise<void> {
   const until = Date.now() + ms;
   while (!done() && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
 }
 
-async function statementsDuring<T>(fn: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
-  const statements: string[] = [];
-  spied.statements = statements;
-  const original = pg.Client.prototype.query;
-  const spy = jest.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
-    const q = args[0];
-    statements.push(typeof q === 'string' ? q : String((q as { text?: string })?.text ?? ''));
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof original);
-  try {
-    return { result: await fn(), statements };
-  } finally {
-    spy.mockRestore();
-  }
-}
-
 /** Statements that read seats with their labels: the seat map, whichever way it is read. */
-const seatMapReads = (statements: string[]) => statements.filter((t) => /\bseats\b/i.test(t) && /\blabel\b/i.test(t));
+const seatMapReads = (statements: readonly string[]) => statements.filter((t) => /\bseats\b/i.test(t) && /\blabel\b/i.test(t));
 
 const seats = [
   { section: 'A', row: '1', number: 1, tier: 'front', priceCents: 9000 },
@@ -53,10 +34,10 @@ test('when a buyer reads an event on a process before holding, then that process
   const { event: read } = await newEvent({ seats, ticketTypes: [] });
   const { event: unread } = await newEvent({ seats, ticketTypes: [] });
 
-  const viewed = await statementsDuring(async () => {
+  const viewed = await statementsDuring(async (seen) => {
     expect((await second.call('GET', `/v1/events/${read.id}`)).status).toBe(200);
     // The read answered; the catalog's load goes on in the background (its seat map read is awaited here).
-    await waitFor(() => seatMapReads(spied.statements).length > 0, 10_000);
+    await waitFor(() => seatMapReads(seen).length > 0, 10_000);
   });
   expect(seatMapReads(viewed.statements)).toHaveLength(1);
   const first = await statementsDuring(() => holdPost(second, read.id, `buyer-${process.pid}-1`, { tier: 'main', quantity: 2 }));

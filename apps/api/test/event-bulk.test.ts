@@ -1,26 +1,10 @@
 // An event with 100,000 seats is created with one bulk INSERT of its seats, not
 // 100,000 round trips: every SQL statement sent to PostgreSQL is counted on the way.
-import pg from 'pg';
 import { createEvent } from '@holdfast/domain';
 import { dropTestEvent, useTestApi, type SeatSpec, holdPost } from '@holdfast/test-kit';
+import { statementsDuring } from './sql-statements';
 
 const { api } = useTestApi();
-
-/** The text of every statement the pg driver sends while `fn` runs (a pass-through spy: the statements still run). */
-async function statementsDuring<T>(fn: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
-  const statements: string[] = [];
-  const original = pg.Client.prototype.query;
-  const spy = jest.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
-    const q = args[0];
-    statements.push(typeof q === 'string' ? q : String((q as { text?: string })?.text ?? ''));
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof original);
-  try {
-    return { result: await fn(), statements };
-  } finally {
-    spy.mockRestore();
-  }
-}
 
 test('when an event with 100,000 seats is created, then its seats go in with one INSERT and all of them are there', async () => {
   const seats: SeatSpec[] = [];
