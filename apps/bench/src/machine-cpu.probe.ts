@@ -1,8 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import Redis from 'ioredis';
+import { readProcessStat, TICKS_PER_SECOND, type ProcessStat } from './process-cpu.probe';
 
-/** Clock ticks per second for /proc (USER_HZ, 100 on Linux unless told). */
-const TICKS_PER_SECOND = Number(process.env.BENCH_CLK_TCK ?? 100);
 
 /**
  * Where a request's CPU goes on the whole machine, not only in the server
@@ -26,39 +25,10 @@ export interface MachineCpuPerRequest {
   machine: number | null;
 }
 
-interface Stat {
-  pid: number;
-  ppid: number;
-  comm: string;
-  /** utime + stime, ticks. */
-  own: number;
-  /** cutime + cstime (children waited for), ticks. */
-  children: number;
-}
-
-function parseStat(pid: number, text: string): Stat | null {
-  const close = text.lastIndexOf(')');
-  if (close < 0) return null;
-  const comm = text.slice(text.indexOf('(') + 1, close);
-  // Fields after the command name start at field 3 (state): ppid is field 4, utime..cstime 14..17.
-  const f = text.slice(close + 2).split(' ');
-  const nums = [f[1], f[11], f[12], f[13], f[14]].map(Number);
-  if (nums.some((n) => !Number.isFinite(n))) return null;
-  return { pid, ppid: nums[0]!, comm, own: nums[1]! + nums[2]!, children: nums[3]! + nums[4]! };
-}
-
-async function readStat(pid: number): Promise<Stat | null> {
-  try {
-    return parseStat(pid, await readFile(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return null;
-  }
-}
-
-async function allStats(): Promise<Stat[]> {
+async function allStats(): Promise<ProcessStat[]> {
   const names = await readdir('/proc').catch(() => [] as string[]);
-  const stats = await Promise.all(names.filter((n) => /^\d+$/.test(n)).map((n) => readStat(Number(n))));
-  return stats.filter((s): s is Stat => s !== null);
+  const stats = await Promise.all(names.filter((n) => /^\d+$/.test(n)).map((n) => readProcessStat(Number(n))));
+  return stats.filter((s): s is ProcessStat => s !== null);
 }
 
 /**
@@ -82,7 +52,7 @@ export async function findRedisPid(redisUrl: string): Promise<number | null> {
     const info = await redis.info('server');
     const pid = Number(/process_id:(\d+)/.exec(info)?.[1]);
     if (!Number.isInteger(pid)) return null;
-    const stat = await readStat(pid);
+    const stat = await readProcessStat(pid);
     return stat && stat.comm.startsWith('redis-server') ? pid : null;
   } catch {
     return null;
@@ -102,16 +72,16 @@ const SHARED_POSTGRES = /: (walwriter|checkpointer|background writer|autovacuum 
  * postmaster itself.
  */
 async function postgresTicks(postmasterPid: number, databases: readonly string[] | null): Promise<Map<number, number> | null> {
-  const root = await readStat(postmasterPid);
+  const root = await readProcessStat(postmasterPid);
   if (!root) return null;
-  const ticks = new Map<number, number>([[postmasterPid, root.own]]);
+  const ticks = new Map<number, number>([[postmasterPid, root.ticks]]);
   for (const child of (await allStats()).filter((s) => s.ppid === postmasterPid)) {
     if (databases !== null) {
       const cmdline = await readFile(`/proc/${child.pid}/cmdline`, 'utf8').catch(() => '');
       const words = cmdline.replace(/\0/g, ' ').split(/\s+/);
       if (!SHARED_POSTGRES.test(cmdline) && !databases.some((db) => words.includes(db))) continue;
     }
-    ticks.set(child.pid, child.own);
+    ticks.set(child.pid, child.ticks);
   }
   return ticks;
 }
@@ -159,8 +129,8 @@ interface Reading {
 
 async function read(p: MachineProcesses): Promise<Reading> {
   const [server, redis, postgres, machine] = await Promise.all([
-    readStat(p.serverPid).then((s) => s?.own ?? null),
-    p.redisPid === null ? null : readStat(p.redisPid).then((s) => s?.own ?? null),
+    readProcessStat(p.serverPid).then((s) => s?.ticks ?? null),
+    p.redisPid === null ? null : readProcessStat(p.redisPid).then((s) => s?.ticks ?? null),
     p.postmasterPid === null ? null : postgresTicks(p.postmasterPid, p.postgresDatabases),
     machineBusyTicks(),
   ]);

@@ -1,7 +1,33 @@
 import { readFile } from 'node:fs/promises';
 
 /** Clock ticks per second for /proc/<pid>/stat (USER_HZ, 100 on Linux unless told). */
-const TICKS_PER_SECOND = Number(process.env.BENCH_CLK_TCK ?? 100);
+export const TICKS_PER_SECOND = Number(process.env.BENCH_CLK_TCK ?? 100);
+
+/** A process as /proc/<pid>/stat gives it. */
+export interface ProcessStat {
+  pid: number;
+  ppid: number;
+  /** The command name (it may contain spaces). */
+  comm: string;
+  /** CPU used so far, user + system, in clock ticks. */
+  ticks: number;
+}
+
+/** /proc/<pid>/stat read, or null when the process is gone (or /proc is not available). */
+export async function readProcessStat(pid: number): Promise<ProcessStat | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const close = stat.lastIndexOf(')');
+    if (close < 0) return null;
+    // Fields after the command name start after the last ')' with field 3 (state): ppid is field 4, utime and stime 14 and 15.
+    const fields = stat.slice(close + 2).split(' ');
+    const [ppid, utime, stime] = [fields[1], fields[11], fields[12]].map(Number);
+    if (!Number.isFinite(ppid) || !Number.isFinite(utime) || !Number.isFinite(stime)) return null;
+    return { pid, ppid: ppid!, comm: stat.slice(stat.indexOf('(') + 1, close), ticks: utime! + stime! };
+  } catch {
+    return null;
+  }
+}
 
 /**
  * CPU time (user + system, milliseconds) a process has used so far, from
@@ -10,17 +36,8 @@ const TICKS_PER_SECOND = Number(process.env.BENCH_CLK_TCK ?? 100);
  * machine had left to give. Null where /proc is not available.
  */
 export async function processCpuMs(pid: number): Promise<number | null> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may contain spaces) start after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const utime = Number(fields[11]);
-    const stime = Number(fields[12]);
-    if (!Number.isFinite(utime) || !Number.isFinite(stime)) return null;
-    return ((utime + stime) * 1000) / TICKS_PER_SECOND;
-  } catch {
-    return null;
-  }
+  const stat = await readProcessStat(pid);
+  return stat === null ? null : (stat.ticks * 1000) / TICKS_PER_SECOND;
 }
 
 /** Runs `work` and returns its result with the CPU milliseconds process `pid` spent meanwhile. */
