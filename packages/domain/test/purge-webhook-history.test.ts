@@ -3,6 +3,7 @@
 // The suite has a database of its own: a run deletes every old row in the database it is given.
 import { randomUUID } from 'node:crypto';
 import { createDb, type Db } from '@holdfast/db';
+import pg from 'pg';
 import type { DomainContext } from '../src/context';
 import { purgeWebhookHistory } from '../src/purge-webhook-history';
 
@@ -176,4 +177,54 @@ test('when four runs go at once over the same old rows, then every finished row 
   expect(await left(waiting)).toMatchObject({ events: 100, deliveries: 100, attempts: 100 });
   expect((await left(waiting)).statuses.every((s) => s === 'pending')).toBe(true);
   expect(await orphans()).toBe(0);
+});
+
+/** A second endpoint with one finished delivery (and one attempt) on each of `eventIds`, finished as long ago as its event. */
+async function secondEndpointOn(eventIds: string[]): Promise<string> {
+  const id = randomUUID();
+  await db.$executeRaw`INSERT INTO webhook_endpoints (id, url, events, secret, created_by)
+    VALUES (${id}::uuid, ${`https://example.test/${id}`}, ARRAY['hold.expired'], 'whsec_test', 'test')`;
+  await db.$executeRaw`
+    INSERT INTO webhook_deliveries (id, event_id, endpoint_id, ordering_key, status, attempts, created_at, finished_at)
+    SELECT gen_random_uuid(), ev.id, ${id}::uuid, ${tag}, 'succeeded', 1, ev.created_at, ev.created_at
+    FROM webhook_events ev WHERE ev.id = ANY (${eventIds}::uuid[])`;
+  await db.$executeRaw`
+    INSERT INTO webhook_attempts (id, delivery_id, attempt, status, response_code, error, started_at, duration_ms)
+    SELECT gen_random_uuid(), d.id, 1, 'succeeded', 200, NULL, d.created_at, 12
+    FROM webhook_deliveries d WHERE d.endpoint_id = ${id}::uuid`;
+  return id;
+}
+
+/** Settles with 'blocked' when `work` has not settled within `ms` (it waits on a lock it should never wait on). */
+function settledWithin<T>(work: Promise<T>, ms: number): Promise<T | 'blocked'> {
+  let timer: NodeJS.Timeout | undefined;
+  const blocked = new Promise<'blocked'>((resolve) => { timer = setTimeout(() => resolve('blocked'), ms); });
+  return Promise.race([work, blocked]).finally(() => clearTimeout(timer));
+}
+
+test('when an endpoint\'s deletion is in flight, then a purge neither waits for it nor deletes what it holds, and once both are over the next run leaves nothing old and nothing orphaned', async () => {
+  const shared = await history(50, 31, ['failed'], { attemptsEach: 1 });
+  const second = await secondEndpointOn(shared);
+  // The deletion's transaction (as deleteWebhookEndpointRow runs it), left open: it holds the
+  // second endpoint's row, its 50 deliveries and their attempts.
+  const deleting = new pg.Client({ connectionString: suiteDatabaseUrl() });
+  await deleting.connect();
+  try {
+    await deleting.query('BEGIN');
+    await deleting.query('DELETE FROM webhook_endpoints WHERE id = $1::uuid', [second]);
+    await deleting.query('DELETE FROM webhook_events ev WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id)');
+    const purged = await settledWithin(purgeWebhookHistory(ctx, { retentionMs: RETENTION }), 15_000);
+    if (purged === 'blocked') await deleting.query('ROLLBACK');
+    expect(purged).not.toBe('blocked');
+    // The test endpoint's deliveries went; the events stay, the deletion's rows being locked and still there for the purge.
+    expect(purged).toMatchObject({ events: 0, deliveries: 50, attempts: 50 });
+    await deleting.query('COMMIT');
+  } finally {
+    await deleting.end();
+  }
+  expect(await left(shared)).toEqual({ events: 50, deliveries: 0, attempts: 0, statuses: [] });
+  expect(await orphans()).toBe(0);
+  // The events both left behind have no delivery any more: the next run takes them.
+  expect(await purgeWebhookHistory(ctx, { retentionMs: RETENTION })).toMatchObject({ events: 50, deliveries: 0 });
+  expect(await left(shared)).toEqual({ events: 0, deliveries: 0, attempts: 0, statuses: [] });
 });
