@@ -65,6 +65,7 @@ const cases = option('scripts', ALL_SCRIPTS.join(',')).split(',') as ScriptCase[
 for (const c of cases) if (!ALL_SCRIPTS.includes(c)) throw new Error(`unknown script case ${c} (${ALL_SCRIPTS.join(', ')})`);
 
 const HOLDS_PER_CUSTOMER = 50;
+const BEST_EVENT_SEATS = 5000;
 const TTL_MS = 600_000;
 
 /** The hold store of another commit, extracted where its imports resolve from this checkout's node_modules. */
@@ -185,7 +186,10 @@ async function phase(store: Store, redis: Redis, c: ScriptCase, calls: number): 
       if (r.kind !== 'ok') throw new Error(`holdTickets answered ${r.kind}`);
     };
   } else if (c === 'best1' || c === 'best4') {
-    // One tier of rows of 30 seats, each seat a rank of its own, all one price.
+    // One tier of rows of 30 seats, each seat a rank of its own, all one price; at least
+    // BEST_EVENT_SEATS of them, so the seat index and the free set are as a real event's
+    // (a hash and a zset past Redis's listpack sizes, not a list scanned member by member).
+    while (seatIds.length < BEST_EVENT_SEATS) seatIds.push(randomUUID());
     const seats = seatIds.map((id, i) => ({ id, rank: i + 1, rowId: Math.floor(i / 30), number: (i % 30) + 1, priceCents: 5000, label: `row ${Math.floor(i / 30)}, seat ${(i % 30) + 1}` }));
     for (let from = 0; from < seats.length; from += 1000) {
       const last = from + 1000 >= seats.length ? { tiers: [{ tier: 'standard', lo: 1, hi: seats.length }], seatCount: seats.length } : null;
