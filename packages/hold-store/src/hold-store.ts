@@ -398,7 +398,7 @@ export class HoldStore {
     ];
     const args: (string | number)[] = [
       req.holdId, req.customerId, req.ttlMs, req.maxPerCustomer, req.rateLimit, req.rateWindowMs,
-      k.channel, candidates.length, HOLD_RECORD_TTL_MS,
+      k.channel, candidates.length, req.ttlMs + HOLD_RECORD_TTL_MS,
     ];
     for (const c of candidates) args.push(c.seatIds.length);
     for (const c of candidates) args.push(c.recordJson);
@@ -429,7 +429,7 @@ export class HoldStore {
     const args = [
       req.holdId, req.customerId, req.ttlMs, req.maxPerCustomer, req.rateLimit, req.rateWindowMs,
       k.channel, req.tier, req.quantity, k.seatPrefix, req.eventId, req.currency, req.window ?? bestWindow(req.quantity),
-      req.outboxMaxPending, HOLD_RECORD_TTL_MS, req.salesStartMs ?? '', req.salesEndMs ?? '', req.queuePass ?? '',
+      req.outboxMaxPending, req.ttlMs + HOLD_RECORD_TTL_MS, req.salesStartMs ?? '', req.salesEndMs ?? '', req.queuePass ?? '',
     ];
     const parseBest = (reply: (string | number)[]): BestAttempt => {
       if (reply[0] === 'NOT_INDEXED') return { kind: 'not_indexed' };
@@ -475,7 +475,7 @@ export class HoldStore {
     ];
     const args = [
       req.holdId, req.customerId, req.ttlMs, req.maxPerCustomer, req.rateLimit, req.rateWindowMs,
-      req.recordJson, k.channel, req.ticketTypeId, req.quantity, req.outboxMaxPending, HOLD_RECORD_TTL_MS,
+      req.recordJson, k.channel, req.ticketTypeId, req.quantity, req.outboxMaxPending, req.ttlMs + HOLD_RECORD_TTL_MS,
       req.salesStartMs ?? '', req.salesEndMs ?? '', req.queuePass ?? '',
     ];
     return this.#acknowledged('holdTickets', keys, args, parse, () => this.endHold({

@@ -12,7 +12,8 @@
   outbox entry are written as hold-seats writes them.
 
   Cost is bounded: the free set is walked from the tier's lowest rank (batches
-  of members and their metadata, two calls each), and the search for seats
+  of members and their metadata, two calls each, and the last member's score
+  when the batch is full), and the search for seats
   side by side stops after ARGV[13] usable seats (or at the first seat dearer
   than the q-th cheapest). Every script keeps the free set in step, so members
   are trusted during the walk and the selection's seats are checked (sold set,
@@ -47,7 +48,7 @@
     ARGV[8] tier   ARGV[9] quantity   ARGV[10] seat key prefix ("{ev:<id>}:seat:")
     ARGV[11] event id   ARGV[12] currency   ARGV[13] seats to look at for side by side (>= quantity)
     ARGV[14] the most outbox entries not yet persisted before holds are refused
-    ARGV[15] record ttl ms (how long the hold record outlives the hold)
+    ARGV[15] the hold record's ttl ms (ttl + how long the record outlives the hold)
     ARGV[16] sale window start ms   ARGV[17] sale window end ms ('' for an open bound)
     KEYS[11] the waiting room's passes (hash)   KEYS[12] its active passes (zset), see includes/queue-pass
     ARGV[18] the queue pass ('' when the event has no waiting room)
@@ -73,9 +74,13 @@
 --- @include "queue-pass"
 
 local now = nowMs()
-if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_READY'} end
+-- The ready marker counted twice beside the waiting lists' scopes (includes/waitlist):
+-- one EXISTS answers both (2 or 3: ready; 1 or 3: a waiting list has entries).
+local p = eventPrefixOf(KEYS[1])
+local present = redis.call('EXISTS', KEYS[1], KEYS[1], p .. 'wls')
+if present < 2 then return {'NOT_READY'} end
 -- Items that came back (leases that lapsed) go to the waiting lists first (includes/waitlist).
-serveWaitlists(eventPrefixOf(KEYS[1]), now)
+if present == 3 then serveWaitlists(p, now) end
 if outsideSaleWindow(ARGV[16], ARGV[17], now) then return {'SALES_CLOSED', now} end
 local passRefused = queuePassRefused(KEYS[11], KEYS[12], ARGV[18], ARGV[2], now)
 if passRefused then return {'QUEUE_PASS', passRefused} end
@@ -97,10 +102,12 @@ if not index[2] then return {'SOLD_OUT', 0} end
 local lo, hi = string.match(index[2], '^(%d+):(%d+)$')
 
 local prefix = ARGV[10]
+-- Times go to Redis as text made once (a number passed to redis.call is formatted each time).
+local nowText = string.format('%d', now)
 -- Up to `count` leases whose time has passed give their seats back, earliest first; a lease
 -- moved on keeps its entry, re-dated. Answers whether `count` were found (more may be left).
 local function giveBackLapsed(count)
-  local lapsed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, count)
+  local lapsed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', nowText, 'LIMIT', '0', count)
   for _, seatId in ipairs(lapsed) do
     local ttl = redis.call('PTTL', prefix .. seatId)
     if ttl >= 0 then
@@ -157,17 +164,19 @@ local function select(checkEach)
 
   local from = lo
   local limit = q + 8
-  while true do
+  local exhausted = false
+  while not exhausted do
     if #seats >= q and (looked >= budget or #seats >= window) then break end
-    local batch = redis.call('ZRANGEBYSCORE', KEYS[9], from, hi, 'WITHSCORES', 'LIMIT', 0, limit)
-    if #batch == 0 then break end
+    local ids = redis.call('ZRANGEBYSCORE', KEYS[9], from, hi, 'LIMIT', '0', limit)
+    if #ids == 0 then break end
+    -- A full batch: the next one starts after its last member's score (read now, before the
+    -- walk may drop that member; one ZSCORE instead of every member's score formatted and
+    -- sent). A short batch was the rest of the range.
+    if #ids < limit then exhausted = true else from = '(' .. redis.call('ZSCORE', KEYS[9], ids[#ids]) end
     limit = 64
-    local ids = {}
-    for i = 1, #batch, 2 do ids[#ids + 1] = batch[i] end
     local metas = redis.call('HMGET', KEYS[10], unpack(ids))
     local stop = false
     for i, id in ipairs(ids) do
-      from = '(' .. batch[2 * i]
       looked = looked + 1
       local meta = metas[i]
       if not meta or (checkEach and taken(id)) then
@@ -226,28 +235,31 @@ if not chosen then
   return {'SOLD_OUT', #seats}
 end
 
-local ttl = tonumber(ARGV[3])
-local expiresAt = now + ttl
-local items, ids = {}, {}
+local expiresAt = now + tonumber(ARGV[3])
+local expiresText = string.format('%d', expiresAt)
+local items, ids, quoted = {}, {}, {}
 local sum = 0
-for _, s in ipairs(chosen) do
-  redis.call('SET', prefix .. s[1], ARGV[1], 'PX', ttl)
-  redis.call('ZADD', KEYS[3], expiresAt, s[1])
+local tier = cjson.encode(ARGV[8])
+for i, s in ipairs(chosen) do
+  redis.call('SET', prefix .. s[1], ARGV[1], 'PX', ARGV[3])
+  redis.call('ZADD', KEYS[3], expiresText, s[1])
   redis.call('ZREM', KEYS[9], s[1])
+  quoted[i] = cjson.encode(s[1])
   -- Amounts written as integers (cjson would round numbers past 14 digits).
-  items[#items + 1] = '{"seatId":' .. cjson.encode(s[1]) .. ',"label":' .. cjson.encode(s[5]) .. ',"tier":' .. cjson.encode(ARGV[8])
+  items[i] = '{"seatId":' .. quoted[i] .. ',"label":' .. cjson.encode(s[5]) .. ',"tier":' .. tier
     .. ',"priceCents":' .. string.format('%d', s[4]) .. ',"quantity":1}'
-  ids[#ids + 1] = s[1]
+  ids[i] = s[1]
   sum = sum + s[4]
 end
 addCustomerHold(KEYS[4], ARGV[1], q, expiresAt, mineSum, mineEarliest)
-queuePassHolding(KEYS[11], KEYS[12], ARGV[18], ARGV[2], expiresAt)
+queuePassHolding(KEYS[11], KEYS[12], ARGV[18], ARGV[2], expiresText)
 local json = '{"eventId":' .. cjson.encode(ARGV[11]) .. ',"customerId":' .. cjson.encode(ARGV[2]) .. ',"items":['
   .. table.concat(items, ',') .. '],"currency":' .. cjson.encode(ARGV[12]) .. ',"totalCents":' .. string.format('%d', sum) .. '}'
-redis.call('HSET', KEYS[7], 'json', json, 'createdAt', now, 'expiresAt', expiresAt, 'status', 'active')
-redis.call('PEXPIRE', KEYS[7], ttl + tonumber(ARGV[15]))
-redis.call('XADD', KEYS[8], '*', 'holdId', ARGV[1], 'createdAt', now, 'expiresAt', expiresAt, 'json', json)
-redis.call('PUBLISH', ARGV[7], cjson.encode({ seatIds = ids, status = 'held' }))
+redis.call('HSET', KEYS[7], 'json', json, 'createdAt', nowText, 'expiresAt', expiresText, 'status', 'active')
+redis.call('PEXPIRE', KEYS[7], ARGV[15])
+redis.call('XADD', KEYS[8], '*', 'holdId', ARGV[1], 'createdAt', nowText, 'expiresAt', expiresText, 'json', json)
+-- What cjson.encode({ seatIds = ..., status = 'held' }) writes, byte for byte, without its table.
+redis.call('PUBLISH', ARGV[7], '{"status":"held","seatIds":[' .. table.concat(quoted, ',') .. ']}')
 local out = {'OK', now, side}
 for _, id in ipairs(ids) do out[#out + 1] = id end
 return out

@@ -17,7 +17,7 @@
     ARGV[1] hold id             ARGV[2] customer id      ARGV[3] ttl ms
     ARGV[4] max tickets per customer                     ARGV[5] rate limit (0: not counted)
     ARGV[6] rate window ms      ARGV[7] change channel     ARGV[8] number of candidates (n)
-    ARGV[9] record ttl ms (how long the hold record outlives the hold)
+    ARGV[9] the hold record's ttl ms (ttl + how long the record outlives the hold)
     ARGV[10 .. 9+n] candidate sizes; ARGV[10+n .. 9+2n] each candidate's hold JSON
     (items, totals); then the seat ids in KEYS order; then the sale window's
     start and end ms (ARGV[#ARGV-3], ARGV[#ARGV-2]; '' for an open bound); then
@@ -45,9 +45,13 @@
 
 local now = nowMs()
 
-if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_READY'} end
+-- The ready marker counted twice beside the waiting lists' scopes (includes/waitlist):
+-- one EXISTS answers both (2 or 3: ready; 1 or 3: a waiting list has entries).
+local p = eventPrefixOf(KEYS[1])
+local present = redis.call('EXISTS', KEYS[1], KEYS[1], p .. 'wls')
+if present < 2 then return {'NOT_READY'} end
 -- Items that came back (leases that lapsed) go to the waiting lists first (includes/waitlist).
-serveWaitlists(eventPrefixOf(KEYS[1]), now)
+if present == 3 then serveWaitlists(p, now) end
 if outsideSaleWindow(ARGV[#ARGV - 3], ARGV[#ARGV - 2], now) then return {'SALES_CLOSED', now} end
 local passRefused = queuePassRefused(KEYS[#KEYS - 1], KEYS[#KEYS], ARGV[#ARGV], ARGV[2], now)
 if passRefused then return {'QUEUE_PASS', passRefused} end
@@ -72,10 +76,10 @@ if inUse + quantity > tonumber(ARGV[4]) then return {'LIMIT_EXCEEDED', inUse} en
 -- Check every seat of a candidate before writing any.
 local unavailable = {}
 local seen = {}
-local chosen = nil
+local chosen, size = nil, nil
 local offset = 0
 for c = 1, ncand do
-  local size = tonumber(ARGV[sizeAt + c - 1])
+  size = c == 1 and quantity or tonumber(ARGV[sizeAt + c - 1])
   local free = true
   for i = 1, size do
     local k = offset + i
@@ -93,23 +97,24 @@ if not chosen then
   return unavailable
 end
 
-local ttl = tonumber(ARGV[3])
-local expiresAt = now + ttl
-local size = tonumber(ARGV[sizeAt + chosen - 1])
-local seatIds = {}
+-- Times go to Redis as text made once (a number passed to redis.call is formatted each time).
+local expiresAt = now + tonumber(ARGV[3])
+local nowText, expiresText = string.format('%d', now), string.format('%d', expiresAt)
+local quoted = {}
 for i = 1, size do
   local k = offset + i
   local seatId = ARGV[seatAt + k - 1]
-  redis.call('SET', KEYS[9 + k], ARGV[1], 'NX', 'PX', ttl)
-  redis.call('ZADD', KEYS[3], expiresAt, seatId)
+  redis.call('SET', KEYS[9 + k], ARGV[1], 'NX', 'PX', ARGV[3])
+  redis.call('ZADD', KEYS[3], expiresText, seatId)
   redis.call('ZREM', KEYS[9], seatId)
-  seatIds[#seatIds + 1] = seatId
+  quoted[i] = cjson.encode(seatId)
 end
 addCustomerHold(KEYS[4], ARGV[1], size, expiresAt, mineSum, mineEarliest)
-queuePassHolding(KEYS[#KEYS - 1], KEYS[#KEYS], ARGV[#ARGV], ARGV[2], expiresAt)
+queuePassHolding(KEYS[#KEYS - 1], KEYS[#KEYS], ARGV[#ARGV], ARGV[2], expiresText)
 local json = ARGV[jsonAt + chosen - 1]
-redis.call('HSET', KEYS[7], 'json', json, 'createdAt', now, 'expiresAt', expiresAt, 'status', 'active')
-redis.call('PEXPIRE', KEYS[7], ttl + tonumber(ARGV[9]))
-redis.call('XADD', KEYS[8], '*', 'holdId', ARGV[1], 'createdAt', now, 'expiresAt', expiresAt, 'json', json)
-redis.call('PUBLISH', ARGV[7], cjson.encode({ seatIds = seatIds, status = 'held' }))
+redis.call('HSET', KEYS[7], 'json', json, 'createdAt', nowText, 'expiresAt', expiresText, 'status', 'active')
+redis.call('PEXPIRE', KEYS[7], ARGV[9])
+redis.call('XADD', KEYS[8], '*', 'holdId', ARGV[1], 'createdAt', nowText, 'expiresAt', expiresText, 'json', json)
+-- What cjson.encode({ seatIds = ..., status = 'held' }) writes, byte for byte, without its table.
+redis.call('PUBLISH', ARGV[7], '{"status":"held","seatIds":[' .. table.concat(quoted, ',') .. ']}')
 return {'OK', chosen, now}

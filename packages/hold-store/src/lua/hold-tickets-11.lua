@@ -14,7 +14,7 @@
     ARGV[5] rate limit (0: not counted)     ARGV[6] rate window ms
     ARGV[7] hold JSON  ARGV[8] change channel  ARGV[9] ticket type id  ARGV[10] quantity
     ARGV[11] the most outbox entries not yet persisted before holds are refused
-    ARGV[12] record ttl ms (how long the hold record outlives the hold)
+    ARGV[12] the hold record's ttl ms (ttl + how long the record outlives the hold)
     ARGV[13] sale window start ms   ARGV[14] sale window end ms ('' for an open bound)
     KEYS[10] the waiting room's passes (hash)   KEYS[11] its active passes (zset), see includes/queue-pass
     ARGV[15] the queue pass ('' when the event has no waiting room)
@@ -37,9 +37,13 @@
 
 local now = nowMs()
 
-if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[2]) == 0 then return {'NOT_READY'} end
+-- The ready marker and the ticket type counted twice each beside the waiting lists' scopes
+-- (includes/waitlist): one EXISTS answers all three (4 or 5: both there; 5: a waiting list has entries).
+local p = eventPrefixOf(KEYS[1])
+local present = redis.call('EXISTS', KEYS[1], KEYS[1], KEYS[2], KEYS[2], p .. 'wls')
+if present < 4 then return {'NOT_READY'} end
 -- Items that came back (leases that lapsed) go to the waiting lists first (includes/waitlist).
-serveWaitlists(eventPrefixOf(KEYS[1]), now)
+if present == 5 then serveWaitlists(p, now) end
 if outsideSaleWindow(ARGV[13], ARGV[14], now) then return {'SALES_CLOSED', now} end
 local passRefused = queuePassRefused(KEYS[10], KEYS[11], ARGV[15], ARGV[2], now)
 if passRefused then return {'QUEUE_PASS', passRefused} end
@@ -57,18 +61,21 @@ local inUse, mineSum, mineEarliest = ticketsInUse(KEYS[5], KEYS[6], ARGV[2], now
 if inUse + quantity > tonumber(ARGV[4]) then return {'LIMIT_EXCEEDED', inUse} end
 
 -- Lazy expiry: the tickets of holds whose time has passed come back first.
-local available = ticketAvailability(KEYS[2], KEYS[3], KEYS[4], now)
+local nowText = string.format('%d', now)
+local available = ticketAvailability(KEYS[2], KEYS[3], KEYS[4], nowText)
 if available < quantity then return {'SOLD_OUT', available} end
 
-local ttl = tonumber(ARGV[3])
-local expiresAt = now + ttl
-redis.call('HINCRBY', KEYS[2], 'held', quantity)
-redis.call('ZADD', KEYS[3], expiresAt, ARGV[1])
-redis.call('HSET', KEYS[4], ARGV[1], quantity)
+-- Times and counts go to Redis as text made once (a number passed to redis.call is formatted each time).
+local expiresAt = now + tonumber(ARGV[3])
+local expiresText = string.format('%d', expiresAt)
+redis.call('HINCRBY', KEYS[2], 'held', ARGV[10])
+redis.call('ZADD', KEYS[3], expiresText, ARGV[1])
+redis.call('HSET', KEYS[4], ARGV[1], ARGV[10])
 addCustomerHold(KEYS[5], ARGV[1], quantity, expiresAt, mineSum, mineEarliest)
-queuePassHolding(KEYS[10], KEYS[11], ARGV[15], ARGV[2], expiresAt)
-redis.call('HSET', KEYS[8], 'json', ARGV[7], 'createdAt', now, 'expiresAt', expiresAt, 'status', 'active')
-redis.call('PEXPIRE', KEYS[8], ttl + tonumber(ARGV[12]))
-redis.call('XADD', KEYS[9], '*', 'holdId', ARGV[1], 'createdAt', now, 'expiresAt', expiresAt, 'json', ARGV[7])
-redis.call('PUBLISH', ARGV[8], cjson.encode({ ticketTypeId = ARGV[9], available = available - quantity }))
+queuePassHolding(KEYS[10], KEYS[11], ARGV[15], ARGV[2], expiresText)
+redis.call('HSET', KEYS[8], 'json', ARGV[7], 'createdAt', nowText, 'expiresAt', expiresText, 'status', 'active')
+redis.call('PEXPIRE', KEYS[8], ARGV[12])
+redis.call('XADD', KEYS[9], '*', 'holdId', ARGV[1], 'createdAt', nowText, 'expiresAt', expiresText, 'json', ARGV[7])
+-- What cjson.encode({ ticketTypeId = ..., available = ... }) writes, byte for byte, without its table.
+redis.call('PUBLISH', ARGV[8], '{"available":' .. string.format('%d', available - quantity) .. ',"ticketTypeId":' .. cjson.encode(ARGV[9]) .. '}')
 return {'OK', 1, now}

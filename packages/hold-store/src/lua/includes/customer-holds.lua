@@ -53,17 +53,18 @@ local function retakeOverLimit(holdsKey, boughtKey, customerId, holdId, count, l
   return nil
 end
 
--- A new hold's entry, after ticketsInUse gave `sum` and `earliest` in the same script.
+-- A new hold's entry, after ticketsInUse gave `sum` and `earliest` in the same script
+-- (the summary is there exactly when `earliest` is not nil). One HSET writes the entry
+-- and the summary; when it added fewer fields than that, the entry was there already
+-- (a script run again): it is replaced and the summary dropped, to be rebuilt.
+-- Numbers are written with string.format('%d'): joined with .. or passed to
+-- redis.call, Lua formats each as a float, at about twice the cost.
 local function addCustomerHold(holdsKey, holdId, quantity, expiresAt, sum, earliest)
-  if redis.call('HEXISTS', holdsKey, holdId) == 1 then
-    -- Not new after all (a script run again): replaced, so the summary is rebuilt.
-    redis.call('HSET', holdsKey, holdId, quantity .. ':' .. expiresAt)
-    redis.call('HDEL', holdsKey, CUSTOMER_SUMMARY)
-    return
-  end
   local first = expiresAt
   if earliest and earliest < first then first = earliest end
-  redis.call('HSET', holdsKey, holdId, quantity .. ':' .. expiresAt, CUSTOMER_SUMMARY, (sum + quantity) .. ':' .. first)
+  local added = redis.call('HSET', holdsKey, holdId, string.format('%d:%d', quantity, expiresAt),
+    CUSTOMER_SUMMARY, string.format('%d:%d', sum + quantity, first))
+  if added < (earliest and 1 or 2) then redis.call('HDEL', holdsKey, CUSTOMER_SUMMARY) end
 end
 
 -- Any other write of an entry (a lease extended or claimed, a hold primed).

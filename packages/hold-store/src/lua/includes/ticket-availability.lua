@@ -1,6 +1,6 @@
 -- Lazy expiry of a ticket type's holds (zset hold id -> expiresAtMs, hash hold id
 -- -> quantity): gives back the tickets of holds whose time has passed, then
--- returns capacity - sold - held.
+-- returns capacity - sold - held. now: ms, a number or its text (only passed to Redis).
 local function ticketAvailability(typeKey, expiryKey, quantitiesKey, now)
   local expired = redis.call('ZRANGEBYSCORE', expiryKey, '-inf', now)
   local freed = 0
