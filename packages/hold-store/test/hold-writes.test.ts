@@ -1,10 +1,11 @@
-// What the hold scripts (hold-seats-11, hold-tickets-11, hold-best-12) leave in
-// Redis and publish, byte for byte: the hold record and its TTL, the outbox
-// entry, the seat keys and held zset, the ticket type's counters, the
-// customer's entry and summary, and the change feed's message. Their times are
-// the script's own clock (the reply's now). The scripts build these strings
-// themselves (no cjson table, no number formatting by Redis), so these tests
-// pin the shapes every consumer reads.
+// What the hold scripts (hold-seats-11, hold-tickets-11, hold-best-12) and a
+// confirm's (read-claim-hold-7, end-confirmed-holds-6) leave in Redis and
+// publish, byte for byte: the hold record and its TTL, the outbox entry, the
+// seat keys and held zset, the ticket type's counters, the customer's entry
+// and summary, the claim, the bought count, and the change feed's message.
+// Their times are the script's own clock (the reply's now). The scripts build
+// these strings themselves (no cjson table, no number formatting by Redis), so
+// these tests pin the shapes every consumer reads.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { eventKeys, HOLD_RECORD_TTL_MS } from '../src';
@@ -173,5 +174,78 @@ describe('what the hold scripts write', () => {
     expect(await redis.zcard(k.free)).toBe(4);
     expect(await redis.hgetall(k.customer(customerId))).toEqual({ [holdId]: `2:${expiresAt}`, '#': `2:${expiresAt}` });
     expect(messages).toEqual([`{"status":"held","seatIds":["${held[0]!.id}","${held[1]!.id}"]}`]);
+  });
+
+  test('when a confirm claims a hold whose lease lapsed, then the seats, held zset, customer entry and claim read until now + lease, as integers', async () => {
+    const eventId = await newEvent();
+    const k = eventKeys(eventId);
+    const holdId = `h-${randomUUID()}`;
+    const customerId = `c-${randomUUID()}`;
+    const seatIds = [`s-${randomUUID()}`, `s-${randomUUID()}`];
+    const recordJson = JSON.stringify({ eventId, customerId, items: seatIds.map((seatId) => ({ seatId, quantity: 1 })), currency: 'EUR', totalCents: 2000 });
+    expect((await store.holdSeats({ ...base(eventId, holdId, customerId), ttlMs: 50, candidates: [{ seatIds, recordJson }] })).kind).toBe('ok');
+    await new Promise((r) => setTimeout(r, 120));
+    const token = randomUUID();
+    const before = await store.nowMs();
+    const { result, messages } = await published(eventId, () =>
+      store.readClaimHold({ eventId, holdId, token, leaseMs: 30_000, maxPerCustomer: 20 }));
+    const after = await store.nowMs();
+    expect(result).toMatchObject({ kind: 'record', claim: { kind: 'retaken' }, record: { status: 'active' } });
+    const until = await redis.hget(k.claim(holdId), token);
+    expect(until).toMatch(/^\d+$/);
+    expect(Number(until)).toBeGreaterThanOrEqual(before + 30_000);
+    expect(Number(until)).toBeLessThanOrEqual(after + 30_000);
+    expect(await redis.pttl(k.claim(holdId))).toBeGreaterThan(20_000);
+    for (const seatId of seatIds) {
+      expect(await redis.get(k.seat(seatId))).toBe(holdId);
+      expect(await redis.pttl(k.seat(seatId))).toBeGreaterThan(20_000);
+      expect(await redis.zscore(k.held, seatId)).toBe(until);
+    }
+    expect(await redis.hget(k.customer(customerId), holdId)).toBe(`2:${until}`);
+    expect(messages).toEqual([await redis.eval(`return cjson.encode({ seatIds = { ARGV[1], ARGV[2] }, status = 'held' })`, 0, ...seatIds)]);
+  });
+
+  test('when confirmed holds end, then the seats are sold, the customer entry and summary gone, bought counted and the message as cjson made it', async () => {
+    const eventId = await newEvent();
+    const k = eventKeys(eventId);
+    const customerId = `c-${randomUUID()}`;
+    const holdId = `h-${randomUUID()}`;
+    const seatIds = [`s/${randomUUID()}`, `s-${randomUUID()}`];
+    const recordJson = JSON.stringify({ eventId, customerId, items: seatIds.map((seatId) => ({ seatId, quantity: 1 })), currency: 'EUR', totalCents: 2000 });
+    expect((await store.holdSeats({ ...base(eventId, holdId, customerId), candidates: [{ seatIds, recordJson }] })).kind).toBe('ok');
+    await redis.hset(k.bought, customerId, '3');
+    const { result, messages } = await published(eventId, () =>
+      store.endConfirmedHolds(eventId, [{ eventId, holdId, customerId, seatIds, ticketTypeId: null, quantity: 2 }]));
+    expect(result).toEqual([{ applied: true, freed: 2, offers: 0 }]);
+    for (const seatId of seatIds) {
+      expect(await redis.exists(k.seat(seatId))).toBe(0);
+      expect(await redis.sismember(k.sold, seatId)).toBe(1);
+      expect(await redis.zscore(k.held, seatId)).toBeNull();
+    }
+    expect(await redis.hgetall(k.customer(customerId))).toEqual({});
+    expect(await redis.hget(k.bought, customerId)).toBe('5');
+    expect(await redis.hgetall(k.hold(holdId))).toEqual({ status: 'confirmed' });
+    expect(messages).toEqual([await redis.eval(`return cjson.encode({ seatIds = { ARGV[1], ARGV[2] }, status = 'sold' })`, 0, ...seatIds)]);
+    expect(messages[0]).toBe(`{"status":"sold","seatIds":["s\\/${seatIds[0]!.slice(2)}","${seatIds[1]}"]}`);
+  });
+
+  test('when a hold ends and its customer has other holds, then its entry and the summary go and the next hold rebuilds the summary', async () => {
+    const eventId = await newEvent();
+    const k = eventKeys(eventId);
+    const customerId = `c-${randomUUID()}`;
+    const ended = `h-${randomUUID()}`;
+    const kept = `h-${randomUUID()}`;
+    const seat = `s-${randomUUID()}`;
+    const a = await store.holdSeats({ ...base(eventId, kept, customerId), candidates: [{ seatIds: [`s-${randomUUID()}`], recordJson: '{}' }] });
+    expect((await store.holdSeats({ ...base(eventId, ended, customerId), candidates: [{ seatIds: [seat], recordJson: '{}' }] })).kind).toBe('ok');
+    if (a.kind !== 'ok') throw new Error(a.kind);
+    await store.endHold({ eventId, holdId: ended, customerId, mode: 'released', seatIds: [seat], ticketTypeId: null, quantity: 1 });
+    expect(await redis.hgetall(k.customer(customerId))).toEqual({ [kept]: `1:${a.nowMs + TTL_MS}` });
+    const next = `h-${randomUUID()}`;
+    const b = await store.holdSeats({ ...base(eventId, next, customerId), candidates: [{ seatIds: [`s-${randomUUID()}`], recordJson: '{}' }] });
+    if (b.kind !== 'ok') throw new Error(b.kind);
+    expect(await redis.hgetall(k.customer(customerId))).toEqual({
+      [kept]: `1:${a.nowMs + TTL_MS}`, [next]: `1:${b.nowMs + TTL_MS}`, '#': `2:${a.nowMs + TTL_MS}`,
+    });
   });
 });

@@ -5,15 +5,19 @@
 -- claim hash. Every key is checked before any is written.
 --   k: ready, sold, held, tt, ttExpiry, ttHolds, record, customer, claims, free, bought
 --      (key names; tt* any key of the slot when the hold has no ticket type), seats (list)
---   a: holdId, token, lease (ms), ttId ("" for seats), quantity, channel, customerId,
---      maxPerCustomer, seatIds (list, in k.seats order)
+--   a: holdId, token, lease (ms), leaseText (the same, as text), ttId ("" for seats), quantity,
+--      channel, customerId, maxPerCustomer, seatIds (list, in k.seats order), status (the
+--      record's status when the caller read it already, false when it has none; nil: read here)
 -- Returns the claim-hold reply (see claim-hold-11.lua's Output).
 local function claimLease(k, a, now)
   if redis.call('EXISTS', k.ready) == 0 then return {'NOT_READY'} end
   local holdId, lease = a.holdId, a.lease
-  local status = redis.call('HGET', k.record, 'status')
+  local status = a.status
+  if status == nil then status = redis.call('HGET', k.record, 'status') end
   if status == 'released' or status == 'confirmed' then return {'ENDED', status} end
   local untilMs = now + lease
+  -- Times go to Redis as text made once (a number passed to redis.call is formatted each time).
+  local untilText = string.format('%d', untilMs)
   local seats, seatIds = k.seats, a.seatIds
 
   -- Check every seat before writing any.
@@ -56,7 +60,7 @@ local function claimLease(k, a, now)
   if ttId ~= '' then
     local score = redis.call('ZSCORE', k.ttExpiry, holdId)
     if not ticketsLapsed then
-      if tonumber(score) < untilMs then redis.call('ZADD', k.ttExpiry, untilMs, holdId) end
+      if tonumber(score) < untilMs then redis.call('ZADD', k.ttExpiry, untilText, holdId) end
     else
       -- Lapsed: drop this hold's own stale entry first, so its tickets are never counted twice.
       local old = redis.call('HGET', k.ttHolds, holdId)
@@ -68,7 +72,7 @@ local function claimLease(k, a, now)
       local available = ticketAvailability(k.tt, k.ttExpiry, k.ttHolds, now)
       if available < quantity then return {'SOLD_OUT', available} end
       redis.call('HINCRBY', k.tt, 'held', quantity)
-      redis.call('ZADD', k.ttExpiry, untilMs, holdId)
+      redis.call('ZADD', k.ttExpiry, untilText, holdId)
       redis.call('HSET', k.ttHolds, holdId, quantity)
       ticketsRetaken = true
     end
@@ -78,18 +82,18 @@ local function claimLease(k, a, now)
     local seatId = seatIds[i]
     local ttl = redis.call('PTTL', seats[i])
     if ttl < lease then
-      redis.call('SET', seats[i], holdId, 'PX', lease)
-      redis.call('ZADD', k.held, untilMs, seatId)
+      redis.call('SET', seats[i], holdId, 'PX', a.leaseText)
+      redis.call('ZADD', k.held, untilText, seatId)
     end
     redis.call('ZREM', k.free, seatId)
   end
 
   local mine = redis.call('HGET', k.customer, holdId)
   local mineUntil = mine and tonumber(string.match(mine, ':(%d+)$')) or 0
-  if mineUntil < untilMs then setCustomerHold(k.customer, holdId, count .. ':' .. untilMs) end
+  if mineUntil < untilMs then setCustomerHold(k.customer, holdId, string.format('%d:%d', count, untilMs)) end
 
-  redis.call('HSET', k.claims, a.token, untilMs)
-  if redis.call('PTTL', k.claims) < lease then redis.call('PEXPIRE', k.claims, lease) end
+  redis.call('HSET', k.claims, a.token, untilText)
+  if redis.call('PTTL', k.claims) < lease then redis.call('PEXPIRE', k.claims, a.leaseText) end
   if status and status ~= 'active' then redis.call('HSET', k.record, 'status', 'active') end
 
   if #lapsed > 0 then

@@ -73,6 +73,8 @@ local function setCustomerHold(holdsKey, holdId, value)
   redis.call('HDEL', holdsKey, CUSTOMER_SUMMARY)
 end
 
+-- The entry and the summary in one HDEL: with the entry gone the summary must go; without
+-- it, dropping the summary costs only its rebuild at the next check.
 local function dropCustomerHold(holdsKey, holdId)
-  if redis.call('HDEL', holdsKey, holdId) == 1 then redis.call('HDEL', holdsKey, CUSTOMER_SUMMARY) end
+  redis.call('HDEL', holdsKey, holdId, CUSTOMER_SUMMARY)
 end

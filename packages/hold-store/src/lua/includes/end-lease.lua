@@ -4,7 +4,8 @@
 --   k: ready, sold, held, customer, bought, tt, ttExpiry, ttHolds (any key of the slot
 --      when the hold has no ticket type), record, claims, free, seatIndex, seats (list)
 --   a: holdId, customerId, mode ("released" | "expired" | "confirmed"), channel,
---      ttId ("" for seats), quantity, tombstoneMs, token ("" for none), seatIds (list)
+--      ttId ("" for seats), quantity, quantityText (the same as text), tombstoneMs, token ("" for none),
+--      seatIds (list)
 -- Returns the end-hold reply (see end-hold-12.lua's Output).
 local function endLease(k, a)
   local holdId, mode = a.holdId, a.mode
@@ -47,7 +48,7 @@ local function endLease(k, a)
   end
 
   dropCustomerHold(k.customer, holdId)
-  if confirmed and ready then redis.call('HINCRBY', k.bought, a.customerId, quantity) end
+  if confirmed and ready then redis.call('HINCRBY', k.bought, a.customerId, a.quantityText) end
 
   local ttId = a.ttId
   if ttId ~= '' and redis.call('EXISTS', k.tt) == 1 then
@@ -72,7 +73,10 @@ local function endLease(k, a)
   redis.call('PEXPIRE', k.record, a.tombstoneMs)
   if #seats > 0 then
     if confirmed then
-      redis.call('PUBLISH', a.channel, cjson.encode({ seatIds = seatIds, status = 'sold' }))
+      -- What cjson.encode({ seatIds = ..., status = 'sold' }) writes, byte for byte, without its table.
+      local quoted = {}
+      for i = 1, #seatIds do quoted[i] = cjson.encode(seatIds[i]) end
+      redis.call('PUBLISH', a.channel, '{"status":"sold","seatIds":[' .. table.concat(quoted, ',') .. ']}')
     elseif #freed > 0 then
       redis.call('PUBLISH', a.channel, cjson.encode({ seatIds = freed, status = 'available' }))
     end
