@@ -229,7 +229,9 @@ export async function claimHoldLease(ctx: DomainContext, holdId: string): Promis
       await primeEvent(ctx, eventId);
       claim = await ctx.store.claimHold(input);
     }
-    return { hold, record: hold, token, held: claimHeld(claim), until: started + leaseMs - marginMs, input };
+    // The record's own JSON goes to the batch as it is (confirmBatch), not serialised again.
+    const record = { ...hold, json: read.record.json };
+    return { hold, record, token, held: claimHeld(claim), until: started + leaseMs - marginMs, input };
   }
   // Redis has no record with items (ended, lost, or persisted long ago): PostgreSQL has the hold.
   const hold = await findHold(ctx.db, holdId);
