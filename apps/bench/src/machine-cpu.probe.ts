@@ -112,7 +112,8 @@ async function machineBusyTicks(): Promise<number | null> {
 }
 
 export interface MachineProcesses {
-  serverPid: number;
+  /** The HTTP server process; null where a run has none (the race lab's SQL strategies talk to PostgreSQL directly). */
+  serverPid: number | null;
   redisPid: number | null;
   postmasterPid: number | null;
   /** Count only PostgreSQL's sessions on these databases (and its shared processes); null: all of PostgreSQL. */
@@ -129,7 +130,7 @@ interface Reading {
 
 async function read(p: MachineProcesses): Promise<Reading> {
   const [server, redis, postgres, machine] = await Promise.all([
-    readProcessStat(p.serverPid).then((s) => s?.ticks ?? null),
+    p.serverPid === null ? null : readProcessStat(p.serverPid).then((s) => s?.ticks ?? null),
     p.redisPid === null ? null : readProcessStat(p.redisPid).then((s) => s?.ticks ?? null),
     p.postmasterPid === null ? null : postgresTicks(p.postmasterPid, p.postgresDatabases),
     machineBusyTicks(),
@@ -139,6 +140,33 @@ async function read(p: MachineProcesses): Promise<Reading> {
 }
 
 const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
+
+/** CPU milliseconds each process spent while a piece of work ran (not divided by anything); null: not readable (or no such process). */
+export interface ProcessesCpuMs {
+  server: number | null;
+  redis: number | null;
+  postgres: number | null;
+  client: number;
+  machine: number | null;
+}
+
+/** Runs `work` and returns its result with the CPU milliseconds each process spent meanwhile (see MachineCpuPerRequest for what each counts). */
+export async function withProcessesCpu<T>(p: MachineProcesses, work: () => Promise<T>): Promise<{ result: T; spentMs: ProcessesCpuMs }> {
+  const before = await read(p);
+  const result = await work();
+  const after = await read(p);
+  const ms = (a: number | null, b: number | null) => (a === null || b === null ? null : ((b - a) * 1000) / TICKS_PER_SECOND);
+  return {
+    result,
+    spentMs: {
+      server: ms(before.server, after.server),
+      redis: ms(before.redis, after.redis),
+      postgres: ms(0, postgresSpent(before.postgres, after.postgres)),
+      client: after.client - before.client,
+      machine: ms(before.machine, after.machine),
+    },
+  };
+}
 
 /**
  * Runs `work` and returns its result with each process's CPU per request
@@ -150,20 +178,12 @@ export async function withMachineCpu<T>(
   requests: (result: T) => number,
   work: () => Promise<T>,
 ): Promise<{ result: T; cpu: MachineCpuPerRequest | null }> {
-  const before = await read(p);
-  const result = await work();
-  const after = await read(p);
+  const { result, spentMs } = await withProcessesCpu(p, work);
   const n = requests(result);
-  if (n <= 0 || before.server === null || after.server === null) return { result, cpu: null };
-  const ticks = (a: number | null, b: number | null) => (a === null || b === null ? null : round4(((b - a) * 1000) / TICKS_PER_SECOND / n));
+  if (n <= 0 || spentMs.server === null) return { result, cpu: null };
+  const per = (ms: number | null) => (ms === null ? null : round4(ms / n));
   return {
     result,
-    cpu: {
-      server: ticks(before.server, after.server)!,
-      redis: ticks(before.redis, after.redis),
-      postgres: ticks(0, postgresSpent(before.postgres, after.postgres)),
-      client: round4((after.client - before.client) / n),
-      machine: ticks(before.machine, after.machine),
-    },
+    cpu: { server: per(spentMs.server)!, redis: per(spentMs.redis), postgres: per(spentMs.postgres), client: per(spentMs.client)!, machine: per(spentMs.machine) },
   };
 }

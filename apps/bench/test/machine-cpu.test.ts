@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { databaseName } from '../src/bench-database.service';
-import { findPostmasterPid, findRedisPid, withMachineCpu } from '../src/machine-cpu.probe';
+import { findPostmasterPid, findRedisPid, withMachineCpu, withProcessesCpu } from '../src/machine-cpu.probe';
 
 const databaseUrl = process.env.DATABASE_URL!;
 const redisUrl = process.env.REDIS_URL!;
@@ -38,6 +38,24 @@ test('when the server process spends 400 ms of CPU over 4 requests, then at leas
     expect(cpu!.postgres).toBeNull();
   } finally {
     await server.stop();
+  }
+});
+
+test('when a run has no server process, then its server CPU is null and the others are still read', async () => {
+  const postmasterPid = await findPostmasterPid();
+  const busy = new Client({ connectionString: databaseUrl });
+  await busy.connect();
+  try {
+    const burn = () => busy.query('SELECT count(*) FROM generate_series(1, 4000000)');
+    await burn(); // the session exists and is warm before either reading
+    const { spentMs } = await withProcessesCpu({ serverPid: null, redisPid: null, postmasterPid, postgresDatabases: [databaseName(databaseUrl)] }, burn);
+    expect(spentMs.server).toBeNull();
+    expect(spentMs.redis).toBeNull();
+    expect(spentMs.postgres).toBeGreaterThanOrEqual(100);
+    expect(spentMs.client).toEqual(expect.any(Number));
+    expect(spentMs.machine).toEqual(expect.any(Number));
+  } finally {
+    await busy.end();
   }
 });
 
