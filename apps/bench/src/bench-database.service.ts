@@ -75,6 +75,8 @@ interface SchemaPoolOptions {
   url: string;
   schema: string;
   max: number;
+  /** How long an idle session stays open (pg's default 10 s; 0: until the pool ends). */
+  idleTimeoutMillis?: number;
 }
 
 /**
@@ -93,6 +95,7 @@ export async function createSchemaPool(options: SchemaPoolOptions): Promise<Pool
   return new Pool({
     connectionString: options.url,
     max: options.max,
+    ...(options.idleTimeoutMillis === undefined ? {} : { idleTimeoutMillis: options.idleTimeoutMillis }),
     options: `-c search_path=${options.schema}`,
   });
 }

@@ -7,7 +7,11 @@ import type { FlashSale } from './race-lab.types';
 /** How big each part of a run is; `quick` keeps every part small (docs/benchmarks.md has the run times). */
 export interface BenchPlan {
   mode: 'quick' | 'full';
-  raceLab: FlashSale & { optimisticAttempts: number };
+  /**
+   * `pairs`: interleaved pairs of sales of FOR UPDATE SKIP LOCKED and holdfast (race-lab.runner.ts,
+   * PairedStrategies), after one sale of each other strategy.
+   */
+  raceLab: FlashSale & { optimisticAttempts: number; pairs: number };
   holdPath: {
     concurrency: number;
     /** Interleaved rounds of redis-benchmark, minimal Express and holdfast, so drifting machine load hits all three alike. */
@@ -97,7 +101,7 @@ export function benchPlan(quick: boolean): BenchPlan {
   if (quick) {
     return {
       mode: 'quick',
-      raceLab: { buyers: 500, tickets: 200, concurrency: 50, priceCents: 5000, optimisticAttempts: 3 },
+      raceLab: { buyers: 500, tickets: 200, concurrency: 50, priceCents: 5000, optimisticAttempts: 3, pairs: 3 },
       holdPath: { concurrency: 50, rounds: 2, requests: 2500, warmupRequests: 1000, maxDurationMs: 4000, redisBenchmarkRequests: 30_000, multiSeatHold: 4,
         byConcurrency: { levels: [10, 50, 100], requests: 800, warmupRequests: 200 } },
       growth: {
@@ -125,7 +129,7 @@ export function benchPlan(quick: boolean): BenchPlan {
   }
   return {
     mode: 'full',
-    raceLab: { buyers: 4000, tickets: 1500, concurrency: 50, priceCents: 5000, optimisticAttempts: 3 },
+    raceLab: { buyers: 4000, tickets: 1500, concurrency: 50, priceCents: 5000, optimisticAttempts: 3, pairs: 5 },
     holdPath: { concurrency: 50, rounds: 3, requests: 20_000, warmupRequests: 1000, maxDurationMs: 15_000, redisBenchmarkRequests: 100_000, multiSeatHold: 4,
       byConcurrency: { levels: [1, 10, 50, 100, 200], requests: 3000, warmupRequests: 300 } },
     growth: {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--out FILE] [--only race,hold,growth,confirm,best,cluster,persist,soak,instrument,webhooks,queue] [--profile-api DIR] [--api-event-loop] [--tracing off|on|both]`
+ * `npm run bench [-- --quick] [--out FILE] [--only race,hold,growth,confirm,best,cluster,persist,soak,instrument,webhooks,queue] [--profile-api DIR] [--api-event-loop] [--tracing off|on|both] [--race-pairs N]`
  *
  * Prints Markdown tables on stdout (progress on stderr); with --out, writes the
  * whole report as JSON to FILE and an SVG chart next to it (same basename, .svg).
@@ -9,6 +9,7 @@
  * `--api-event-loop`: the API child measures its event-loop delay (perf_hooks, a 1 ms timer: a
  * measurement's own cost, off by default) and its GC pauses over each holdfast hold round at the
  * section's concurrency, and prints them to stderr after the round (where the hold path's tail comes from).
+ * `--race-pairs N`: the race lab's interleaved SKIP LOCKED / holdfast pairs (default: the plan's, 3 quick, 5 full).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -31,10 +32,12 @@ interface CliArgs {
   /** The API child reports its event-loop delay and GC pauses over each holdfast hold round (stderr). */
   apiEventLoop: boolean;
   tracing: Tracing;
+  /** The race lab's pairs of SKIP LOCKED and holdfast sales, over the plan's. */
+  racePairs: number | null;
 }
 
 function parseArgs(argv: string[]): CliArgs {
-  const args: CliArgs = { quick: false, out: null, sections: [...ALL_SECTIONS], profileApi: null, apiEventLoop: false, tracing: 'off' };
+  const args: CliArgs = { quick: false, out: null, sections: [...ALL_SECTIONS], profileApi: null, apiEventLoop: false, tracing: 'off', racePairs: null };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     if (arg === '--quick') args.quick = true;
@@ -46,8 +49,10 @@ function parseArgs(argv: string[]): CliArgs {
     else if (arg === '--api-event-loop') args.apiEventLoop = true;
     else if (arg === '--tracing') args.tracing = parseTracing(requireValue(argv[(i += 1)], '--tracing'));
     else if (arg?.startsWith('--tracing=')) args.tracing = parseTracing(arg.slice('--tracing='.length));
+    else if (arg === '--race-pairs') args.racePairs = parsePairs(requireValue(argv[(i += 1)], '--race-pairs'));
+    else if (arg?.startsWith('--race-pairs=')) args.racePairs = parsePairs(arg.slice('--race-pairs='.length));
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write('usage: npm run bench -- [--quick] [--out FILE.json] [--only race,hold,growth,confirm,best,cluster,persist,soak,instrument,webhooks,queue] [--profile-api DIR] [--api-event-loop] [--tracing off|on|both]\n');
+      process.stdout.write('usage: npm run bench -- [--quick] [--out FILE.json] [--only race,hold,growth,confirm,best,cluster,persist,soak,instrument,webhooks,queue] [--profile-api DIR] [--api-event-loop] [--tracing off|on|both] [--race-pairs N]\n');
       process.exit(0);
     } else throw new Error(`unknown argument: ${arg}`);
   }
@@ -65,6 +70,12 @@ function parseSections(list: string): Section[] {
     if (!ALL_SECTIONS.includes(section as Section)) throw new Error(`unknown section "${section}" (known: ${ALL_SECTIONS.join(', ')})`);
   }
   return sections as Section[];
+}
+
+function parsePairs(value: string): number {
+  const pairs = Number(value);
+  if (!Number.isInteger(pairs) || pairs < 1) throw new Error(`--race-pairs takes a whole number ≥ 1, not "${value}"`);
+  return pairs;
 }
 
 function parseTracing(value: string): Tracing {
@@ -89,9 +100,11 @@ async function main(): Promise<void> {
   const started = Date.now();
   const runs: ('off' | 'on')[] = args.tracing === 'both' ? ['off', 'on'] : [args.tracing];
   const reports = [];
+  const plan = benchPlan(args.quick);
+  if (args.racePairs !== null) plan.raceLab.pairs = args.racePairs;
   for (const tracing of runs) {
     const report = await runBench({
-      plan: benchPlan(args.quick),
+      plan,
       sections: args.sections,
       apiNodeArgs: args.profileApi
         ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.INIT_CWD ?? process.cwd(), args.profileApi)}`]

@@ -210,32 +210,57 @@ export async function runBench(options: RunBenchOptions): Promise<BenchReport> {
   return report;
 }
 
+/**
+ * The race lab: one sale each of the unlocked counter, FOR UPDATE and the optimistic counter, then
+ * `pairs` interleaved pairs of SKIP LOCKED and holdfast sales (race-lab.runner.ts, runPairs), each
+ * on fresh tables or a fresh event, after both have warmed up. Before every measured sale both
+ * databases are vacuumed: holdfast's sales leave their dropped orders, holds and payments as dead
+ * rows, the SQL strategies dropped tables in the catalog, and with autovacuum off (as on this
+ * project's machines) each round would otherwise start from more of them than the one before.
+ * Every sale's CPU is read in each process it used: holdfast's API, Redis, PostgreSQL (its shared
+ * processes and the sessions on holdfast's database), the bench; for the SQL strategies PostgreSQL
+ * (the shared processes and the lab's sessions, on the bench database) and the bench.
+ */
 async function raceSection(
   plan: BenchPlan,
   databaseUrl: string,
   holdfast: HoldfastSession,
   log: (line: string) => void,
 ): Promise<RaceLabReport> {
-  log(`race lab: ${plan.raceLab.buyers} buyers, ${plan.raceLab.tickets} tickets, ${plan.raceLab.concurrency} concurrent clients`);
-  const { optimisticAttempts, ...sale } = plan.raceLab;
+  const { optimisticAttempts, pairs, ...sale } = plan.raceLab;
+  log(`race lab: ${sale.buyers} buyers, ${sale.tickets} tickets, ${sale.concurrency} concurrent clients; then ${pairs} interleaved pairs of SKIP LOCKED and holdfast sales`);
   const canConfirm = await holdfast.canConfirm();
-  const own = canConfirm ? [holdfastHoldConfirmStrategy(await holdfast.get())] : [];
+  const session = canConfirm ? await holdfast.get() : null;
+  const own = session ? holdfastHoldConfirmStrategy(session) : null;
+  const postmasterPid = await findPostmasterPid();
+  const holdfastRedisPid = session ? await findRedisPid(holdfastRedisUrl()) : null;
+  const holdfastDatabase = databaseName(holdfastDatabaseUrl());
+  const labDatabase = databaseName(databaseUrl);
   const lab = await runRaceLab({
     databaseUrl,
     schema: 'bench_race_lab',
     sale,
-    strategies: [
-      readThenWriteStrategy(),
-      selectForUpdateStrategy(),
-      optimisticVersionStrategy({ maxAttempts: optimisticAttempts }),
-      skipLockedStrategy(),
-      ...own,
-    ],
-    onResult: (result: StrategyResult) =>
-      log(`  ${result.id}: sold ${result.sold}, oversold ${result.oversold}, ${Math.round(result.attemptsPerSec)}/s`),
+    // Without holdfast there is nothing to pair SKIP LOCKED with: one sale of it, as of the others.
+    strategies: [readThenWriteStrategy(), selectForUpdateStrategy(), optimisticVersionStrategy({ maxAttempts: optimisticAttempts }), ...(own ? [] : [skipLockedStrategy()])],
+    paired: own ? { baseline: skipLockedStrategy(), contender: own, pairs } : null,
+    processesOf: (strategy) =>
+      strategy === own && session
+        ? { serverPid: session.api.pid, redisPid: holdfastRedisPid, postmasterPid, postgresDatabases: [holdfastDatabase] }
+        : { serverPid: null, redisPid: null, postmasterPid, postgresDatabases: [labDatabase] },
+    beforeSale: async () => {
+      for (const url of new Set([databaseUrl, holdfastDatabaseUrl()])) await vacuumDatabase(url);
+    },
+    onResult: (result: StrategyResult, round?: number) =>
+      log(`  ${round ? `pair ${round}, ` : ''}${result.id}: sold ${result.sold}, oversold ${result.oversold}, ${Math.round(result.purchasesPerSec)} purchases/s` +
+        (result.cpuPerBuyer?.machine != null ? `, machine ${result.cpuPerBuyer.machine} ms CPU a buyer` : '')),
+    log,
   });
   if (!canConfirm) {
     lab.results.push(skippedResult({ id: 'holdfast', title: 'holdfast: Redis hold, then fenced confirm', fenced: true }, sale, NO_CONFIRM));
+  }
+  if (lab.pairs) {
+    const { median, min, max } = lab.pairs.ratio;
+    log(`  holdfast ÷ SKIP LOCKED, purchases/s: median ${median ?? '?'} of ${lab.pairs.rounds.length} pairs (${min ?? '?'}–${max ?? '?'})`);
   }
   return lab;
 }

@@ -45,8 +45,16 @@ export interface SaleStrategy {
   prepare(resources: LabResources): Promise<void>;
   openClient(resources: LabResources): Promise<SaleClient>;
   tally(resources: LabResources): Promise<SaleTally>;
-  /** How the strategy warmed up before the clock, when it did (holdfast's API). */
-  warmUp?(): WarmUpReport | null;
+  /**
+   * The strategy's own warm-up (holdfast's API: sales on throwaway events until its CPU per request
+   * stops falling). The lab runs it once, unmeasured, before the strategy's first measured sale.
+   */
+  warmUp?(resources: LabResources): Promise<WarmUpReport>;
+  /**
+   * After the clock, before the tally: waits until the work the sale started is done (holdfast: the
+   * API has persisted every hold of its outbox). Not timed, but inside the window the CPU is read over.
+   */
+  settle?(resources: LabResources): Promise<void>;
   /** Drops whatever `prepare` created. */
   cleanup(resources: LabResources): Promise<void>;
 }
@@ -55,4 +63,21 @@ export interface SaleStrategy {
 export interface WarmUpReport {
   sales: number;
   apiCpuMsPerRequest: number[];
+}
+
+/**
+ * CPU milliseconds per buyer of a sale in every process it used, read from /proc over the sale
+ * (its clock and its `settle`): each process's CPU ÷ the buyers (bought or refused alike).
+ */
+export interface SaleCpuPerBuyer {
+  /** holdfast's API process; null for a strategy without one (the SQL strategies). */
+  server: number | null;
+  /** The redis-server (all of it: other users of the same server too); null when the strategy does not use Redis. */
+  redis: number | null;
+  /** PostgreSQL's shared processes and its sessions on the database the strategy uses. */
+  postgres: number | null;
+  /** The bench process: the buyers' clients (HTTP or pg) and the lab's loop. */
+  client: number;
+  /** All CPUs of the machine, busy time (neighbours included). */
+  machine: number | null;
 }

@@ -9,7 +9,7 @@ import { summariseHoldRounds } from '../src/bench.runner';
 import type { ConfirmRun } from '../src/holdfast/holdfast-confirms.bench';
 import type { HttpLoadResult } from '../src/http-load.generator';
 import type { LatencySummary } from '../src/latency.histogram';
-import type { StrategyResult } from '../src/race-lab.runner';
+import { ratioSpread, type PairedSale, type RaceLabReport, type RacePairsReport, type StrategyResult } from '../src/race-lab.runner';
 import { benchJson, holdfastVsPgbenchBatch, holdfastVsSkipLocked } from '../src/report/bench-json.format';
 import { renderMarkdown } from '../src/report/bench-report.format';
 import type { MachineCpuPerRequest } from '../src/machine-cpu.probe';
@@ -92,6 +92,26 @@ test('when the race lab ran, then holdfast is compared with SKIP LOCKED by purch
   expect(holdfastVsSkipLocked({ results: [result('skip-locked', 400), result('holdfast', 300), result('select-for-update', 100)] })).toBe(0.75);
   expect(holdfastVsSkipLocked({ results: [result('skip-locked', 400), result('holdfast', 0, 'no confirm endpoint')] })).toBeNull();
   expect(holdfastVsSkipLocked({ results: [result('holdfast', 300)] })).toBeNull();
+});
+
+test('when the race lab ran SKIP LOCKED and holdfast in pairs, then the stable ratio is the median of the per-pair ratios, not one sale\'s', () => {
+  const result = (id: string, purchasesPerSec: number) => ({ id, purchasesPerSec, attemptsPerSec: purchasesPerSec * 3, skipped: null }) as StrategyResult;
+  const round = (n: number, skip: number, holdfast: number): PairedSale => ({
+    round: n, first: n % 2 === 1 ? 'baseline' : 'contender', baseline: result('skip-locked', skip), contender: result('holdfast', holdfast), ratio: holdfast / skip,
+  });
+  const rounds = [round(1, 2000, 1600), round(2, 2000, 2200), round(3, 2000, 1900)]; // 0.8×, 1.1×, 0.95×
+  const pairs: RacePairsReport = {
+    baseline: 'skip-locked', contender: 'holdfast', rounds, ratio: ratioSpread(rounds.map((r) => r.ratio)), medianRound: 3, warmUp: { baseline: null, contender: null },
+  };
+  // The table's rows: one sale each (here not the median pair's, so that a ratio taken from them shows).
+  const lab: RaceLabReport = { sale: { buyers: 4000, tickets: 1500, concurrency: 50, priceCents: 5000 }, results: [result('skip-locked', 400), result('holdfast', 300)], pairs };
+  expect(holdfastVsSkipLocked(lab)).toBe(0.95);
+  const json = JSON.parse(JSON.stringify(benchJson({ ...emptyReport(), raceLab: lab }))) as unknown;
+  expect(at(json, 'raceLab.holdfastVsSkipLocked')).toBe(0.95);
+  expect(at(json, 'raceLab.pairs.ratio')).toEqual({ values: [0.8, 1.1, 0.95], median: 0.95, min: 0.8, max: 1.1 });
+  expect((at(json, 'raceLab.pairs.rounds') as unknown[]).length).toBe(3);
+  // Pairs of other strategies say nothing about holdfast against SKIP LOCKED.
+  expect(holdfastVsSkipLocked({ ...lab, pairs: { ...pairs, contender: 'contender' } })).toBeNull();
 });
 
 test('when confirm rounds ran, then the batch ratio is the median over the rounds that had a batch-shaped pgbench', () => {

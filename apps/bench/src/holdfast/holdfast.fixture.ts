@@ -42,6 +42,8 @@ export interface HoldfastFixture {
   startWorker(env?: Record<string, string>): Promise<WorkerProcess>;
   /** Signs a Stripe webhook payload as Stripe would, with the secret the API was started with. */
   signWebhook(payload: string): string;
+  /** Waits (bounded) until the API has persisted every hold of the event from its outbox. */
+  outboxDrained(eventId: string): Promise<void>;
   /** Deletes the event's rows and Redis keys. */
   dropEvent(eventId: string): Promise<void>;
   /** Drops every event this fixture created, and closes its connections. */
@@ -190,6 +192,7 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
           ...options.env,
         },
       }),
+    outboxDrained: (eventId) => outboxDrained(ctx.store, eventId),
     dropEvent,
     async close() {
       try {

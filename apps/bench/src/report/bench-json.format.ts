@@ -20,8 +20,13 @@ function median(values: number[]): number | null {
   return round3(sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2);
 }
 
-/** holdfast's purchases per second ÷ the row-per-ticket SKIP LOCKED strategy's, in the same sale; null unless both ran. */
-export function holdfastVsSkipLocked(lab: Pick<RaceLabReport, 'results'>): number | null {
+/**
+ * holdfast's purchases per second ÷ the row-per-ticket SKIP LOCKED strategy's: the median of the
+ * per-pair ratios of their interleaved sales (RaceLabReport.pairs); in a report without pairs, the
+ * ratio of their one sale each. Null unless both ran.
+ */
+export function holdfastVsSkipLocked(lab: Pick<RaceLabReport, 'results' | 'pairs'>): number | null {
+  if (lab.pairs) return lab.pairs.baseline === 'skip-locked' && lab.pairs.contender === 'holdfast' ? lab.pairs.ratio.median : null;
   const holdfast = lab.results.find((r) => r.id === 'holdfast' && !r.skipped);
   const skip = lab.results.find((r) => r.id === 'skip-locked' && !r.skipped);
   if (!holdfast || !skip || !(skip.purchasesPerSec > 0)) return null;

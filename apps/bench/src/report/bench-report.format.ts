@@ -1,5 +1,7 @@
 import { isSkipped, type BenchReport, type HoldPathReport, type HoldServerWarmUp, type HoldWarmUp, type PathSummary } from '../bench-report.types';
 import type { MachineCpuPerRequest } from '../machine-cpu.probe';
+import { processesSum as saleProcessesSum, type RaceLabReport, type SalesWarmUp, type StrategyResult } from '../race-lab.runner';
+import type { WarmUpReport } from '../race-lab.types';
 import { groupCommitSection } from '../holdfast/holdfast-confirm-batch.bench';
 import { formatNumber, formatRatio, markdownTable, ratio, type Cell } from './markdown-table.format';
 import { renderBarChart, type ChartPanel } from './svg-chart.render';
@@ -32,16 +34,21 @@ export function renderMarkdown(report: BenchReport): string {
 
 function raceLabSection(report: BenchReport): string[] {
   if (!report.raceLab) return [];
-  const { sale, results } = report.raceLab;
+  const { sale, results, pairs } = report.raceLab;
   return [
     '',
     `## Race lab: ${sale.buyers} buyers, ${sale.tickets} tickets, ${sale.concurrency} concurrent clients, one purchase each`,
+    ...(pairs
+      ? ['', `${strategyLabel(pairs.baseline)} and ${strategyLabel(pairs.contender)} ran ${pairs.rounds.length} interleaved pairs of sales (each on fresh tables or a fresh event, ` +
+          `who goes first alternating); their rows here are the pair whose ratio is the median (pair ${pairs.medianRound ?? '–'}), every pair is below. ` +
+          'The other strategies ran one sale each, before the pairs.']
+      : []),
     '',
     markdownTable(
-      ['strategy', 'fenced', 'sold', 'oversold', 'counter says', 'refused: sold out', 'refused: gave up', 'wrongly refused', 'errors', 'attempts/s', 'p50 ms', 'p99 ms'],
+      ['strategy', 'fenced', 'sold', 'oversold', 'counter says', 'refused: sold out', 'refused: gave up', 'wrongly refused', 'errors', 'attempts/s', 'purchases/s', 'p50 ms', 'p99 ms'],
       results.map((r): Cell[] =>
         r.skipped
-          ? [`${r.title} (not run)`, r.fenced ? 'yes' : 'no', null, null, null, null, null, null, null, null, null, null]
+          ? [`${r.title} (not run)`, r.fenced ? 'yes' : 'no', null, null, null, null, null, null, null, null, null, null, null]
           : [
               r.title,
               r.fenced ? 'yes' : 'no',
@@ -53,20 +60,104 @@ function raceLabSection(report: BenchReport): string[] {
               r.wronglyRefused,
               r.errors,
               r.attemptsPerSec,
+              r.purchasesPerSec,
               r.latency.p50Ms,
               r.latency.p99Ms,
             ],
       ),
     ),
     ...notRun(results.map((r) => [r.title, r.skipped])),
-    ...failures(results.map((r) => [r.title, r.errorSamples])),
-    ...results.flatMap((r) =>
-      r.warmUp && r.warmUp.apiCpuMsPerRequest.length
-        ? ['', `${r.title}: ${r.warmUp.sales} warm-up sale(s) before the clock; the API's CPU per request in each: ` +
-            `${r.warmUp.apiCpuMsPerRequest.map((ms) => `${ms} ms`).join(', ')} (they stop once it no longer falls).`]
-        : [],
-    ),
+    ...failures([
+      ...results.filter((r) => !pairs || (r.id !== pairs.baseline && r.id !== pairs.contender)),
+      ...(pairs?.rounds ?? []).flatMap((p) => [p.baseline, p.contender]),
+    ].map((r) => [r.title, r.errorSamples])),
+    ...racePairsLines(report.raceLab),
+    ...raceCpuLines(report.raceLab, report.meta.cpus),
   ];
+}
+
+function strategyLabel(id: string): string {
+  return id === 'skip-locked' ? 'SKIP LOCKED' : id;
+}
+
+/** The paired sales: the median and spread of their ratios, each pair, and what ran before them. */
+function racePairsLines(lab: RaceLabReport): string[] {
+  const { pairs } = lab;
+  if (!pairs) return lab.results.flatMap((r) => (r.warmUp && r.warmUp.apiCpuMsPerRequest.length ? ['', holdfastWarmUpLine(r.title, r.warmUp)] : []));
+  const [b, c] = [strategyLabel(pairs.baseline), strategyLabel(pairs.contender)];
+  const { median, min, max, values } = pairs.ratio;
+  const machine = (r: StrategyResult) => r.cpuPerBuyer?.machine ?? null;
+  return [
+    '',
+    `**${c} ÷ ${b}, purchases per second: ${formatRatio(median)}**, the median of ${values.length} pairs' ratios; spread ${formatRatio(min)} to ${formatRatio(max)}.`,
+    '',
+    markdownTable(
+      ['pair', 'first', `${b} purchases/s`, `${c} purchases/s`, `${c} ÷ ${b}`, `${b} p99 ms`, `${c} p99 ms`, `sold (${b} / ${c})`, 'oversold', `${b} machine CPU ms/buyer`, `${c} machine CPU ms/buyer`],
+      pairs.rounds.map((p): Cell[] => [
+        p.round,
+        p.first === 'baseline' ? b : c,
+        p.baseline.purchasesPerSec,
+        p.contender.purchasesPerSec,
+        formatRatio(p.ratio),
+        p.baseline.latency.p99Ms,
+        p.contender.latency.p99Ms,
+        `${formatNumber(p.baseline.sold)} / ${formatNumber(p.contender.sold)}`,
+        `${p.baseline.oversold} / ${p.contender.oversold}`,
+        machine(p.baseline),
+        machine(p.contender),
+      ]),
+    ),
+    ...pairWarmUpLines(pairs.warmUp.contender, pairs.contender, lab),
+    ...pairWarmUpLines(pairs.warmUp.baseline, pairs.baseline, lab),
+  ];
+}
+
+function pairWarmUpLines(warmUp: WarmUpReport | SalesWarmUp | null, id: string, lab: RaceLabReport): string[] {
+  if (!warmUp) return [];
+  const title = lab.results.find((r) => r.id === id)?.title ?? id;
+  if ('apiCpuMsPerRequest' in warmUp) return warmUp.apiCpuMsPerRequest.length ? ['', holdfastWarmUpLine(title, warmUp)] : [];
+  return ['', `${title}: ${warmUp.sales} warm-up sale(s) of the measured size before the first pair, on the sessions the pairs use; ` +
+    `purchases/s ${warmUp.purchasesPerSec.map((v) => formatNumber(v)).join(', ')}, CPU a buyer in its processes ` +
+    `${warmUp.cpuMsPerBuyer.map((ms) => `${ms ?? '?'} ms`).join(', ')} (they stop once it no longer falls).`];
+}
+
+function holdfastWarmUpLine(title: string, warmUp: WarmUpReport): string {
+  return `${title}: ${warmUp.sales} warm-up sale(s) before the clock; the API's CPU per request in each: ` +
+    `${warmUp.apiCpuMsPerRequest.map((ms) => `${ms} ms`).join(', ')} (they stop once it no longer falls).`;
+}
+
+/**
+ * What a buyer cost each process: the paired strategies' medians over their sales, the others' one
+ * sale, and the paired strategies' ratio process by process.
+ */
+function raceCpuLines(lab: RaceLabReport, cores: number): string[] {
+  const by = lab.cpuByProcess;
+  if (!by) return [];
+  const rows = lab.results
+    .filter((r) => by[r.id])
+    .map((r): Cell[] => {
+      const c = by[r.id]!;
+      const sum = saleProcessesSum(c);
+      return [r.title, c.server, c.redis, c.postgres, c.client, sum, c.machine, sum > 0 ? Math.round((cores * 1000) / sum) : null];
+    });
+  if (rows.length === 0) return [];
+  const pairs = lab.pairs;
+  const [b, c] = pairs ? [by[pairs.baseline], by[pairs.contender]] : [null, null];
+  if (pairs && b && c) {
+    const times = (value: number | null, baseline: number | null) => {
+      const v = ratio(value, baseline);
+      return v === null ? null : formatRatio(v);
+    };
+    rows.push([`${strategyLabel(pairs.contender)} ÷ ${strategyLabel(pairs.baseline)}`, times(c.server, b.server), times(c.redis, b.redis),
+      times(c.postgres, b.postgres), times(c.client, b.client), times(saleProcessesSum(c), saleProcessesSum(b)), times(c.machine, b.machine), null]);
+  }
+  return ['', 'CPU milliseconds per buyer (bought or refused) in every process a sale used, from the sale\'s first purchase until its work was done ' +
+    '(holdfast: until the API had persisted its outbox); ' +
+    (pairs ? `${strategyLabel(pairs.baseline)} and ${strategyLabel(pairs.contender)}: the median over their ${pairs.rounds.length} sales, the others: their one sale. ` : '') +
+    'PostgreSQL is its shared processes (WAL writer, checkpointer…) and the sessions on the database the strategy uses (holdfast\'s API\'s; the lab\'s for the SQL strategies); ' +
+    'Redis (the whole server, neighbours included) and the API server only where the strategy uses them. ' +
+    `The last column is what this ${cores}-core machine allows when the sum is all a buyer costs. The whole machine also counts the kernel's share and anything else running.`, '',
+    markdownTable(['strategy', 'API server', 'Redis', 'PostgreSQL', 'client (the bench)', 'sum of these', 'whole machine', 'ceiling from the sum, buyers/s'], rows)];
 }
 
 /** What failed, in the words of the failure, so a number in an "errors" column can be traced. */
@@ -514,7 +605,10 @@ function targetsSection(report: BenchReport): string[] {
     rows.push(target('hold throughput ≥ 1.0 × minimal Express, equal node flags', r31.holdfastVsExpressThroughput, (v) => v >= 1));
   }
   if (stable.raceLab.holdfastVsSkipLocked !== null) {
-    rows.push(target('race lab: purchases/s ≥ 1.0 × SKIP LOCKED', stable.raceLab.holdfastVsSkipLocked, (v) => v >= 1));
+    const spread = report.raceLab?.pairs?.ratio;
+    rows.push(target(
+      spread ? `race lab: purchases/s ≥ 1.0 × SKIP LOCKED (median of ${spread.values.length} pairs, spread ${formatRatio(spread.min)}–${formatRatio(spread.max)})` : 'race lab: purchases/s ≥ 1.0 × SKIP LOCKED',
+      stable.raceLab.holdfastVsSkipLocked, (v) => v >= 1));
   }
   if (stable.confirmPath.holdfastVsPgbenchBatch !== null) {
     rows.push(target('confirms/s ≥ 0.6 × pgbench, batch-shaped transactions', stable.confirmPath.holdfastVsPgbenchBatch, (v) => v >= 0.6));
