@@ -9,7 +9,11 @@ export interface BenchPlan {
   mode: 'quick' | 'full';
   /**
    * `pairs`: interleaved pairs of sales of FOR UPDATE SKIP LOCKED and holdfast (race-lab.runner.ts,
-   * PairedStrategies), after one sale of each other strategy.
+   * PairedStrategies), after one sale of each other strategy. Chosen by the spread of the per-pair
+   * ratios: their standard deviation was 0.07 over five full runs of one sale each on a quiet machine, 0.18-0.22
+   * in runs of 9 and 15 pairs on this 2-core machine shared at load average 3-6 (0.3-0.4 at the
+   * quick size). The median of 9 pairs then has a standard error of about 0.03 quiet (0.08 busy)
+   * (1.25 sd / √9), at some 2.5 s a pair: a full `--only race` took 59 s with 9 pairs, 77-87 s with 15.
    */
   raceLab: FlashSale & { optimisticAttempts: number; pairs: number };
   holdPath: {
@@ -101,7 +105,7 @@ export function benchPlan(quick: boolean): BenchPlan {
   if (quick) {
     return {
       mode: 'quick',
-      raceLab: { buyers: 500, tickets: 200, concurrency: 50, priceCents: 5000, optimisticAttempts: 3, pairs: 3 },
+      raceLab: { buyers: 500, tickets: 200, concurrency: 50, priceCents: 5000, optimisticAttempts: 3, pairs: 5 },
       holdPath: { concurrency: 50, rounds: 2, requests: 2500, warmupRequests: 1000, maxDurationMs: 4000, redisBenchmarkRequests: 30_000, multiSeatHold: 4,
         byConcurrency: { levels: [10, 50, 100], requests: 800, warmupRequests: 200 } },
       growth: {
@@ -129,7 +133,7 @@ export function benchPlan(quick: boolean): BenchPlan {
   }
   return {
     mode: 'full',
-    raceLab: { buyers: 4000, tickets: 1500, concurrency: 50, priceCents: 5000, optimisticAttempts: 3, pairs: 5 },
+    raceLab: { buyers: 4000, tickets: 1500, concurrency: 50, priceCents: 5000, optimisticAttempts: 3, pairs: 9 },
     holdPath: { concurrency: 50, rounds: 3, requests: 20_000, warmupRequests: 1000, maxDurationMs: 15_000, redisBenchmarkRequests: 100_000, multiSeatHold: 4,
       byConcurrency: { levels: [1, 10, 50, 100, 200], requests: 3000, warmupRequests: 300 } },
     growth: {

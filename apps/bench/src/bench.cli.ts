@@ -9,7 +9,7 @@
  * `--api-event-loop`: the API child measures its event-loop delay (perf_hooks, a 1 ms timer: a
  * measurement's own cost, off by default) and its GC pauses over each holdfast hold round at the
  * section's concurrency, and prints them to stderr after the round (where the hold path's tail comes from).
- * `--race-pairs N`: the race lab's interleaved SKIP LOCKED / holdfast pairs (default: the plan's, 3 quick, 5 full).
+ * `--race-pairs N`: the race lab's interleaved SKIP LOCKED / holdfast pairs (default: the plan's, 5 quick, 9 full).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
