@@ -200,7 +200,9 @@ describe('race lab (tiny flash sale against the real PostgreSQL)', () => {
     expect(markdown).toContain(`the median of ${PAIRS} pairs' ratios; spread`);
     expect(markdown).toMatch(/\| pair \| first +\| SKIP LOCKED purchases\/s \| contender purchases\/s \| contender ÷ SKIP LOCKED \|/);
     for (const p of pairs.rounds) expect(markdown).toMatch(new RegExp(`\\| +${p.round} \\| (SKIP LOCKED|contender) +\\|`));
-    expect(markdown).toMatch(/\| strategy +\| API server \| Redis \| PostgreSQL \| client \(the bench\) \| sum of these \| whole machine \| ceiling from the sum, buyers\/s \|/);
+    expect(markdown).toMatch(/\| strategy +\| API server \| Redis \| PostgreSQL \| client \(the bench\) \| sum of these \| whole machine \| ceiling from the sum, buyers\/s \| of the ceiling reached \|/);
+    // A SQL strategy's row: no API server or Redis, PostgreSQL and the client read, the share of the ceiling in percent.
+    expect(markdown).toMatch(/\| row per ticket, FOR UPDATE SKIP LOCKED +\| +– \| +– \| +[\d.]+ \| +[\d.]+ \| +[\d.]+ \| +[\d.]+ \| +[\d,]+ \| +\d+ % \|/);
     expect(markdown).toMatch(/\| contender ÷ SKIP LOCKED +\|/);
     const svg = renderSvg(bench);
     expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);

@@ -1,6 +1,6 @@
 import { isSkipped, type BenchReport, type HoldPathReport, type HoldServerWarmUp, type HoldWarmUp, type PathSummary } from '../bench-report.types';
 import type { MachineCpuPerRequest } from '../machine-cpu.probe';
-import { processesSum as saleProcessesSum, type RaceLabReport, type SalesWarmUp, type StrategyResult } from '../race-lab.runner';
+import { processesSum as saleProcessesSum, ratioSpread, type RaceLabReport, type SalesWarmUp, type StrategyResult } from '../race-lab.runner';
 import type { WarmUpReport } from '../race-lab.types';
 import { groupCommitSection } from '../holdfast/holdfast-confirm-batch.bench';
 import { formatNumber, formatRatio, markdownTable, ratio, type Cell } from './markdown-table.format';
@@ -133,15 +133,27 @@ function holdfastWarmUpLine(title: string, warmUp: WarmUpReport): string {
 function raceCpuLines(lab: RaceLabReport, cores: number): string[] {
   const by = lab.cpuByProcess;
   if (!by) return [];
+  const pairs = lab.pairs;
+  // How much of that ceiling a sale reached: its buyers a second times the CPU a buyer cost its
+  // processes, over the cores (the share of the machine its processes kept busy); the median over
+  // a paired strategy's sales.
+  const salesOf = (id: string): StrategyResult[] =>
+    pairs && (id === pairs.baseline || id === pairs.contender)
+      ? pairs.rounds.map((p) => (id === pairs.baseline ? p.baseline : p.contender))
+      : lab.results.filter((r) => r.id === id);
+  const reached = (id: string): number | null => {
+    const shares = salesOf(id).flatMap((r) => (r.cpuPerBuyer ? [(r.attemptsPerSec * saleProcessesSum(r.cpuPerBuyer)) / (cores * 1000)] : []));
+    return ratioSpread(shares).median;
+  };
+  const percent = (share: number | null) => (share === null ? null : `${Math.round(share * 100)} %`);
   const rows = lab.results
     .filter((r) => by[r.id])
     .map((r): Cell[] => {
       const c = by[r.id]!;
       const sum = saleProcessesSum(c);
-      return [r.title, c.server, c.redis, c.postgres, c.client, sum, c.machine, sum > 0 ? Math.round((cores * 1000) / sum) : null];
+      return [r.title, c.server, c.redis, c.postgres, c.client, sum, c.machine, sum > 0 ? Math.round((cores * 1000) / sum) : null, percent(reached(r.id))];
     });
   if (rows.length === 0) return [];
-  const pairs = lab.pairs;
   const [b, c] = pairs ? [by[pairs.baseline], by[pairs.contender]] : [null, null];
   if (pairs && b && c) {
     const times = (value: number | null, baseline: number | null) => {
@@ -149,15 +161,17 @@ function raceCpuLines(lab: RaceLabReport, cores: number): string[] {
       return v === null ? null : formatRatio(v);
     };
     rows.push([`${strategyLabel(pairs.contender)} ÷ ${strategyLabel(pairs.baseline)}`, times(c.server, b.server), times(c.redis, b.redis),
-      times(c.postgres, b.postgres), times(c.client, b.client), times(saleProcessesSum(c), saleProcessesSum(b)), times(c.machine, b.machine), null]);
+      times(c.postgres, b.postgres), times(c.client, b.client), times(saleProcessesSum(c), saleProcessesSum(b)), times(c.machine, b.machine), null, null]);
   }
   return ['', 'CPU milliseconds per buyer (bought or refused) in every process a sale used, from the sale\'s first purchase until its work was done ' +
     '(holdfast: until the API had persisted its outbox); ' +
     (pairs ? `${strategyLabel(pairs.baseline)} and ${strategyLabel(pairs.contender)}: the median over their ${pairs.rounds.length} sales, the others: their one sale. ` : '') +
     'PostgreSQL is its shared processes (WAL writer, checkpointer…) and the sessions on the database the strategy uses (holdfast\'s API\'s; the lab\'s for the SQL strategies); ' +
     'Redis (the whole server, neighbours included) and the API server only where the strategy uses them. ' +
-    `The last column is what this ${cores}-core machine allows when the sum is all a buyer costs. The whole machine also counts the kernel's share and anything else running.`, '',
-    markdownTable(['strategy', 'API server', 'Redis', 'PostgreSQL', 'client (the bench)', 'sum of these', 'whole machine', 'ceiling from the sum, buyers/s'], rows)];
+    `The ceiling is what this ${cores}-core machine allows when the sum is all a buyer costs, and the last column how much of it the sales reached ` +
+    '(buyers a second × the sum ÷ the cores: the share of the machine the strategy\'s processes kept busy; well under 100 %, the sale waited on something else than ' +
+    'its own CPU: round trips, locks, a commit, or neighbours). The whole machine also counts the kernel\'s share and anything else running.', '',
+    markdownTable(['strategy', 'API server', 'Redis', 'PostgreSQL', 'client (the bench)', 'sum of these', 'whole machine', 'ceiling from the sum, buyers/s', 'of the ceiling reached'], rows)];
 }
 
 /** What failed, in the words of the failure, so a number in an "errors" column can be traced. */
