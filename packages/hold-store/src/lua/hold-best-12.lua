@@ -135,7 +135,7 @@ end
 -- checked afterwards. Returns the selection (nil when fewer than q seats were
 -- found, the range exhausted), whether it is side by side, and the seats found.
 local function select(checkEach)
-  local seats = {}                -- usable seats in walk order: {id, row, number, price, label}
+  local seats = {}                -- usable seats in walk order: {id, row id (text), number, price, meta, label's place in meta}
   local rows = {}                 -- row id -> number -> seat
   local total, ceiling = nil, nil -- lowest total (sum of the q cheapest), q-th cheapest price
   local looked = 0
@@ -182,8 +182,10 @@ local function select(checkEach)
       if not meta or (checkEach and taken(id)) then
         redis.call('ZREM', KEYS[9], id) -- drift: a taken seat left in the free set
       else
-        local row, number, price, label = string.match(meta, '^%d+|(%d+)|(-?%d+)|(%d+)|(.*)$')
-        local s = {id, tonumber(row), tonumber(number), tonumber(price), label}
+        -- The label is cut from meta only for the seats held (a capture of it cost every member
+        -- walked); the row id stays text: it only groups seats.
+        local row, number, price, labelAt = string.match(meta, '^%d+|(%d+)|(-?%d+)|(%d+)|()')
+        local s = {id, row, tonumber(number), tonumber(price), meta, labelAt}
         if ceiling and s[4] > ceiling then stop = true; break end -- no selection at the lowest total goes further
         seats[#seats + 1] = s
         local found = nil
@@ -246,7 +248,7 @@ for i, s in ipairs(chosen) do
   redis.call('ZREM', KEYS[9], s[1])
   quoted[i] = cjson.encode(s[1])
   -- Amounts written as integers (cjson would round numbers past 14 digits).
-  items[i] = '{"seatId":' .. quoted[i] .. ',"label":' .. cjson.encode(s[5]) .. ',"tier":' .. tier
+  items[i] = '{"seatId":' .. quoted[i] .. ',"label":' .. cjson.encode(string.sub(s[5], s[6])) .. ',"tier":' .. tier
     .. ',"priceCents":' .. string.format('%d', s[4]) .. ',"quantity":1}'
   ids[i] = s[1]
   sum = sum + s[4]
