@@ -1,7 +1,7 @@
 import { createSchemaPool, dropSchema, retryWhileTooManyClients } from './bench-database.service';
 import { elapsedMs, LatencyHistogram, round3, type LatencySummary } from './latency.histogram';
 import { withProcessesCpu, type MachineProcesses, type ProcessesCpuMs } from './machine-cpu.probe';
-import type { FlashSale, LabResources, SaleClient, SaleCpuPerBuyer, SaleStrategy, WarmUpReport } from './race-lab.types';
+import type { ConfirmBatchesOfSale, FlashSale, LabResources, SaleClient, SaleCpuPerBuyer, SaleStrategy, WarmUpReport } from './race-lab.types';
 import { warmUpSettled } from './strategies/holdfast-hold-confirm.strategy';
 
 /**
@@ -72,6 +72,8 @@ export interface StrategyResult {
   warmUp?: WarmUpReport | null;
   /** CPU per buyer in every process the sale used (null: not read); absent in older reports. */
   cpuPerBuyer?: SaleCpuPerBuyer | null;
+  /** holdfast's confirm batches in the sale (null for the SQL strategies); absent in older reports. */
+  confirmBatches?: ConfirmBatchesOfSale | null;
   wallMs: number;
   /** Purchase attempts completed per second (bought or refused). */
   attemptsPerSec: number;
@@ -357,6 +359,7 @@ async function runStrategy(strategy: SaleStrategy, resources: LabResources, proc
     }
 
     const tally = await strategy.tally(resources);
+    const confirmBatches = strategy.confirmBatches ? await strategy.confirmBatches() : null;
     const unsold = Math.max(0, sale.tickets - tally.sold);
     const refused = counts.soldOut + counts.gaveUp;
     return {
@@ -381,6 +384,7 @@ async function runStrategy(strategy: SaleStrategy, resources: LabResources, proc
       purchasesPerSec: round3((counts.bought / wallMs) * 1000),
       latency: histogram.summary(),
       cpuPerBuyer,
+      confirmBatches,
     };
   } finally {
     for (const client of clients) await client.close();

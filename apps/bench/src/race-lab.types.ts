@@ -57,6 +57,20 @@ export interface SaleStrategy {
   settle?(resources: LabResources): Promise<void>;
   /** Drops whatever `prepare` created. */
   cleanup(resources: LabResources): Promise<void>;
+  /** After the sale (outside its clock and CPU window): the group-commit batches its confirms went in (holdfast's API). */
+  confirmBatches?(): Promise<ConfirmBatchesOfSale | null>;
+}
+
+/**
+ * The confirm batches of one holdfast sale, from the API's own metrics read before and after it
+ * (`holdfast_confirm_batch_size`, `holdfast_confirm_batch_seconds`): how many, their mean size, and
+ * the time the batch statement took summed over them. With one batch in flight, that sum against
+ * the sale's clock says how much of the sale PostgreSQL's confirm statement was the pace.
+ */
+export interface ConfirmBatchesOfSale {
+  batches: number;
+  meanSize: number | null;
+  statementMs: number;
 }
 
 /** Warm-up sales run before the clock, and the API's CPU per request in each. */

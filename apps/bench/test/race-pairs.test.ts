@@ -1,6 +1,7 @@
 // The race lab's paired comparison (race-lab.runner.ts): each pair's ratio, their median and spread,
 // which pair stands for the two strategies in the table, and their CPU per buyer over the sales.
-import { medianCpu, medianIndex, pairRatio, ratioSpread } from '../src/race-lab.runner';
+import { medianCpu, medianIndex, pairRatio, ratioSpread, type RaceLabReport, type StrategyResult } from '../src/race-lab.runner';
+import { raceConfirmBatchLines } from '../src/report/bench-report.format';
 import type { SaleCpuPerBuyer } from '../src/race-lab.types';
 
 const sale = (purchasesPerSec: number, skipped: string | null = null) => ({ purchasesPerSec, skipped });
@@ -46,4 +47,23 @@ test('when sales read their CPU per buyer, then each process\'s is the median of
   expect(medianCpu([cpu(null, 0.2, 0.1, 0.4), cpu(null, 0.18, 0.12, 0.35)]))
     .toEqual({ server: null, redis: null, postgres: 0.19, client: 0.11, machine: 0.375 });
   expect(medianCpu([null, undefined])).toBeNull();
+});
+
+test('when holdfast\'s sales report their confirm batches, then the report gives the medians over its sales and the share of the clock the batch statement ran', () => {
+  const holdfastSale = (wallMs: number, batches: number, meanSize: number, statementMs: number) =>
+    ({ title: 'holdfast', wallMs, confirmBatches: { batches, meanSize, statementMs } }) as unknown as StrategyResult;
+  const sqlSale = { title: 'SKIP LOCKED', wallMs: 700, confirmBatches: null } as unknown as StrategyResult;
+  const rounds = [
+    { baseline: sqlSale, contender: holdfastSale(800, 70, 21.4, 560) },
+    { baseline: sqlSale, contender: holdfastSale(1000, 76, 19.7, 824) },
+    { baseline: sqlSale, contender: holdfastSale(900, 72, 20.8, 709) },
+  ];
+  const lab = { results: [], pairs: { rounds } } as unknown as RaceLabReport;
+  const [blank, line] = raceConfirmBatchLines(lab);
+  expect(blank).toBe('');
+  // Medians: 72 batches, 20.8 a batch, 709 of 900 ms; the share is the median of 0.70, 0.824, 0.788.
+  expect(line).toContain('median over its 3 sale(s): 72 batches of 20.8 confirms on average');
+  expect(line).toContain('709 ms of the sale\'s 900 ms clock (79 %)');
+  // A lab whose sales have no batches (the SQL strategies alone) prints nothing.
+  expect(raceConfirmBatchLines({ results: [sqlSale], pairs: null } as unknown as RaceLabReport)).toEqual([]);
 });

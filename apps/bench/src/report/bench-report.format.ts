@@ -73,7 +73,30 @@ function raceLabSection(report: BenchReport): string[] {
     ].map((r) => [r.title, r.errorSamples])),
     ...racePairsLines(report.raceLab),
     ...raceCpuLines(report.raceLab, report.meta.cpus),
+    ...raceConfirmBatchLines(report.raceLab),
   ];
+}
+
+/**
+ * holdfast's confirm batches in its sales (medians over the paired sales, else its one sale): how
+ * many, their size, and the share of the sale's clock the batch statement ran. With one batch in
+ * flight (the default), that share is how much of the sale PostgreSQL's confirm statement set the pace.
+ */
+export function raceConfirmBatchLines(lab: RaceLabReport): string[] {
+  const sales = (lab.pairs ? lab.pairs.rounds.flatMap((p) => [p.baseline, p.contender]) : lab.results)
+    .filter((r) => r.confirmBatches && r.confirmBatches.batches > 0 && r.wallMs > 0);
+  if (sales.length === 0) return [];
+  const med = (values: number[]) => ratioSpread(values).median;
+  const title = sales[0]!.title;
+  const batches = med(sales.map((r) => r.confirmBatches!.batches));
+  const size = med(sales.flatMap((r) => (r.confirmBatches!.meanSize === null ? [] : [r.confirmBatches!.meanSize])));
+  const statementMs = med(sales.map((r) => r.confirmBatches!.statementMs));
+  const wallMs = med(sales.map((r) => r.wallMs));
+  const share = med(sales.map((r) => r.confirmBatches!.statementMs / r.wallMs));
+  return ['', `${title}: its confirms went in group-commit batches; median over its ${sales.length} sale(s): ` +
+    `${formatNumber(batches ?? 0)} batches of ${size === null ? '?' : size.toFixed(1)} confirms on average, the batch statement running ` +
+    `${formatNumber(Math.round(statementMs ?? 0))} ms of the sale's ${formatNumber(Math.round(wallMs ?? 0))} ms clock (${Math.round((share ?? 0) * 100)} %), ` +
+    'with one batch in flight (the default), the time the next batch waits for it (the API\'s `holdfast_confirm_batch_size` and `holdfast_confirm_batch_seconds`, read before and after each sale).'];
 }
 
 function strategyLabel(id: string): string {

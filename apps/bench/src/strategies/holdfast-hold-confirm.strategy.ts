@@ -1,4 +1,5 @@
 import type { ChildServer } from '../baselines/child-server.launcher';
+import { batchesBetween, readBatchMetric, type BatchCount } from '../holdfast/holdfast-confirm-batch.bench';
 import type { HoldfastFixture } from '../holdfast/holdfast.fixture';
 import { createHttpClient, type HttpClient } from '../http-load.generator';
 import { round3 } from '../latency.histogram';
@@ -154,6 +155,9 @@ export function holdfastHoldConfirmStrategy(deps: HoldfastStrategyDeps): SaleStr
     }
     return { sales: Math.max(1, cpuMsPerRequest.length), apiCpuMsPerRequest: cpuMsPerRequest };
   };
+  // The API's confirm-batch totals before the sale (read at the end of prepare, before the clock),
+  // and the sale's batches once it settled.
+  let batchesBefore: BatchCount | null = null;
   return {
     id: 'holdfast',
     title: 'holdfast: Redis hold, then fenced confirm',
@@ -169,12 +173,18 @@ export function holdfastHoldConfirmStrategy(deps: HoldfastStrategyDeps): SaleStr
       if (tokens.length !== sale.buyers + 1) {
         tokens = Array.from({ length: sale.buyers + 1 }, (_, buyerId) => deps.fixture.customerToken(`race-buyer-${buyerId}`));
       }
+      batchesBefore = await readBatchMetric(deps.api);
     },
     // Run by the lab once, before the first measured sale.
     warmUp: ({ sale }) => warmUp(sale.concurrency),
     // The holds the API persists from its outbox after answering are part of what the sale cost it:
     // the CPU is read until they are done (and the next sale, of either strategy, starts after them).
     settle: () => deps.fixture.outboxDrained(eventId),
+    // Read after the sale's CPU window (the metrics request is not the sale's work).
+    confirmBatches: async () => {
+      const sale = batchesBetween(batchesBefore, await readBatchMetric(deps.api));
+      return sale && { batches: sale.batches, meanSize: sale.batches > 0 ? sale.meanSize : null, statementMs: round3(sale.statementSeconds * 1000) };
+    },
     async openClient() {
       // The connection is open (and the event's page read) before the clock starts, as the SQL strategies' are.
       const http = await openSaleConnection(eventId);
