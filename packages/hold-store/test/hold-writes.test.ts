@@ -42,13 +42,19 @@ async function published<T>(eventId: string, run: () => Promise<T>): Promise<{ r
   }
 }
 
-/** The hold's record and its one outbox entry, with the record's TTL. */
-async function recordAndOutbox(eventId: string, holdId: string) {
+/**
+ * The hold's record (its fields, and a TTL of the lease plus HOLD_RECORD_TTL_MS) and its one
+ * outbox entry, as a hold taken at `now` writes them with `json`.
+ */
+async function expectRecordAndOutbox(eventId: string, holdId: string, json: string, now: number): Promise<void> {
   const k = eventKeys(eventId);
-  const record = await redis.hgetall(k.hold(holdId));
+  const expiresAt = now + TTL_MS;
+  expect(await redis.hgetall(k.hold(holdId))).toEqual({ json, createdAt: String(now), expiresAt: String(expiresAt), status: 'active' });
   const ttl = await redis.pttl(k.hold(holdId));
+  expect(ttl).toBeGreaterThan(TTL_MS + HOLD_RECORD_TTL_MS - 10_000);
+  expect(ttl).toBeLessThanOrEqual(TTL_MS + HOLD_RECORD_TTL_MS);
   const entries = (await redis.xrange(k.outbox, '-', '+')).filter(([, f]) => f[1] === holdId);
-  return { record, ttl, outbox: entries.map(([, f]) => f) };
+  expect(entries.map(([, f]) => f)).toEqual([['holdId', holdId, 'createdAt', String(now), 'expiresAt', String(expiresAt), 'json', json]]);
 }
 
 describe('what the hold scripts write', () => {
@@ -66,11 +72,7 @@ describe('what the hold scripts write', () => {
     const now = result.nowMs;
     const expiresAt = now + TTL_MS;
 
-    const { record, ttl, outbox } = await recordAndOutbox(eventId, holdId);
-    expect(record).toEqual({ json: recordJson, createdAt: String(now), expiresAt: String(expiresAt), status: 'active' });
-    expect(ttl).toBeGreaterThan(TTL_MS + HOLD_RECORD_TTL_MS - 10_000);
-    expect(ttl).toBeLessThanOrEqual(TTL_MS + HOLD_RECORD_TTL_MS);
-    expect(outbox).toEqual([['holdId', holdId, 'createdAt', String(now), 'expiresAt', String(expiresAt), 'json', recordJson]]);
+    await expectRecordAndOutbox(eventId, holdId, recordJson, now);
     for (const seatId of seatIds) {
       expect(await redis.get(k.seat(seatId))).toBe(holdId);
       expect(await redis.pttl(k.seat(seatId))).toBeGreaterThan(TTL_MS - 10_000);
@@ -130,11 +132,7 @@ describe('what the hold scripts write', () => {
     const now = result.nowMs;
     const expiresAt = now + TTL_MS;
 
-    const { record, ttl, outbox } = await recordAndOutbox(eventId, holdId);
-    expect(record).toEqual({ json: recordJson, createdAt: String(now), expiresAt: String(expiresAt), status: 'active' });
-    expect(ttl).toBeGreaterThan(TTL_MS + HOLD_RECORD_TTL_MS - 10_000);
-    expect(ttl).toBeLessThanOrEqual(TTL_MS + HOLD_RECORD_TTL_MS);
-    expect(outbox).toEqual([['holdId', holdId, 'createdAt', String(now), 'expiresAt', String(expiresAt), 'json', recordJson]]);
+    await expectRecordAndOutbox(eventId, holdId, recordJson, now);
     expect(await redis.hget(k.ticketType(ticketTypeId), 'held')).toBe('3');
     expect(await redis.zscore(k.ticketTypeExpiry(ticketTypeId), holdId)).toBe(String(expiresAt));
     expect(await redis.hget(k.ticketTypeHolds(ticketTypeId), holdId)).toBe('3');
@@ -161,11 +159,7 @@ describe('what the hold scripts write', () => {
       eventId, customerId, items: held.map((s) => ({ seatId: s.id, label: s.label, tier: 'A', priceCents: 2500, quantity: 1 })), currency: 'EUR', totalCents: 5000,
     });
 
-    const { record, ttl, outbox } = await recordAndOutbox(eventId, holdId);
-    expect(record).toEqual({ json, createdAt: String(now), expiresAt: String(expiresAt), status: 'active' });
-    expect(ttl).toBeGreaterThan(TTL_MS + HOLD_RECORD_TTL_MS - 10_000);
-    expect(ttl).toBeLessThanOrEqual(TTL_MS + HOLD_RECORD_TTL_MS);
-    expect(outbox).toEqual([['holdId', holdId, 'createdAt', String(now), 'expiresAt', String(expiresAt), 'json', json]]);
+    await expectRecordAndOutbox(eventId, holdId, json, now);
     for (const s of held) {
       expect(await redis.get(k.seat(s.id))).toBe(holdId);
       expect(await redis.zscore(k.held, s.id)).toBe(String(expiresAt));
