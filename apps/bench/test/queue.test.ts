@@ -35,7 +35,10 @@ describe('queue section (the waiting room under a crowd, tiny sizes)', () => {
     expect(report.joins.ok).toBe(BUYERS);
     expect(report.joins.failed).toBe(0);
     expect(report.redisBenchmarkZadd.command).toMatch(/^ZADD bench:rb:/);
-    expect(report.redisBenchmarkZadd.requests).toBe(BUYERS);
+    // As many ZADDs as buyers, or ten, a hundred or a thousand times as many: a run of a few dozen
+    // requests can end within redis-benchmark's millisecond clock (its rate "inf"), and the runner
+    // then runs it again ten times longer (redis-benchmark.runner.ts).
+    expect([1, 10, 100, 1000].map((times) => BUYERS * times)).toContain(report.redisBenchmarkZadd.requests);
     expect(report.memory.queueKeysBytes).toBeGreaterThan(0);
     expect(report.memory.bytesPerWaitingBuyer).toBe(Math.round(report.memory.queueKeysBytes / BUYERS));
   });
