@@ -234,7 +234,7 @@ type SeatMapTexts = Record<'ids' | 'sections' | 'rows' | 'numbers' | 'labels' | 
  * in memory (the domain's EventCatalog). Read straight from the pool when there
  * is one, each column one JSON text parsed at once, a turn of the event loop
  * given back between columns: through Prisma, 100,000 rows cost about 330 ms of
- * CPU in one stretch (docs/benchmarks.md, "Seat catalog load").
+ * CPU in one stretch (docs/benchmarks-run.md, "Seat catalog load").
  */
 export async function readSeatMapColumns(db: Db, eventId: string): Promise<SeatMapColumns> {
   const pool = poolOf(db);
