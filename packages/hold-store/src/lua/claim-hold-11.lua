@@ -44,6 +44,6 @@ return claimLease({
   ready = KEYS[1], sold = KEYS[2], held = KEYS[3], tt = KEYS[4], ttExpiry = KEYS[5], ttHolds = KEYS[6],
   record = KEYS[7], customer = KEYS[8], claims = KEYS[9], free = KEYS[10], bought = KEYS[11], seats = seats,
 }, {
-  holdId = ARGV[1], token = ARGV[2], lease = tonumber(ARGV[3]), leaseText = ARGV[3], ttId = ARGV[4], quantity = tonumber(ARGV[5]),
+  holdId = ARGV[1], token = ARGV[2], lease = ARGV[3], ttId = ARGV[4], quantity = tonumber(ARGV[5]),
   channel = ARGV[6], customerId = ARGV[7], maxPerCustomer = tonumber(ARGV[8]), seatIds = seatIds,
 }, nowMs())

@@ -49,7 +49,7 @@ for h = 1, count do
     },
     args = {
       holdId = ARGV[a], customerId = ARGV[a + 1], mode = 'confirmed', channel = ARGV[1], ttId = ARGV[a + 2],
-      quantity = tonumber(ARGV[a + 3]), quantityText = ARGV[a + 3], tombstoneMs = ARGV[2], token = '', seatIds = seatIds,
+      quantity = ARGV[a + 3], tombstoneMs = ARGV[2], token = '', seatIds = seatIds,
     },
   }
   a = a + 5 + n

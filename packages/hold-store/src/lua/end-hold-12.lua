@@ -45,5 +45,5 @@ return endLease({
   seats = seats,
 }, {
   holdId = ARGV[1], customerId = ARGV[2], mode = ARGV[3], channel = ARGV[4], ttId = ARGV[5],
-  quantity = tonumber(ARGV[6]), quantityText = ARGV[6], tombstoneMs = ARGV[7], token = ARGV[8], seatIds = seatIds,
+  quantity = ARGV[6], tombstoneMs = ARGV[7], token = ARGV[8], seatIds = seatIds,
 })

@@ -63,7 +63,7 @@ local claim = claimLease({
   record = KEYS[4], customer = ARGV[7] .. hold.customerId, claims = KEYS[5], free = KEYS[6], bought = KEYS[7],
   seats = seats,
 }, {
-  holdId = ARGV[1], token = ARGV[2], lease = tonumber(ARGV[3]), leaseText = ARGV[3], ttId = ttId, quantity = quantity,
+  holdId = ARGV[1], token = ARGV[2], lease = ARGV[3], ttId = ttId, quantity = quantity,
   channel = ARGV[4], customerId = hold.customerId, maxPerCustomer = tonumber(ARGV[5]), seatIds = seatIds,
   status = rec[4], -- read above (false when the record has none): not read again
 }, now)

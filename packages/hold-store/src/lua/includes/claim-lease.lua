@@ -5,13 +5,13 @@
 -- claim hash. Every key is checked before any is written.
 --   k: ready, sold, held, tt, ttExpiry, ttHolds, record, customer, claims, free, bought
 --      (key names; tt* any key of the slot when the hold has no ticket type), seats (list)
---   a: holdId, token, lease (ms), leaseText (the same, as text), ttId ("" for seats), quantity,
+--   a: holdId, token, lease (ms, as text: it goes to Redis as it is), ttId ("" for seats), quantity,
 --      channel, customerId, maxPerCustomer, seatIds (list, in k.seats order), status (the
 --      record's status when the caller read it already, false when it has none; nil: read here)
 -- Returns the claim-hold reply (see claim-hold-11.lua's Output).
 local function claimLease(k, a, now)
   if redis.call('EXISTS', k.ready) == 0 then return {'NOT_READY'} end
-  local holdId, lease = a.holdId, a.lease
+  local holdId, lease = a.holdId, tonumber(a.lease)
   local status = a.status
   if status == nil then status = redis.call('HGET', k.record, 'status') end
   if status == 'released' or status == 'confirmed' then return {'ENDED', status} end
@@ -82,7 +82,7 @@ local function claimLease(k, a, now)
     local seatId = seatIds[i]
     local ttl = redis.call('PTTL', seats[i])
     if ttl < lease then
-      redis.call('SET', seats[i], holdId, 'PX', a.leaseText)
+      redis.call('SET', seats[i], holdId, 'PX', a.lease)
       redis.call('ZADD', k.held, untilText, seatId)
     end
     redis.call('ZREM', k.free, seatId)
@@ -93,7 +93,7 @@ local function claimLease(k, a, now)
   if mineUntil < untilMs then setCustomerHold(k.customer, holdId, string.format('%d:%d', count, untilMs)) end
 
   redis.call('HSET', k.claims, a.token, untilText)
-  if redis.call('PTTL', k.claims) < lease then redis.call('PEXPIRE', k.claims, a.leaseText) end
+  if redis.call('PTTL', k.claims) < lease then redis.call('PEXPIRE', k.claims, a.lease) end
   if status and status ~= 'active' then redis.call('HSET', k.record, 'status', 'active') end
 
   if #lapsed > 0 then

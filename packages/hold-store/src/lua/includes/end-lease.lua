@@ -4,7 +4,7 @@
 --   k: ready, sold, held, customer, bought, tt, ttExpiry, ttHolds (any key of the slot
 --      when the hold has no ticket type), record, claims, free, seatIndex, seats (list)
 --   a: holdId, customerId, mode ("released" | "expired" | "confirmed"), channel,
---      ttId ("" for seats), quantity, quantityText (the same as text), tombstoneMs, token ("" for none),
+--      ttId ("" for seats), quantity (as text: it goes to Redis as it is), tombstoneMs, token ("" for none),
 --      seatIds (list)
 -- Returns the end-hold reply (see end-hold-12.lua's Output).
 local function endLease(k, a)
@@ -23,7 +23,7 @@ local function endLease(k, a)
   end
   local ready = redis.call('EXISTS', k.ready) == 1
   local confirmed = mode == 'confirmed'
-  local quantity = a.quantity
+  local quantity = tonumber(a.quantity)
   local seats, seatIds = k.seats, a.seatIds
 
   local freed = {}
@@ -48,7 +48,7 @@ local function endLease(k, a)
   end
 
   dropCustomerHold(k.customer, holdId)
-  if confirmed and ready then redis.call('HINCRBY', k.bought, a.customerId, a.quantityText) end
+  if confirmed and ready then redis.call('HINCRBY', k.bought, a.customerId, a.quantity) end
 
   local ttId = a.ttId
   if ttId ~= '' and redis.call('EXISTS', k.tt) == 1 then
