@@ -39,6 +39,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import * as current from '@holdfast/hold-store';
+import { medianOf } from './latency.histogram';
 
 type HoldStoreModule = typeof current;
 type Store = InstanceType<HoldStoreModule['HoldStore']>;
@@ -233,11 +234,7 @@ async function phase(store: Store, redis: Redis, c: ScriptCase, calls: number): 
   };
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
+const median = (xs: number[]) => medianOf(xs) ?? NaN;
 const fmt = (xs: number[], digits = 2) =>
   `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
 

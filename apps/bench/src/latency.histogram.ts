@@ -94,6 +94,14 @@ function bucketUpperMs(index: number): number {
   return Math.pow(GROWTH, index) / MICROS_PER_MS;
 }
 
+/** The median (the mean of the middle two for an even count), unrounded; null for no values. */
+export function medianOf(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
 export function round3(value: number): number {
   return Math.round(value * 1000) / 1000;
 }

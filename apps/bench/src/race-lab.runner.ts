@@ -1,5 +1,5 @@
 import { createSchemaPool, dropSchema, retryWhileTooManyClients } from './bench-database.service';
-import { elapsedMs, LatencyHistogram, round3, type LatencySummary } from './latency.histogram';
+import { elapsedMs, LatencyHistogram, medianOf, round3, type LatencySummary } from './latency.histogram';
 import { withProcessesCpu, type MachineProcesses, type ProcessesCpuMs } from './machine-cpu.probe';
 import type { ConfirmBatchesOfSale, FlashSale, LabResources, SaleClient, SaleCpuPerBuyer, SaleStrategy, WarmUpReport } from './race-lab.types';
 import { warmUpSettled } from './strategies/holdfast-hold-confirm.strategy';
@@ -267,10 +267,7 @@ export function pairRatio(baseline: Pick<StrategyResult, 'purchasesPerSec' | 'sk
 export function ratioSpread(ratios: ReadonlyArray<number | null>): RatioSpread {
   const values = ratios.filter((r): r is number => r !== null);
   if (values.length === 0) return { values, median: null, min: null, max: null };
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  const median = sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-  return { values, median: round3(median), min: sorted[0]!, max: sorted[sorted.length - 1]! };
+  return { values, median: round3(medianOf(values)!), min: Math.min(...values), max: Math.max(...values) };
 }
 
 /** The index of the pair whose ratio is the median (for an even count, the lower of the middle two); null when none has one. */
@@ -285,10 +282,8 @@ export function medianCpu(sales: ReadonlyArray<SaleCpuPerBuyer | null | undefine
   const read = sales.filter((c): c is SaleCpuPerBuyer => c != null);
   if (read.length === 0) return null;
   const field = (pick: (c: SaleCpuPerBuyer) => number | null): number | null => {
-    const values = read.map(pick).filter((v): v is number => v !== null).sort((a, b) => a - b);
-    if (values.length === 0) return null;
-    const middle = Math.floor(values.length / 2);
-    return round4(values.length % 2 === 1 ? values[middle]! : (values[middle - 1]! + values[middle]!) / 2);
+    const median = medianOf(read.map(pick).filter((v): v is number => v !== null));
+    return median === null ? null : round4(median);
   };
   return { server: field((c) => c.server), redis: field((c) => c.redis), postgres: field((c) => c.postgres), client: field((c) => c.client)!, machine: field((c) => c.machine) };
 }
