@@ -275,11 +275,17 @@ export class RedisCluster {
     return (await this.topology()).filter((n) => n.role === 'master' && !n.failed && n.slots.length).map((n) => n.port).sort();
   }
 
-  /** The port of the master serving a slot. */
-  async masterOfSlot(slot: number): Promise<number> {
-    const m = (await this.topology()).find((n) => n.role === 'master' && !n.failed && n.slots.some(([a, b]) => slot >= a && slot <= b));
-    if (!m) throw new Error(`no master serves slot ${slot}`);
-    return m.port;
+  /**
+   * The port of the running master serving a slot. Right after a master is stopped the node asked
+   * may still list it as the slot's master (it is flagged failed only after the node timeout), and
+   * right after a failover it may not have heard of the promotion yet (it learns by gossip). So this
+   * waits, up to `timeoutMs`, for a master this cluster still runs, not flagged failed, to serve the slot.
+   */
+  async masterOfSlot(slot: number, timeoutMs = 10_000): Promise<number> {
+    const serving = async () => (await this.topology()).find((n) => n.role === 'master' && !n.failed && this.procs.has(n.port)
+      && n.slots.some(([a, b]) => slot >= a && slot <= b))?.port;
+    return waitFor(`a running master to serve slot ${slot}`, serving, { timeoutMs, intervalMs: 50 })
+      .catch((err: Error) => { throw new Error(`no master serves slot ${slot}: ${err.message}`); });
   }
 
   /** Waits until every running node says cluster_state:ok, 3 masters serve the slots and the other running nodes are their replicas. */
