@@ -32,13 +32,15 @@ export class DatabaseUnavailable extends Error {
   override name = 'DatabaseUnavailable';
 }
 
-const UNAVAILABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+// P2037: too many database connections opened (PostgreSQL's 53300, its connection limit reached).
+const UNAVAILABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037']);
 /**
  * PostgreSQL's own refusals that mean "not now": a statement cancelled by
  * statement_timeout (57014), a lock not available (55P03), a session ended for
- * idling in a transaction (25P03), the server shutting down or in recovery.
+ * idling in a transaction (25P03), the server shutting down or in recovery,
+ * no connection left (53300: max_connections, or a role's or database's limit).
  */
-const UNAVAILABLE_PG_CODES = new Set(['57014', '55P03', '25P03', '57P01', '57P02', '57P03']);
+const UNAVAILABLE_PG_CODES = new Set(['57014', '55P03', '25P03', '57P01', '57P02', '57P03', '53300']);
 const UNAVAILABLE_MESSAGE = /Query read timeout|not queryable|canceling statement due to statement timeout|idle-in-transaction timeout|ECONNREFUSED|ECONNRESET|ETIMEDOUT|timeout exceeded when trying to connect|Connection terminated|connect EHOSTUNREACH|the database system is (starting up|shutting down)|DatabaseNotReachable|ConnectionClosed/i;
 
 /** Translates Prisma's and pg's errors at the data-access edge. */
