@@ -17,7 +17,9 @@ export type StoreUnavailableReason =
   /** The write reached fewer replicas than asked for (WAIT, NOREPLICAS). */
   | 'replicas'
   /** Redis could not take a subscription now (the change feed). */
-  | 'subscription';
+  | 'subscription'
+  /** Redis is at its maxmemory and refuses writes (holdfast runs it with noeviction: none of its keys may be evicted). */
+  | 'memory';
 
 /** Redis cannot serve the call now; retrying later may succeed. The caller answers 503. */
 export class StoreUnavailableError extends Error {
@@ -32,6 +34,7 @@ const UNAVAILABLE: readonly (readonly [StoreUnavailableReason, RegExp])[] = [
   ['cluster', /CLUSTERDOWN|MASTERDOWN|TRYAGAIN|Too many Cluster redirections|Failed to refresh slots cache|None of startup nodes is available|Cluster isn't ready/],
   ['loading', /LOADING/],
   ['replicas', /NOREPLICAS/],
+  ['memory', /^OOM |OOM command not allowed/],
   ['timeout', /Command timed out|ETIMEDOUT/],
   ['connection', /Connection is closed|Stream isn't writeable|enableOfflineQueue|ECONNREFUSED|ECONNRESET|EPIPE|MaxRetriesPerRequest|Reached the max retries/],
 ];

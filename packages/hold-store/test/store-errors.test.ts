@@ -26,6 +26,7 @@ test('when ioredis or Redis say they cannot serve now, then the translation name
     [new ReplyError('CLUSTERDOWN The cluster is down'), 'cluster'],
     [new Error("Cluster isn't ready and enableOfflineQueue options is false"), 'cluster'],
     [new ReplyError('NOREPLICAS Not enough good replicas to write.'), 'replicas'],
+    [new ReplyError("OOM command not allowed when used memory > 'maxmemory'."), 'memory'],
   ];
   for (const [err, reason] of cases) {
     const translated = translateRedisError(err);
@@ -86,5 +87,36 @@ describe('a Redis of the test\'s own', () => {
       server.resume();
     }
     await waitFor('the hold store to answer again', async () => (await count()) === null, { timeoutMs: 5000 });
+  });
+
+  test('when Redis has no room for another client (maxclients), then a new connection\'s store call rejects with StoreUnavailableError (connection)', async () => {
+    const clients = (await redis.client('LIST') as string).trim().split('\n').length;
+    await redis.config('SET', 'maxclients', String(clients));
+    const late = failFast(server.port);
+    late.on('error', () => undefined);
+    try {
+      const err = await rejection(new HoldStore(late).isPrimed(randomUUID()));
+      expect(err).toBeInstanceOf(StoreUnavailableError);
+      // Refused at connect, the API's fail-fast client never sends the call ("Stream isn't writeable").
+      expect((err as StoreUnavailableError).reason).toBe('connection');
+    } finally {
+      late.disconnect();
+      await redis.config('SET', 'maxclients', '10000');
+    }
+  });
+
+  test('when Redis is at its maxmemory (noeviction), then a hold script that writes rejects with StoreUnavailableError (memory)', async () => {
+    const store = new HoldStore(redis);
+    const eventId = randomUUID();
+    const used = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
+    await redis.config('SET', 'maxmemory-policy', 'noeviction');
+    await redis.config('SET', 'maxmemory', String(used - 1024));
+    try {
+      const err = await rejection(store.countHoldRequest({ eventId, customerId: 'c1', rateLimit: 100, rateWindowMs: 60_000 }));
+      expect(err).toBeInstanceOf(StoreUnavailableError);
+      expect((err as StoreUnavailableError).reason).toBe('memory');
+    } finally {
+      await redis.config('SET', 'maxmemory', '0');
+    }
   });
 });
