@@ -19,7 +19,9 @@ export type StoreUnavailableReason =
   /** Redis could not take a subscription now (the change feed). */
   | 'subscription'
   /** Redis is at its maxmemory and refuses writes (holdfast runs it with noeviction: none of its keys may be evicted). */
-  | 'memory';
+  | 'memory'
+  /** The node is a read-only replica now (a failover demoted it) and refuses writes (READONLY). */
+  | 'read-only';
 
 /** Redis cannot serve the call now; retrying later may succeed. The caller answers 503. */
 export class StoreUnavailableError extends Error {
@@ -35,6 +37,7 @@ const UNAVAILABLE: readonly (readonly [StoreUnavailableReason, RegExp])[] = [
   ['loading', /LOADING/],
   ['replicas', /NOREPLICAS/],
   ['memory', /^OOM |OOM command not allowed/],
+  ['read-only', /^READONLY |You can't write against a read only replica/],
   ['timeout', /Command timed out|ETIMEDOUT/],
   ['connection', /Connection is closed|Stream isn't writeable|enableOfflineQueue|ECONNREFUSED|ECONNRESET|EPIPE|MaxRetriesPerRequest|Reached the max retries/],
 ];

@@ -27,6 +27,7 @@ test('when ioredis or Redis say they cannot serve now, then the translation name
     [new Error("Cluster isn't ready and enableOfflineQueue options is false"), 'cluster'],
     [new ReplyError('NOREPLICAS Not enough good replicas to write.'), 'replicas'],
     [new ReplyError("OOM command not allowed when used memory > 'maxmemory'."), 'memory'],
+    [new ReplyError("READONLY You can't write against a read only replica."), 'read-only'],
   ];
   for (const [err, reason] of cases) {
     const translated = translateRedisError(err);
