@@ -38,9 +38,10 @@ const UNAVAILABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 
  * PostgreSQL's own refusals that mean "not now": a statement cancelled by
  * statement_timeout (57014), a lock not available (55P03), a session ended for
  * idling in a transaction (25P03), the server shutting down or in recovery,
- * no connection left (53300: max_connections, or a role's or database's limit).
+ * no connection left (53300: max_connections, or a role's or database's limit),
+ * a server taking no writes (25006: a standby, or a primary a failover left read-only).
  */
-const UNAVAILABLE_PG_CODES = new Set(['57014', '55P03', '25P03', '57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_PG_CODES = new Set(['57014', '55P03', '25P03', '57P01', '57P02', '57P03', '53300', '25006']);
 const UNAVAILABLE_MESSAGE = /Query read timeout|not queryable|canceling statement due to statement timeout|idle-in-transaction timeout|ECONNREFUSED|ECONNRESET|ETIMEDOUT|timeout exceeded when trying to connect|Connection terminated|connect EHOSTUNREACH|the database system is (starting up|shutting down)|DatabaseNotReachable|ConnectionClosed/i;
 
 /** Translates Prisma's and pg's errors at the data-access edge. */
@@ -65,7 +66,11 @@ export function translateDbError(err: unknown): unknown {
   }
   if (err instanceof Prisma.PrismaClientInitializationError) return new DatabaseUnavailable(err.message);
   const message = err instanceof Error ? err.message : String(err);
-  const code = (err as { code?: string } | null)?.code;
+  // A driver adapter's error that reached here as it is (inside an interactive transaction,
+  // Prisma passes it on unwrapped): PostgreSQL's SQLSTATE is its cause's originalCode.
+  const code = (err as { name?: string } | null)?.name === 'DriverAdapterError'
+    ? (err as { cause?: { originalCode?: string } }).cause?.originalCode
+    : (err as { code?: string } | null)?.code;
   if (code === '40001' || code === '40P01') return new TransactionConflict(message);
   if (code === '23505') return new UniqueViolation(String((err as { constraint?: string }).constraint ?? 'unknown'));
   if (refusedData(code)) return new DataRefused(code!, message);
