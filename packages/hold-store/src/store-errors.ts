@@ -21,7 +21,9 @@ export type StoreUnavailableReason =
   /** Redis is at its maxmemory and refuses writes (holdfast runs it with noeviction: none of its keys may be evicted). */
   | 'memory'
   /** The node is a read-only replica now (a failover demoted it) and refuses writes (READONLY). */
-  | 'read-only';
+  | 'read-only'
+  /** Redis refuses writes because it cannot write its snapshot to disk (MISCONF: stop-writes-on-bgsave-error). */
+  | 'persistence';
 
 /** Redis cannot serve the call now; retrying later may succeed. The caller answers 503. */
 export class StoreUnavailableError extends Error {
@@ -38,6 +40,7 @@ const UNAVAILABLE: readonly (readonly [StoreUnavailableReason, RegExp])[] = [
   ['replicas', /NOREPLICAS/],
   ['memory', /^OOM |OOM command not allowed/],
   ['read-only', /^READONLY |You can't write against a read only replica/],
+  ['persistence', /^MISCONF /],
   ['timeout', /Command timed out|ETIMEDOUT/],
   ['connection', /Connection is closed|Stream isn't writeable|enableOfflineQueue|ECONNREFUSED|ECONNRESET|EPIPE|MaxRetriesPerRequest|Reached the max retries/],
 ];

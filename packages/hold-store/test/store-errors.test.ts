@@ -28,6 +28,7 @@ test('when ioredis or Redis say they cannot serve now, then the translation name
     [new ReplyError('NOREPLICAS Not enough good replicas to write.'), 'replicas'],
     [new ReplyError("OOM command not allowed when used memory > 'maxmemory'."), 'memory'],
     [new ReplyError("READONLY You can't write against a read only replica."), 'read-only'],
+    [new ReplyError('MISCONF Redis is configured to save RDB snapshots, but it is currently not able to persist on disk.'), 'persistence'],
   ];
   for (const [err, reason] of cases) {
     const translated = translateRedisError(err);
