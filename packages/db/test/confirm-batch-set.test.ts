@@ -225,6 +225,100 @@ test('when the same batch goes as a set and, with a duplicate confirm added, one
   expect(oneByOne.duplicate!.order_json!.id).toBe(oneByOne.second.order_json!.id);
 });
 
+/** A hold that is in Redis only (the outbox has not written its row): its id and the record a confirm carries. */
+function recordOnly(f: Fixture, items: Item[]) {
+  const id = `h_${randomUUID().replace(/-/g, '')}`;
+  const createdAt = new Date(Date.now() - 1000);
+  const record = {
+    eventId: f.eventId, customerId: `buyer-${id.slice(2, 8)}`, items, totalCents: items.reduce((sum, it) => sum + it.priceCents * it.quantity, 0),
+    currency: 'EUR', createdAt: createdAt.toISOString(), expiresAt: new Date(createdAt.getTime() + 600_000).toISOString(),
+  };
+  return { id, record };
+}
+
+test('when most holds of a batch are in Redis only, then it goes as a set and writes each of their rows once, in its final state: confirmed with its order, expired, or active when its claim lapsed', async () => {
+  const f = await fixture(2, 10);
+  const written = await holdRow(f, [gaItem(f, 1)]);
+  const fresh = [recordOnly(f, [gaItem(f, 2)]), recordOnly(f, [seatItem(f, 0)]), recordOnly(f, [gaItem(f, 1)]), recordOnly(f, [gaItem(f, 1)])];
+  const batch = [
+    confirm(f, fresh[0]!.id, { record: fresh[0]!.record }),
+    confirm(f, written),
+    confirm(f, fresh[1]!.id, { record: fresh[1]!.record }),
+    confirm(f, fresh[2]!.id, { record: fresh[2]!.record, held: false }),
+    confirm(f, fresh[3]!.id, { record: fresh[3]!.record, claimMs: 0 }),
+  ];
+  // The batch's row operations on holds, as this session counts them (read before and after it in
+  // one transaction: the session's counts are not flushed, nor reset, until it is idle again).
+  const holdsOps = async () => (await client.query<{ ins: string; upd: string }>(
+    "SELECT n_tup_ins AS ins, n_tup_upd AS upd FROM pg_stat_xact_user_tables WHERE relname = 'holds'")).rows[0]!;
+  await client.query('BEGIN');
+  const before = await holdsOps();
+  const { answers, path } = await runBatch(batch);
+  const after = await holdsOps();
+  await client.query('COMMIT');
+  const ops = { ins: Number(after.ins) - Number(before.ins), upd: Number(after.upd) - Number(before.upd) };
+  expect(path).toBe('set');
+  expect(answers.map((a) => a.kind)).toEqual(['created', 'created', 'created', 'expired', 'lapsed']);
+  expect(answers.slice(0, 3).map((a) => a.order_json!.number)).toEqual([1, 2, 3].map((n) => numberOf(f, n)));
+  // Four rows inserted, and only the one that was there updated.
+  expect([ops.ins, ops.upd]).toEqual([4, 1]);
+  const rows = await client.query<{ id: string; status: string; order_id: string | null; ended: boolean; created_at: Date; customer_id: string; items: unknown; total_cents: string; currency: string }>(
+    'SELECT id, status, order_id, ended_at IS NOT NULL AS ended, created_at, customer_id, items, total_cents, currency FROM holds WHERE id = ANY ($1::text[])',
+    [[written, ...fresh.map((h) => h.id)]]);
+  const row = (id: string) => rows.rows.find((r) => r.id === id)!;
+  expect([row(written).status, row(written).order_id, row(written).ended]).toEqual(['CONFIRMED', answers[1]!.order_json!.id, true]);
+  expect([row(fresh[0]!.id).status, row(fresh[0]!.id).order_id, row(fresh[0]!.id).ended]).toEqual(['CONFIRMED', answers[0]!.order_json!.id, true]);
+  expect([row(fresh[1]!.id).status, row(fresh[1]!.id).order_id, row(fresh[1]!.id).ended]).toEqual(['CONFIRMED', answers[2]!.order_json!.id, true]);
+  expect([row(fresh[2]!.id).status, row(fresh[2]!.id).order_id, row(fresh[2]!.id).ended]).toEqual(['EXPIRED', null, true]);
+  expect([row(fresh[3]!.id).status, row(fresh[3]!.id).order_id, row(fresh[3]!.id).ended]).toEqual(['ACTIVE', null, false]);
+  for (const h of fresh) {
+    const r = row(h.id);
+    expect([r.created_at.toISOString(), r.customer_id, r.items, Number(r.total_cents), r.currency])
+      .toEqual([h.record.createdAt, h.record.customerId, h.record.items, h.record.totalCents, h.record.currency]);
+  }
+  expect((await client.query('SELECT sold FROM ticket_types WHERE id = $1', [f.ticketTypeId])).rows[0].sold).toBe(3);
+  const seat = await client.query('SELECT status, order_id FROM seats WHERE id = $1', [f.seats[0]]);
+  expect(seat.rows[0]).toEqual({ status: 'SOLD', order_id: answers[2]!.order_json!.id });
+});
+
+test('when the outbox writes a hold\'s row while a batch confirms it from its record, then the batch goes one by one and confirms that row: the hold ends confirmed with its order, not left active', async () => {
+  const f = await fixture(0, 10);
+  const fresh = [recordOnly(f, [gaItem(f, 1)]), recordOnly(f, [gaItem(f, 1)]), recordOnly(f, [gaItem(f, 1)]), recordOnly(f, [gaItem(f, 1)])];
+  // The outbox's insert of the first hold, not committed yet when the batch reads the holds.
+  const outbox = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await outbox.connect();
+  try {
+    await outbox.query('BEGIN');
+    const r = fresh[0]!.record;
+    await outbox.query(
+      `INSERT INTO holds (id, event_id, customer_id, status, created_at, expires_at, items, total_cents, currency)
+       VALUES ($1, $2, $3, 'ACTIVE', $4, $5, $6, $7, $8)`,
+      [fresh[0]!.id, r.eventId, r.customerId, r.createdAt, r.expiresAt, JSON.stringify(r.items), r.totalCents, r.currency]);
+    const batchPid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    const running = runBatch(fresh.map((h) => confirm(f, h.id, { record: h.record })));
+    // The batch's session waits for that row (its insert of the same id); then the outbox commits.
+    for (let waited = 0; ; waited += 20) {
+      const waiting = await outbox.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", [batchPid]);
+      if (waiting.rowCount) break;
+      if (waited > 5000) throw new Error('the batch never waited for the outbox\'s row');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await outbox.query('COMMIT');
+    const { answers, path } = await running;
+    expect(path).toBe('one_by_one');
+    expect(answers.map((a) => a.kind)).toEqual(['created', 'created', 'created', 'created']);
+    const holds = await client.query<{ id: string; status: string; order_id: string }>(
+      'SELECT id, status, order_id FROM holds WHERE id = ANY ($1::text[])', [fresh.map((h) => h.id)]);
+    for (const [i, h] of fresh.entries()) {
+      expect(holds.rows.find((r) => r.id === h.id)).toEqual({ id: h.id, status: 'CONFIRMED', order_id: answers[i]!.order_json!.id });
+    }
+    expect((await client.query('SELECT sold FROM ticket_types WHERE id = $1', [f.ticketTypeId])).rows[0].sold).toBe(4);
+  } finally {
+    await outbox.query('ROLLBACK').catch(() => {});
+    await outbox.end();
+  }
+});
+
 test('when one confirm of a batch carries a hold record that is not valid, then the batch goes one by one: that confirm alone is refused as invalid and nothing of it is written', async () => {
   const f = await fixture(3, 0);
   const good = await holdRow(f, [seatItem(f, 0)]);
