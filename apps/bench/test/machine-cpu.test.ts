@@ -25,15 +25,19 @@ function child(cpuMs: number): { pid: number; spent: Promise<void>; stop: () => 
   return { pid: proc.pid!, spent, stop: () => { proc.kill(); return exited; } };
 }
 
-test('when the server process spends 400 ms of CPU over 4 requests, then at least 100 ms a request is charged to the server and little to this client', async () => {
+test('when the server process spends 400 ms of CPU over 4 requests, then at least 100 ms a request is charged to the server and none of it to this client', async () => {
   const server = child(400);
   try {
+    const own = process.cpuUsage();
     const { cpu } = await withMachineCpu({ serverPid: server.pid, redisPid: null, postmasterPid: null, postgresDatabases: null }, () => 4, () => server.spent);
+    const spent = process.cpuUsage(own);
     expect(cpu).not.toBeNull();
     // 400 ms spent in the window (plus what node's start-up spent after the first reading), ÷ 4, at 10 ms ticks.
     expect(cpu!.server).toBeGreaterThanOrEqual(97.5);
     expect(cpu!.server).toBeLessThanOrEqual(200);
-    expect(cpu!.client).toBeLessThan(25);
+    // The client is this process alone, none of the server's 400 ms: at most what this process spent around
+    // the call. (Not a fixed bound: its own threads vary; a long-lived jest worker once spent 640 ms on a busy machine.)
+    expect(cpu!.client * 4).toBeLessThanOrEqual((spent.user + spent.system) / 1000 + 0.01);
     expect(cpu!.redis).toBeNull();
     expect(cpu!.postgres).toBeNull();
   } finally {
