@@ -96,7 +96,7 @@ export function raceConfirmBatchLines(lab: RaceLabReport): string[] {
   return ['', `${title}: its confirms went in group-commit batches; median over its ${sales.length} sale(s): ` +
     `${formatNumber(batches ?? 0)} batches of ${size === null ? '?' : size.toFixed(1)} confirms on average, the batch statement running ` +
     `${formatNumber(Math.round(statementMs ?? 0))} ms of the sale's ${formatNumber(Math.round(wallMs ?? 0))} ms clock (${Math.round((share ?? 0) * 100)} %), ` +
-    'with one batch in flight (the default), the time the next batch waits for it (the API\'s `holdfast_confirm_batch_size` and `holdfast_confirm_batch_seconds`, read before and after each sale).'];
+    'summed over the batches: with one batch in flight (CONFIRM_BATCH_IN_FLIGHT=1, the default) the time the next batch waits for it; with more, overlapping batches each count (the API\'s `holdfast_confirm_batch_size` and `holdfast_confirm_batch_seconds`, read before and after each sale).'];
 }
 
 function strategyLabel(id: string): string {
