@@ -3,6 +3,7 @@ import type { MachineCpuPerRequest } from '../machine-cpu.probe';
 import { processesSum as saleProcessesSum, ratioSpread, type RaceLabReport, type SalesWarmUp, type StrategyResult } from '../race-lab.runner';
 import type { WarmUpReport } from '../race-lab.types';
 import { groupCommitSection } from '../holdfast/holdfast-confirm-batch.bench';
+import { medianOf } from '../latency.histogram';
 import { formatNumber, formatRatio, markdownTable, ratio, type Cell } from './markdown-table.format';
 import { renderBarChart, type ChartPanel } from './svg-chart.render';
 import { stableRatios } from './bench-json.format';
@@ -86,13 +87,12 @@ export function raceConfirmBatchLines(lab: RaceLabReport): string[] {
   const sales = (lab.pairs ? lab.pairs.rounds.flatMap((p) => [p.baseline, p.contender]) : lab.results)
     .filter((r) => r.confirmBatches && r.confirmBatches.batches > 0 && r.wallMs > 0);
   if (sales.length === 0) return [];
-  const med = (values: number[]) => ratioSpread(values).median;
   const title = sales[0]!.title;
-  const batches = med(sales.map((r) => r.confirmBatches!.batches));
-  const size = med(sales.flatMap((r) => (r.confirmBatches!.meanSize === null ? [] : [r.confirmBatches!.meanSize])));
-  const statementMs = med(sales.map((r) => r.confirmBatches!.statementMs));
-  const wallMs = med(sales.map((r) => r.wallMs));
-  const share = med(sales.map((r) => r.confirmBatches!.statementMs / r.wallMs));
+  const batches = medianOf(sales.map((r) => r.confirmBatches!.batches));
+  const size = medianOf(sales.flatMap((r) => (r.confirmBatches!.meanSize === null ? [] : [r.confirmBatches!.meanSize])));
+  const statementMs = medianOf(sales.map((r) => r.confirmBatches!.statementMs));
+  const wallMs = medianOf(sales.map((r) => r.wallMs));
+  const share = medianOf(sales.map((r) => r.confirmBatches!.statementMs / r.wallMs));
   return ['', `${title}: its confirms went in group-commit batches; median over its ${sales.length} sale(s): ` +
     `${formatNumber(batches ?? 0)} batches of ${size === null ? '?' : size.toFixed(1)} confirms on average, the batch statement running ` +
     `${formatNumber(Math.round(statementMs ?? 0))} ms of the sale's ${formatNumber(Math.round(wallMs ?? 0))} ms clock (${Math.round((share ?? 0) * 100)} %), ` +
