@@ -22,6 +22,7 @@ import { EXPIRE_HOLDS_JOB, EXPIRY_QUEUE, redisOptionsFromUrl } from '@holdfast/j
 
 import { round3 } from './latency.histogram';
 import { processCpuMs } from './process-cpu.probe';
+import { WorkerProcess } from '@holdfast/test-kit';
 import { openHoldfastFixture, type HoldfastFixture } from './holdfast/holdfast.fixture';
 
 interface DrainRun {
@@ -121,6 +122,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: Error) => {
+  WorkerProcess.killAll(); // one that failed to start still runs
   process.stderr.write(`${err.stack ?? err.message}\n`);
   process.exit(1);
 });
