@@ -286,10 +286,10 @@ describe('cancelling an order', () => {
   });
 });
 
-test('when an endpoint subscribes, then an order cancelled, its ticket offered and the offer run out are written as payment.refund_required, waitlist.offered and waitlist.offer_expired events', async () => {
+test('when an endpoint subscribes, then an order cancelled, its ticket offered and the offer run out are written as payment.refund_required, waitlist.offered, hold.expired and waitlist.offer_expired events, delivered in that order', async () => {
   const admin = api.token('admin');
   const hook = await api.call('POST', '/v1/admin/webhooks', {
-    token: admin, body: { url: 'https://203.0.113.10/holdfast-waitlist', events: ['waitlist.offered', 'waitlist.offer_expired', 'payment.refund_required'] },
+    token: admin, body: { url: 'https://203.0.113.10/holdfast-waitlist', events: ['waitlist.offered', 'waitlist.offer_expired', 'payment.refund_required', 'hold.expired'] },
   });
   expect(hook.status).toBe(201);
   const db = api.rt.db;
@@ -306,13 +306,17 @@ test('when an endpoint subscribes, then an order cancelled, its ticket offered a
     await sleepUntil(offer.expiresAt, 150);
     expect((await expireHold(api.rt.ctx, offer.holdId)).kind).toBe('expired');
     const events = await db.$queryRawUnsafe<{ type: string; data: { entry?: { id: string; state: string }; order?: { id: string; status: string }; payment?: { status: string } }; ordering_key: string }[]>(
-      'SELECT type, data, ordering_key FROM webhook_events WHERE ordering_key = ANY($1::text[]) ORDER BY created_at', [held.id, offer.holdId]);
+      // In the order their deliveries go out (one hold's events to one endpoint go in seq order).
+      `SELECT type, data, ordering_key FROM webhook_events ev WHERE ordering_key = ANY($1::text[])
+       ORDER BY (SELECT min(seq) FROM webhook_deliveries d WHERE d.event_id = ev.id)`, [held.id, offer.holdId]);
     expect(events.map((e) => [e.type, e.ordering_key])).toEqual([
-      ['payment.refund_required', held.id], ['waitlist.offered', offer.holdId], ['waitlist.offer_expired', offer.holdId],
+      ['payment.refund_required', held.id], ['waitlist.offered', offer.holdId], ['hold.expired', offer.holdId], ['waitlist.offer_expired', offer.holdId],
     ]);
     expect(events[0]!.data).toMatchObject({ order: { id: order.id, status: 'cancelled' }, payment: { status: 'refund_required' } });
     expect(events[1]!.data.entry).toMatchObject({ id: entry.id, state: 'offered' });
-    expect(events[2]!.data.entry).toMatchObject({ id: entry.id, state: 'expired' });
+    expect(events[2]!.data).toMatchObject({ hold: { id: offer.holdId, status: 'expired' } });
+    expect(events[3]!.data.entry).toMatchObject({ id: entry.id, state: 'expired' });
+    expect(events[3]!.data).toMatchObject({ hold: { id: offer.holdId, status: 'expired' } });
   } finally {
     await db.$executeRawUnsafe('DELETE FROM webhook_endpoints WHERE id = $1::uuid', hook.body.webhook.id);
     await db.$executeRawUnsafe('DELETE FROM webhook_events ev WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id)');

@@ -1,3 +1,3 @@
 export { startWorker, createWorkerLogger, type WorkerHandle, type WorkerOptions } from './worker';
 export { createWorkerMetrics, type WorkerMetrics } from './metrics';
-export { EXPIRE_HOLDS_AT_ONCE } from './processors/expire-holds.processor';
+export { EXPIRE_HOLDS_PER_TRANSACTION } from '@holdfast/domain';

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { EXPIRY_QUEUE, workerConnection } from '@holdfast/jobs';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
-import { EXPIRE_HOLDS_AT_ONCE } from '../src';
+import { EXPIRE_HOLDS_PER_TRANSACTION } from '../src';
 import { createTestEvent, dropTestEvent, seatGrid, useTestApi, freePort, recordMeasurements, RedisProcess, WorkerProcess, isolatedDatabaseUrl, sleep, waitFor } from '@holdfast/test-kit';
 
 const HOLDS = 200;
@@ -63,11 +63,11 @@ test('when a worker is killed with -9 in the middle of expiry jobs, then another
       expect(job!.stalledCounter).toBeGreaterThanOrEqual(1);
     }
     // Once in effect: every hold expired once (the conditional update), never counted twice, its seat free again.
-    // A hold whose update committed just before the kill may go uncounted: at most the holds in hand then,
-    // EXPIRE_HOLDS_AT_ONCE in each job the worker held (a job names the holds persisted together).
+    // Holds whose update committed just before the kill may go uncounted: at most one transaction's
+    // holds (EXPIRE_HOLDS_PER_TRANSACTION) in each job the worker held (a job names the holds persisted together).
     const counted = await new ReconcileStore(api.rt.redis).readStat('holds_expired');
     expect(counted).toBeLessThanOrEqual(HOLDS);
-    expect(counted).toBeGreaterThanOrEqual(HOLDS - activeAtKill.length * EXPIRE_HOLDS_AT_ONCE);
+    expect(counted).toBeGreaterThanOrEqual(HOLDS - activeAtKill.length * EXPIRE_HOLDS_PER_TRANSACTION);
     const k = eventKeys(event.id);
     const leases = await api.rt.redis.exists(...seats.slice(0, HOLDS).map((s) => k.seat(s.id)));
     expect(leases).toBe(0);

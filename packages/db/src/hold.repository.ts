@@ -155,14 +155,26 @@ export async function recordHoldExtension(tx: DbClient, id: string, expiresAt: D
 }
 
 /** Marks a hold expired only if it is still active and its time has passed; returns whether it did. */
-export async function expireHoldIfDue(db: DbClient, id: string, now: Date): Promise<boolean> {
-  return translated(async () => {
-    const r = await db.hold.updateMany({
-      where: { id, status: 'ACTIVE', expiresAt: { lte: now } },
-      data: { status: 'EXPIRED', endedAt: now },
-    });
-    return r.count === 1;
-  });
+/**
+ * Expires, in one statement, those of `ids` still ACTIVE and due at `now`, and answers their
+ * rows as they are now (EXPIRED). The rows are locked in id order, as the confirm batch locks
+ * the holds it confirms, so an expiry and a confirm batch sharing holds never deadlock.
+ */
+export async function expireHoldsIfDue(db: DbClient, ids: readonly string[], now: Date): Promise<HoldRow[]> {
+  if (!ids.length) return [];
+  const rows = await translated(() => db.$queryRaw<RawHoldRow[]>`
+    UPDATE holds SET status = 'EXPIRED', ended_at = ${now}
+    WHERE id IN (
+      SELECT id FROM holds WHERE id = ANY (${ids}::text[]) AND status = 'ACTIVE' AND expires_at <= ${now} ORDER BY id FOR UPDATE
+    )
+    RETURNING ${HOLD_COLUMNS}`);
+  return holdRows(rows);
+}
+
+/** The rows of those of `ids` that exist. */
+export async function findHolds(db: DbClient, ids: readonly string[]): Promise<HoldRow[]> {
+  if (!ids.length) return [];
+  return holdRows(await translated(() => db.hold.findMany({ where: { id: { in: [...ids] } }, select: holdSelect })));
 }
 
 export interface HoldFilter {

@@ -106,11 +106,15 @@ export async function markWaitlistOffered(
 }
 
 /** The entry whose offer this hold is ends expired (the offer ran out); answered, or null when none was open. */
-export async function expireWaitlistOffer(tx: DbClient, holdId: string, at: Date): Promise<WaitlistEntryRow | null> {
+/** The entries whose offers were these holds end expired (in the holds' expiry transaction); the entries, as they are now. */
+export async function expireWaitlistOffers(tx: DbClient, holdIds: readonly string[], at: Date): Promise<WaitlistEntryRow[]> {
+  if (!holdIds.length) return [];
   const ended = await translated(() => tx.$queryRawUnsafe<{ id: string }[]>(`
     UPDATE waitlist_entries SET state = 'expired', ended_at = $2::timestamptz
-    WHERE hold_id = $1 AND state = 'offered' RETURNING id::text AS id`, holdId, at.toISOString()));
-  return ended[0] ? findWaitlistEntry(tx, ended[0].id) : null;
+    WHERE hold_id = ANY ($1::text[]) AND state = 'offered' RETURNING id::text AS id`, holdIds, at.toISOString()));
+  if (!ended.length) return [];
+  const rows = await translated(() => tx.$queryRawUnsafe<Raw[]>(`${SELECT} WHERE w.id = ANY ($1::uuid[])`, ended.map((e) => e.id)));
+  return rows.map(row);
 }
 
 /**

@@ -47,6 +47,36 @@ export async function insertWebhookEvent(tx: DbClient, event: WebhookEventInput)
   return rows.length ? id : null;
 }
 
+/**
+ * insertWebhookEvent for many events of one type, in ONE statement: each event's deliveries are
+ * numbered (seq) in the order the events are given, so per key and endpoint they go out in that
+ * order, after any recorded before. Returns the ids of the events written (none without a
+ * subscribed endpoint).
+ */
+export async function insertWebhookEvents(
+  tx: DbClient, type: string, events: readonly { data: unknown; orderingKey: string | null }[],
+): Promise<string[]> {
+  if (!events.length) return [];
+  const ids = events.map(() => randomUUID());
+  const rows = await translated(() => tx.$queryRawUnsafe<{ id: string }[]>(`
+    WITH ep AS (SELECT id FROM webhook_endpoints WHERE enabled AND $1 = ANY (events)),
+    input AS (SELECT * FROM unnest($2::uuid[], $3::jsonb[], $4::text[]) WITH ORDINALITY AS u(id, data, ordering_key, n)),
+    ev AS (
+      INSERT INTO webhook_events (id, type, data, ordering_key)
+      SELECT input.id, $1, input.data, input.ordering_key FROM input
+      WHERE EXISTS (SELECT 1 FROM ep)
+      ORDER BY input.n
+      RETURNING id
+    )
+    INSERT INTO webhook_deliveries (id, event_id, endpoint_id, ordering_key)
+    SELECT gen_random_uuid(), ev.id, ep.id, input.ordering_key FROM ev JOIN input ON input.id = ev.id CROSS JOIN ep
+    ORDER BY input.n, ep.id
+    RETURNING event_id::text AS id`,
+    type, ids, events.map((e) => JSON.stringify(e.data)), events.map((e) => e.orderingKey)));
+  const written = new Set(rows.map((r) => r.id));
+  return ids.filter((id) => written.has(id));
+}
+
 const ENDPOINT_COLUMNS = Prisma.sql`id, url, events, secret, enabled, created_by AS "createdBy", created_at AS "createdAt"`;
 
 export async function insertWebhookEndpoint(

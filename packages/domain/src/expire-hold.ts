@@ -1,11 +1,11 @@
-// A hold's time ran out unconfirmed: PostgreSQL marks it expired (only while it is
-// still active and due), then Redis frees the keys it still owns and announces its seats.
-import { expireHoldIfDue, findDueHolds, findHold, runTransaction, type HoldRow } from '@holdfast/db';
+// Holds whose time ran out unconfirmed: PostgreSQL marks those still active and due expired,
+// all of a batch in one transaction, then Redis frees the keys each still owns and announces its seats.
+import { expireHoldsIfDue, findDueHolds, findHolds, runTransaction, type HoldRow } from '@holdfast/db';
 import type { DomainContext } from './context';
 import { endHoldInRedis } from './holds';
 import { holdFromRow } from './hold-view';
-import { recordWebhookEvent } from './webhook-events';
-import { offerExpired } from './waitlist-line';
+import { offersExpired } from './waitlist-line';
+import { recordWebhookEvents } from './webhook-events';
 
 export type ExpireOutcome =
   | { kind: 'expired' }
@@ -13,50 +13,64 @@ export type ExpireOutcome =
   | { kind: 'not_due'; expiresAt: Date }
   | { kind: 'missing' };
 
+/** Holds expired in one transaction (an expiry job's holds go in slices of this many). */
+export const EXPIRE_HOLDS_PER_TRANSACTION = 100;
+
 /**
- * Expires one hold. Idempotent: a second run finds the row expired already and
- * only repeats the compare-and-delete in Redis, which changes nothing by then
- * (and completes the job of a run that died between the two steps).
- * "Due" is decided on Redis's clock (the one the hold's expiresAt was set on
- * and its leases run out on), not this process's: `now` only when a caller
- * read it already. A hold not due answers when it is, on this process's clock
- * (so a job can be delayed until then whatever the skew).
+ * Expires one hold: expireHolds of one. Idempotent: a second run finds the row
+ * expired already and only repeats the compare-and-delete in Redis, which changes
+ * nothing by then (and completes the job of a run that died between the two steps).
  */
 export async function expireHold(ctx: DomainContext, holdId: string, now?: Date): Promise<ExpireOutcome> {
-  const row = await findHold(ctx.db, holdId);
-  if (!row) return { kind: 'missing' };
-  if (row.status === 'ACTIVE') {
-    now ??= new Date(await ctx.store.nowMs());
-    if (row.expiresAt > now) return notDue(row.expiresAt, now);
-    const due = now;
-    // The hold's end and its hold.expired event (webhooks) commit together.
-    const expired = await runTransaction(ctx.db, async (tx) => {
-      if (!(await expireHoldIfDue(tx, holdId, due))) return false;
-      const hold = holdFromRow({ ...row, status: 'EXPIRED' }, due.getTime());
-      await recordWebhookEvent(tx, 'hold.expired', { hold }, holdId);
-      // A waiting-list offer that ran out: its entry ends expired, with its own event.
-      await offerExpired(tx, holdId, due, hold, recordWebhookEvent);
-      return true;
-    });
-    if (expired) {
-      ctx.metrics.holdsExpired(1);
-      await endHoldInRedisAfter(ctx, row);
-      ctx.log.info({ holdId, eventId: row.eventId }, 'hold expired');
-      return { kind: 'expired' };
+  return (await expireHolds(ctx, [holdId], now)).get(holdId)!;
+}
+
+/**
+ * Expires those of `holdIds` still active and due: one statement marks them
+ * expired, and their hold.expired events (webhooks) and the waiting-list offers
+ * among them commit in the same transaction. Every hold gets its outcome.
+ * Idempotent, as expireHold is. "Due" is decided on Redis's clock (the one the
+ * holds' expiresAt were set on and their leases run out on), not this process's:
+ * `now` only when a caller read it already. A hold not due answers when it is, on
+ * this process's clock (so a job can be delayed until then whatever the skew).
+ * Every hold's keys in Redis are freed even when one of them fails; then the
+ * first failure is thrown (a rerun does the rest: the rows are expired already).
+ */
+export async function expireHolds(ctx: DomainContext, holdIds: readonly string[], now?: Date): Promise<Map<string, ExpireOutcome>> {
+  const outcomes = new Map<string, ExpireOutcome>();
+  const ids = [...new Set(holdIds)];
+  if (!ids.length) return outcomes;
+  now ??= new Date(await ctx.store.nowMs());
+  const due = now;
+  const expired = await runTransaction(ctx.db, async (tx) => {
+    const rows = await expireHoldsIfDue(tx, ids, due);
+    if (rows.length) {
+      const views = rows.map((row) => holdFromRow(row, due.getTime()));
+      await recordWebhookEvents(tx, 'hold.expired', views.map((hold) => ({ data: { hold }, orderingKey: hold.id })));
+      // Waiting-list offers that ran out: their entries end expired, each with its own event after the hold's.
+      await offersExpired(tx, views, due);
     }
-    // Someone else ended it in between (a confirm, a release, another run), or
-    // extended it: then the job waits for the new time.
-    const now2 = await findHold(ctx.db, holdId);
-    if (!now2) return { kind: 'missing' };
-    if (now2.status === 'ACTIVE') return notDue(now2.expiresAt, now);
-    if (now2.status === 'EXPIRED') await endHoldInRedisAfter(ctx, now2);
-    return { kind: 'already_ended', status: now2.status };
+    return rows;
+  });
+  for (const row of expired) outcomes.set(row.id, { kind: 'expired' });
+  // The others: gone, extended (not due), or ended by someone else (a confirm, a release, another run).
+  const others = ids.filter((id) => !outcomes.has(id));
+  const toFree = expired.map((row) => row.id);
+  for (const row of await findHolds(ctx.db, others)) {
+    if (row.status === 'ACTIVE') outcomes.set(row.id, notDue(row.expiresAt, now));
+    else {
+      outcomes.set(row.id, { kind: 'already_ended', status: row.status });
+      // EXPIRED but not by this run (a rerun after a crash between the two steps): free what it still owns.
+      if (row.status === 'EXPIRED') toFree.push(row.id);
+    }
   }
-  // EXPIRED but not by this run (a rerun after a crash between the two steps, or a late payment
-  // confirming it): free what it still owns. A confirm in flight claims the hold in Redis, and
-  // end-hold leaves a claimed hold alone, so no pause is needed to let it finish.
-  if (row.status === 'EXPIRED') await endHoldInRedisAfter(ctx, row);
-  return { kind: 'already_ended', status: row.status };
+  for (const id of others) if (!outcomes.has(id)) outcomes.set(id, { kind: 'missing' });
+  if (expired.length) {
+    ctx.metrics.holdsExpired(expired.length);
+    for (const row of expired) ctx.log.info({ holdId: row.id, eventId: row.eventId }, 'hold expired');
+  }
+  await endHoldsInRedis(ctx, toFree);
+  return outcomes;
 }
 
 /** Not due: its time, moved from Redis's clock (`now`) to this process's. */
@@ -65,13 +79,17 @@ function notDue(expiresAt: Date, now: Date): ExpireOutcome {
 }
 
 /**
- * Frees the hold's keys in Redis, unless the row has moved on meanwhile (a late
- * payment may have confirmed the expired hold; its own end in Redis wins).
+ * Frees the holds' keys in Redis, those whose row is still EXPIRED (a late payment
+ * may have confirmed an expired hold meanwhile; its own end in Redis wins). A
+ * confirm in flight claims the hold in Redis, and end-hold leaves a claimed hold
+ * alone, so no pause is needed to let it finish.
  */
-async function endHoldInRedisAfter(ctx: DomainContext, row: HoldRow): Promise<void> {
-  const fresh = await findHold(ctx.db, row.id);
-  if (fresh?.status !== 'EXPIRED') return;
-  await endHoldInRedis(ctx, fresh, 'expired');
+async function endHoldsInRedis(ctx: DomainContext, ids: readonly string[]): Promise<void> {
+  if (!ids.length) return;
+  const fresh = (await findHolds(ctx.db, ids)).filter((row) => row.status === 'EXPIRED');
+  const ends = await Promise.allSettled(fresh.map((row) => endHoldInRedis(ctx, row, 'expired')));
+  const failed = ends.find((e): e is PromiseRejectedResult => e.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /**
@@ -84,9 +102,9 @@ export async function expireDueHolds(ctx: DomainContext, now?: Date, batch = 500
   let expired = 0;
   for (;;) {
     const due = await findDueHolds(ctx.db, now, batch);
-    for (const row of due) {
-      const r = await expireHold(ctx, row.id, now);
-      if (r.kind === 'expired') expired++;
+    for (let i = 0; i < due.length; i += EXPIRE_HOLDS_PER_TRANSACTION) {
+      const outcomes = await expireHolds(ctx, due.slice(i, i + EXPIRE_HOLDS_PER_TRANSACTION).map((row) => row.id), now);
+      for (const o of outcomes.values()) if (o.kind === 'expired') expired++;
     }
     if (due.length < batch) return expired;
   }

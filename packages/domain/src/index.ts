@@ -21,7 +21,7 @@ export { adminListHolds, adminReleaseHold, type AdminHoldQuery } from './admin-h
 export { adminListOrders } from './admin-orders';
 export { adminListPayments, type PaymentView, type PaymentStatus } from './admin-payments';
 export { adminListAudit, type AuditEntryView } from './admin-audit';
-export { expireHold, expireDueHolds, type ExpireOutcome } from './expire-hold';
+export { expireHold, expireHolds, expireDueHolds, EXPIRE_HOLDS_PER_TRANSACTION, type ExpireOutcome } from './expire-hold';
 export {
   reconcile, lastReconcileReport, REPAIR_KINDS, type RepairKind, type RepairEntry, type ReconcileReport, type ReconcileOptions,
 } from './reconcile';

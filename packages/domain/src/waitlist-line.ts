@@ -1,9 +1,10 @@
 // A waiting list's line in Redis: its name, what an entry carries there, and putting
 // PostgreSQL's waiting entries back when Redis lost them (priming, reconciliation).
-import { expireWaitlistOffer, listEventWaitlist, type Tx, type WaitlistEntryRow } from '@holdfast/db';
+import { expireWaitlistOffers, listEventWaitlist, type Tx, type WaitlistEntryRow } from '@holdfast/db';
 import type { WaitlistJoinInput } from '@holdfast/hold-store';
 import type { DomainContext } from './context';
 import type { Catalog } from './event-catalog';
+import { recordWebhookEvents } from './webhook-events';
 
 /** A line's name in Redis: "t:<tier>" or "tt:<ticket type id>". */
 export const scopeOf = (e: Pick<WaitlistEntryRow, 'tier' | 'ticketTypeId'>): string =>
@@ -54,13 +55,14 @@ export function entryPayload(r: WaitlistEntryRow, state: 'offered' | 'expired'):
 }
 
 /**
- * In the expiry's transaction: when the hold was an entry's offer, the entry ends
- * expired and a waitlist.offer_expired event is written with it.
+ * In the expiry's transaction: the holds that were entries' offers end those
+ * entries expired, and a waitlist.offer_expired event is written for each.
  */
-export async function offerExpired(
-  tx: Tx, holdId: string, at: Date, hold: Record<string, unknown>,
-  record: (tx: Tx, type: 'waitlist.offer_expired', data: Record<string, unknown>, key: string) => Promise<unknown>,
-): Promise<void> {
-  const entry = await expireWaitlistOffer(tx, holdId, at);
-  if (entry) await record(tx, 'waitlist.offer_expired', { entry: entryPayload(entry, 'expired'), hold }, holdId);
+export async function offersExpired(tx: Tx, holds: readonly (Record<string, unknown> & { id: string })[], at: Date): Promise<void> {
+  const entries = await expireWaitlistOffers(tx, holds.map((h) => h.id), at);
+  if (!entries.length) return;
+  const byId = new Map(holds.map((h) => [h.id, h]));
+  await recordWebhookEvents(tx, 'waitlist.offer_expired', entries.map((entry) => ({
+    data: { entry: entryPayload(entry, 'expired'), hold: byId.get(entry.holdId!) ?? null }, orderingKey: entry.holdId,
+  })));
 }

@@ -16,11 +16,21 @@
 //   in order), or null.
 // Returns the event id, or null when no endpoint subscribes (then nothing is written: one cheap
 // statement). Never call it outside a transaction that makes the change it reports.
-import { insertWebhookEvent, type Tx } from '@holdfast/db';
+import { insertWebhookEvent, insertWebhookEvents, type Tx } from '@holdfast/db';
 import type { WebhookEventType } from '@holdfast/contracts';
 
 export async function recordWebhookEvent(
   tx: Tx, type: WebhookEventType, data: Record<string, unknown>, orderingKey: string | null,
 ): Promise<string | null> {
   return insertWebhookEvent(tx, { type, data, orderingKey });
+}
+
+/**
+ * recordWebhookEvent for many events of one type in one statement (the same contract): each
+ * event's deliveries go out after those of the events given before it with the same key.
+ */
+export async function recordWebhookEvents(
+  tx: Tx, type: WebhookEventType, events: readonly { data: Record<string, unknown>; orderingKey: string | null }[],
+): Promise<string[]> {
+  return insertWebhookEvents(tx, type, events);
 }
