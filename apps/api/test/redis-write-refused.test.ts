@@ -5,7 +5,7 @@
 // same seat is held.
 import Redis from 'ioredis';
 import { eventKeys } from '@holdfast/hold-store';
-import { createTestEvent, dropTestEvent, freePort, seatGrid, useTestApi } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, freePort, seatGrid, useTestApi, waitFor } from '@holdfast/test-kit';
 
 const { api, redis } = useTestApi({}, { privateRedis: true });
 
@@ -23,10 +23,17 @@ async function holdWhileRefused(refuse: (admin: Redis) => Promise<unknown>, allo
     expect(await api.rt.db.hold.count({ where: { eventId: event.id } })).toBe(0);
 
     await allow(admin);
-    const held = await api.call('POST', `/v1/events/${event.id}/holds`, { token: api.token('customer'), body: { seatIds: [seat] } });
-    expect(held.status).toBe(201);
+    // A 503 meanwhile says retry (the API may be reconnecting: it does on READONLY); then it is held.
+    const statuses: number[] = [];
+    await waitFor('a hold once Redis takes writes', async () => {
+      const res = await api.call('POST', `/v1/events/${event.id}/holds`, { token: api.token('customer'), body: { seatIds: [seat] } });
+      statuses.push(res.status);
+      return res.status === 201;
+    }, { timeoutMs: 5000, intervalMs: 100 });
+    expect(statuses.filter((s) => s !== 503)).toEqual([201]);
   } finally {
     await allow(admin);
+    await waitFor('the API connected to Redis', () => api.rt.redis.status === 'ready', { timeoutMs: 5000, intervalMs: 20 });
     admin.disconnect();
     await dropTestEvent(api, event.id);
   }

@@ -10,7 +10,7 @@ export { ReconcileStore, type EventKeyScan, type KeyGivenTtl, type TicketCounter
 export { maxmemoryPolicy } from './redis-info';
 export { ChangeFeed, type Change } from './change-feed';
 export {
-  createRedisClient, clusterOptions, clusterState, isCluster, masters, redisOptionsFromUrl,
+  createRedisClient, clusterOptions, clusterState, isCluster, masters, reconnectOnReadOnly, redisOptionsFromUrl,
   type ClientOptions, type RedisClient, type RedisTarget,
 } from './redis-client';
 export { SCRIPT_FILE_NAMES, scriptFiles, scriptSource, type ScriptName } from './scripts';

@@ -57,11 +57,33 @@ export function clusterOptions(options: ClientOptions = {}): ClusterOptions {
   };
 }
 
+/**
+ * ioredis' reconnectOnError for one Redis behind an endpoint: a connection that is
+ * answered READONLY reconnects. A managed Redis's primary endpoint (one name) moves
+ * to the promoted replica on a failover, but an open connection stays on the demoted
+ * node, which refuses every write for as long as the connection lasts. The command
+ * that failed is not sent again (1, not 2): its caller answers 503 and the buyer
+ * retries, on the new connection. At most one reconnect a `minGapMs` for the
+ * connections given one function: a Redis that stays read-only (a replica named by
+ * mistake) is not reconnected to at the rate of its refusals. (A cluster follows its
+ * failovers by itself.)
+ */
+export function reconnectOnReadOnly(minGapMs = 1000): (err: Error) => 1 | false {
+  let last = -Infinity;
+  return (err) => {
+    if (!err.message.startsWith('READONLY')) return false;
+    const now = Date.now();
+    if (now - last < minGapMs) return false;
+    last = now;
+    return 1;
+  };
+}
+
 /** A client for REDIS_URL, or for the cluster of REDIS_CLUSTER_NODES when set. */
 export function createRedisClient(target: RedisTarget, options: ClientOptions = {}): RedisClient {
   if (target.redisClusterNodes) return new Cluster(target.redisClusterNodes, clusterOptions(options));
   const { subscriber: _subscriber, ...rest } = options;
-  return new Redis(target.redisUrl, rest);
+  return new Redis(target.redisUrl, { reconnectOnError: reconnectOnReadOnly(), ...rest });
 }
 
 /** The master nodes (every node for one Redis): SCAN and INFO go to each. */

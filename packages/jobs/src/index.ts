@@ -2,7 +2,7 @@
 // payload schemas, and the Redis connection settings each side needs.
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { holdIdSchema } from '@holdfast/contracts';
-import { redisOptionsFromUrl } from '@holdfast/hold-store';
+import { reconnectOnReadOnly, redisOptionsFromUrl } from '@holdfast/hold-store';
 import { injectTraceContext } from '@holdfast/telemetry';
 import { Cluster } from 'ioredis';
 import { z } from 'zod';
@@ -74,7 +74,7 @@ export function workerConnection(url: string, clusterNodes?: ClusterNodes): Conn
       redisOptions: { maxRetriesPerRequest: null },
     });
   }
-  return { ...redisOptionsFromUrl(url), maxRetriesPerRequest: null, retryStrategy };
+  return { ...redisOptionsFromUrl(url), maxRetriesPerRequest: null, retryStrategy, reconnectOnError: reconnectOnReadOnly() };
 }
 
 const KEEP = { removeOnComplete: { age: 3600, count: 10000 }, removeOnFail: { age: 7 * 86400 } };

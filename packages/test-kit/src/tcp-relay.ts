@@ -1,12 +1,16 @@
 /**
  * A TCP relay between a client (a browser, the typed client) and the API, so a
  * test can cut the client's connections (as a flaky network would) and later
- * let it back in.
+ * let it back in; or between the API and Redis, standing for an endpoint a
+ * failover moves (`retarget`: new connections go to the new node, open ones stay).
  */
 import { createConnection, createServer, type Socket } from 'node:net';
 
 export interface Relay {
   url: string;
+  port: number;
+  /** Sends new connections to `target` from now on; open ones stay where they are. */
+  retarget(target: string): void;
   /** Cuts every open connection and refuses new ones until `restore`. */
   cut(): void;
   restore(): void;
@@ -14,7 +18,7 @@ export interface Relay {
 }
 
 export async function startRelay(target: string): Promise<Relay> {
-  const { hostname, port } = new URL(target);
+  let { hostname, port } = new URL(target);
   const sockets = new Set<Socket>();
   let down = false;
   const server = createServer((client) => {
@@ -37,6 +41,10 @@ export async function startRelay(target: string): Promise<Relay> {
   const relayPort = typeof address === 'object' && address ? address.port : 0;
   return {
     url: `http://127.0.0.1:${relayPort}`,
+    port: relayPort,
+    retarget(next) {
+      ({ hostname, port } = new URL(next));
+    },
     cut() {
       down = true;
       for (const socket of sockets) socket.destroy();
