@@ -154,7 +154,6 @@ export async function recordHoldExtension(tx: DbClient, id: string, expiresAt: D
   return holdRow(rows[0]);
 }
 
-/** Marks a hold expired only if it is still active and its time has passed; returns whether it did. */
 /**
  * Expires, in one statement, those of `ids` still ACTIVE and due at `now`, and answers their
  * rows as they are now (EXPIRED). The rows are locked in id order, as the confirm batch locks

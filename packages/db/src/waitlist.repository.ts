@@ -105,7 +105,6 @@ export async function markWaitlistOffered(
   return rows.map(row);
 }
 
-/** The entry whose offer this hold is ends expired (the offer ran out); answered, or null when none was open. */
 /** The entries whose offers were these holds end expired (in the holds' expiry transaction); the entries, as they are now. */
 export async function expireWaitlistOffers(tx: DbClient, holdIds: readonly string[], at: Date): Promise<WaitlistEntryRow[]> {
   if (!holdIds.length) return [];
