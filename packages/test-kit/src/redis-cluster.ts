@@ -171,10 +171,14 @@ export class RedisCluster {
     await this.waitOk();
   }
 
-  /** Starts (or restarts, empty: no persistence) one node; its nodes.conf brings it back into the cluster. */
+  /**
+   * Starts (or restarts, empty: no persistence) one node; its nodes.conf brings it back into the cluster.
+   * A snapshot a replica's full sync left in its directory would be loaded at start: removed first.
+   */
   async startNode(port: number): Promise<void> {
     const dir = path.join(this.dir, String(port));
     await run('mkdir', ['-p', dir]);
+    await run('rm', ['-f', path.join(dir, 'dump.rdb')]);
     const proc = spawn('redis-server', [
       '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
       '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '1000',

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import { REPO_ROOT } from './child-process';
@@ -35,10 +36,13 @@ function answersPing(port: number): Promise<boolean> {
 /**
  * A redis-server of the test's own on a spare loopback port, without
  * persistence (`--save ""`): a restart comes back empty, as after a crash
- * without AOF. Faults never touch the shared Redis.
+ * without AOF. Faults never touch the shared Redis. Its working directory is
+ * its own (a replica's full sync writes the master's snapshot there, and a
+ * redis-server loads a snapshot it finds at start): emptied before each start.
  */
 export class RedisProcess {
   private proc: ChildProcess | null = null;
+  private readonly dir = mkdtempSync(path.join(os.tmpdir(), 'holdfast-redis-'));
 
   private constructor(readonly port: number) {}
 
@@ -55,8 +59,10 @@ export class RedisProcess {
   /** Starts the server (a no-op while it runs). */
   async start(): Promise<void> {
     if (this.proc && this.proc.exitCode === null && this.proc.signalCode === null) return;
+    mkdirSync(this.dir, { recursive: true });
+    rmSync(path.join(this.dir, 'dump.rdb'), { force: true });
     this.proc = spawn('redis-server', [
-      '--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
+      '--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir,
       '--maxmemory-policy', 'noeviction', '--loglevel', 'warning',
     ], { stdio: 'ignore' });
     const port = this.port;
@@ -86,6 +92,7 @@ export class RedisProcess {
   async stop(): Promise<void> {
     this.resume();
     await this.kill();
+    rmSync(this.dir, { recursive: true, force: true });
   }
 }
 
