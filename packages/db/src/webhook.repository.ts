@@ -32,26 +32,14 @@ export interface WebhookEventInput {
  * small table). Returns the event's id, or null when nothing was written.
  */
 export async function insertWebhookEvent(tx: DbClient, event: WebhookEventInput): Promise<string | null> {
-  const id = randomUUID();
-  const rows = await translated(() => tx.$queryRaw<{ id: string }[]>`
-    WITH ep AS (SELECT id FROM webhook_endpoints WHERE enabled AND ${event.type} = ANY (events)),
-    ev AS (
-      INSERT INTO webhook_events (id, type, data, ordering_key)
-      SELECT ${id}::uuid, ${event.type}, ${JSON.stringify(event.data)}::jsonb, ${event.orderingKey}
-      WHERE EXISTS (SELECT 1 FROM ep)
-      RETURNING id
-    )
-    INSERT INTO webhook_deliveries (id, event_id, endpoint_id, ordering_key)
-    SELECT gen_random_uuid(), ev.id, ep.id, ${event.orderingKey} FROM ev CROSS JOIN ep ORDER BY ep.id
-    RETURNING event_id AS id`);
-  return rows.length ? id : null;
+  return (await insertWebhookEvents(tx, event.type, [event]))[0] ?? null;
 }
 
 /**
- * insertWebhookEvent for many events of one type, in ONE statement: each event's deliveries are
- * numbered (seq) in the order the events are given, so per key and endpoint they go out in that
- * order, after any recorded before. Returns the ids of the events written (none without a
- * subscribed endpoint).
+ * insertWebhookEvent for many events of one type, in the same ONE statement: each event's
+ * deliveries are numbered (seq) in the order the events are given, so per key and endpoint they
+ * go out in that order, after any recorded before. Returns the ids of the events written (none
+ * without a subscribed endpoint).
  */
 export async function insertWebhookEvents(
   tx: DbClient, type: string, events: readonly { data: unknown; orderingKey: string | null }[],
