@@ -40,8 +40,7 @@ export async function expireHolds(ctx: DomainContext, holdIds: readonly string[]
   const outcomes = new Map<string, ExpireOutcome>();
   const ids = [...new Set(holdIds)];
   if (!ids.length) return outcomes;
-  now ??= new Date(await ctx.store.nowMs());
-  const due = now;
+  const due = now ?? new Date(await ctx.store.nowMs());
   const expired = await runTransaction(ctx.db, async (tx) => {
     const rows = await expireHoldsIfDue(tx, ids, due);
     if (rows.length) {
@@ -53,18 +52,18 @@ export async function expireHolds(ctx: DomainContext, holdIds: readonly string[]
     return rows;
   });
   for (const row of expired) outcomes.set(row.id, { kind: 'expired' });
-  // The others: gone, extended (not due), or ended by someone else (a confirm, a release, another run).
-  const others = ids.filter((id) => !outcomes.has(id));
-  const toFree = expired.map((row) => row.id);
-  for (const row of await findHolds(ctx.db, others)) {
-    if (row.status === 'ACTIVE') outcomes.set(row.id, notDue(row.expiresAt, now));
-    else {
-      outcomes.set(row.id, { kind: 'already_ended', status: row.status });
-      // EXPIRED but not by this run (a rerun after a crash between the two steps): free what it still owns.
-      if (row.status === 'EXPIRED') toFree.push(row.id);
+  // One read of every hold after the commit. The others: gone, extended (not due), or ended by
+  // someone else (a confirm, a release, another run). Every hold EXPIRED now (by this run, or by
+  // one that died before Redis) frees what it still owns; one a late payment confirmed meanwhile
+  // is left to that confirm's own end in Redis.
+  const toFree: HoldRow[] = [];
+  for (const row of await findHolds(ctx.db, ids)) {
+    if (!outcomes.has(row.id)) {
+      outcomes.set(row.id, row.status === 'ACTIVE' ? notDue(row.expiresAt, due) : { kind: 'already_ended', status: row.status });
     }
+    if (row.status === 'EXPIRED') toFree.push(row);
   }
-  for (const id of others) if (!outcomes.has(id)) outcomes.set(id, { kind: 'missing' });
+  for (const id of ids) if (!outcomes.has(id)) outcomes.set(id, { kind: 'missing' });
   if (expired.length) {
     ctx.metrics.holdsExpired(expired.length);
     for (const row of expired) ctx.log.info({ holdId: row.id, eventId: row.eventId }, 'hold expired');
@@ -79,15 +78,11 @@ function notDue(expiresAt: Date, now: Date): ExpireOutcome {
 }
 
 /**
- * Frees the holds' keys in Redis, those whose row is still EXPIRED (a late payment
- * may have confirmed an expired hold meanwhile; its own end in Redis wins). A
- * confirm in flight claims the hold in Redis, and end-hold leaves a claimed hold
- * alone, so no pause is needed to let it finish.
+ * Frees the holds' keys in Redis. A confirm in flight claims the hold in Redis, and
+ * end-hold leaves a claimed hold alone, so no pause is needed to let it finish.
  */
-async function endHoldsInRedis(ctx: DomainContext, ids: readonly string[]): Promise<void> {
-  if (!ids.length) return;
-  const fresh = (await findHolds(ctx.db, ids)).filter((row) => row.status === 'EXPIRED');
-  const ends = await Promise.allSettled(fresh.map((row) => endHoldInRedis(ctx, row, 'expired')));
+async function endHoldsInRedis(ctx: DomainContext, rows: readonly HoldRow[]): Promise<void> {
+  const ends = await Promise.allSettled(rows.map((row) => endHoldInRedis(ctx, row, 'expired')));
   const failed = ends.find((e): e is PromiseRejectedResult => e.status === 'rejected');
   if (failed) throw failed.reason;
 }
