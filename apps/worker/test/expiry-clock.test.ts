@@ -4,15 +4,15 @@
 import { expireHold } from '@holdfast/domain';
 import { eventKeys } from '@holdfast/hold-store';
 import {
-  confirmVia, createTestEvent, dropTestEvent, expectInvariants, holdPost, seatGrid, skewProcessClock, sleep, useTestApi, waitFor,
+  confirmVia, createTestEvent, dropTestEvent, expectInvariants, holdPost, isolatedDatabaseUrl, seatGrid, skewProcessClock, sleep, useTestApi, waitFor,
 } from '@holdfast/test-kit';
 import { startWorker, type WorkerHandle } from '../src';
 
 let worker: WorkerHandle;
 // Declared before useTestApi's, so it runs first: the worker closes before the API and its Redis.
 afterAll(async () => { await worker?.close(); });
-// A Redis of its own: no other suite's expiry jobs reach this worker.
-const { api } = useTestApi({}, { privateRedis: true });
+// A Redis of its own: no other suite's expiry jobs reach this worker; a database of its own: its sweep sees no other suite's holds.
+const { api } = useTestApi({ DATABASE_URL: isolatedDatabaseUrl('clock') }, { privateRedis: true });
 beforeAll(async () => {
   worker = await startWorker(api.config, { sweepEveryMs: 500, reconcileEveryMs: 3_600_000, metricsPort: 0 });
 });

@@ -5,7 +5,7 @@
 import Redis from 'ioredis';
 import { eventKeys } from '@holdfast/hold-store';
 import {
-  createTestEvent, dropTestEvent, expiredHoldRow, RedisProcess, seatGrid, sleep, startApi, startRelay, waitFor, type Relay, type TestApi,
+  createTestEvent, dropTestEvent, expiredHoldRow, isolatedDatabaseUrl, RedisProcess, seatGrid, sleep, startApi, startRelay, waitFor, type Relay, type TestApi,
 } from '@holdfast/test-kit';
 import { startWorker, type WorkerHandle } from '../src';
 
@@ -18,7 +18,8 @@ let worker: WorkerHandle;
 beforeAll(async () => {
   [primary, replica] = await Promise.all([RedisProcess.start(), RedisProcess.start()]);
   endpoint = await startRelay(`http://127.0.0.1:${primary.port}`);
-  api = await startApi({ REDIS_URL: `redis://127.0.0.1:${endpoint.port}/0` });
+  // A database of its own: the worker's sweep sees no other suite's holds.
+  api = await startApi({ REDIS_URL: `redis://127.0.0.1:${endpoint.port}/0`, DATABASE_URL: isolatedDatabaseUrl('failover') });
   worker = await startWorker(api.config, { sweepEveryMs: 1000, reconcileEveryMs: 3_600_000, metricsPort: null });
 });
 afterAll(async () => {
