@@ -63,18 +63,23 @@ export function clusterOptions(options: ClientOptions = {}): ClusterOptions {
  * to the promoted replica on a failover, but an open connection stays on the demoted
  * node, which refuses every write for as long as the connection lasts. The command
  * that failed is not sent again (1, not 2): its caller answers 503 and the buyer
- * retries, on the new connection. At most one reconnect a `minGapMs` for the
- * connections given one function: a Redis that stays read-only (a replica named by
- * mistake) is not reconnected to at the rate of its refusals. (A cluster follows its
- * failovers by itself.)
+ * retries, on the new connection. At most one reconnect a `minGapMs` for each
+ * connection: a Redis that stays read-only (a replica named by mistake) is not
+ * reconnected to at the rate of its refusals. The connections made from one options
+ * object (BullMQ makes several) each keep their own gap: ioredis calls the function
+ * as a method of the connection's own copy of the options, which is what tells them
+ * apart here; called bare, the calls share one gap. (A cluster follows its failovers
+ * by itself.)
  */
-export function reconnectOnReadOnly(minGapMs = 1000): (err: Error) => 1 | false {
-  let last = -Infinity;
-  return (err) => {
+export function reconnectOnReadOnly(minGapMs = 1000): (this: unknown, err: Error) => 1 | false {
+  const lastOf = new WeakMap<object, number>();
+  const bare = {};
+  return function reconnectOnError(this: unknown, err: Error) {
     if (!err.message.startsWith('READONLY')) return false;
+    const connection = typeof this === 'object' && this !== null ? this : bare;
     const now = Date.now();
-    if (now - last < minGapMs) return false;
-    last = now;
+    if (now - (lastOf.get(connection) ?? -Infinity) < minGapMs) return false;
+    lastOf.set(connection, now);
     return 1;
   };
 }
