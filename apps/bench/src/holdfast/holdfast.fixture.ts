@@ -4,6 +4,8 @@ import path from 'node:path';
 import { createDb, ensureDatabase, listSeats, migrateDatabase, type Db } from '@holdfast/db';
 import { createDomain, createEvent, type DomainContext } from '@holdfast/domain';
 import { eventKeyPattern, HoldStore } from '@holdfast/hold-store';
+import { EXPIRY_QUEUE } from '@holdfast/jobs';
+import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import jwt from 'jsonwebtoken';
 import { sign as signStripe, WorkerProcess } from '@holdfast/test-kit';
@@ -84,6 +86,8 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
   const db: Db = createDb(databaseUrl, { poolSize: 4 });
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
   const ctx = createDomain({ db, store: new HoldStore(redis), settings: { holdRateLimitPerMinute: 100_000 } });
+  // The expiry jobs the API schedules for the holds it persists (BullMQ's default prefix: one Redis).
+  const expiry = new Queue(EXPIRY_QUEUE, { connection: redis });
   const created = new Set<string>();
   // The API's token format (HS256, sub and role, 12 h expiry), signed with a
   // KeyObject: given the secret as a string, jsonwebtoken first tries to parse it
@@ -106,6 +110,7 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
       if (keys.length > 0) await redis.unlink(...keys);
       cursor = next;
     } while (cursor !== '0');
+    await removeExpiryJobs(expiry, redis, eventId);
     created.delete(eventId);
   };
 
@@ -199,11 +204,37 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
         for (const eventId of [...created]) await dropEvent(eventId);
       } finally {
         ctx.persister.stop();
+        await expiry.close();
         redis.disconnect();
         await db.$disconnect();
       }
     },
   };
+}
+
+/**
+ * Removes the expiry jobs of an event's holds: a job's id names its first hold (`exp_<hold id>_<n>`),
+ * or is a hold's id, and a hold id carries its event's id (`hld_<event id without dashes>_…`).
+ * Left, they stayed in the queue's delayed set after their event was gone, about a thousand a
+ * `--quick` run, in a Redis no worker drains. The other events' jobs stay.
+ */
+export async function removeExpiryJobs(queue: Queue, redis: Redis, eventId: string): Promise<number> {
+  const holdPrefix = `hld_${eventId.replace(/-/g, '')}_`;
+  const base = `${queue.opts.prefix ?? 'bull'}:${queue.name}:`;
+  let removed = 0;
+  for (const idPrefix of [`exp_${holdPrefix}`, holdPrefix]) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${base}${idPrefix}*`, 'COUNT', 1000);
+      for (const key of keys) {
+        const jobId = key.slice(base.length);
+        // A job's own hash; its other keys (logs, lock) go with it.
+        if (!jobId.includes(':')) removed += await queue.remove(jobId);
+      }
+      cursor = next;
+    } while (cursor !== '0');
+  }
+  return removed;
 }
 
 /** How long dropEvent waits for the API to persist an event's last holds. */
