@@ -40,7 +40,7 @@ test('when started on a new database, then it creates it, migrates, serves with 
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
     await waitFor('the worker to start', () => p.stdout.includes('"msg":"worker started"'), { timeoutMs: 60_000, intervalMs: 200 });
     expect(p.stdout).toContain('"name":"holdfast-worker"');
-    p.child.kill('SIGTERM');
+    p.signalServer('SIGTERM');
     expect(await p.exited).toBe(0);
     expect(p.stdout).toContain('"msg":"worker stopped"');
   } finally {

@@ -40,9 +40,9 @@ async function startServer(report: string, env: Record<string, string>): Promise
   return { server, url: `http://127.0.0.1:${port}` };
 }
 
-/** SIGTERM to `npm start`'s process (tsx passes it on), as a person's Ctrl-C or an orchestrator's stop; resolves with its exit code (null if it had to be killed). */
+/** SIGTERM to the server's process, as an orchestrator's stop; resolves with the exit code (null if it had to be killed). */
 async function stopGracefully(server: ServerProcess): Promise<number | null> {
-  server.child.kill('SIGTERM');
+  server.signalServer('SIGTERM');
   let timer: NodeJS.Timeout | undefined;
   const code = await Promise.race([server.exited, new Promise<'hung'>((r) => (timer = setTimeout(() => r('hung'), 30_000)))]);
   clearTimeout(timer);

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { collectOutput, REPO_ROOT } from './child-process';
 
@@ -63,6 +64,33 @@ export class ServerProcess {
     } catch {
       /* already gone */
     }
+  }
+
+  /** The server's own process: the node process tsx runs main.ts in (tsx's child); null when there is none. */
+  serverPid(): number | null {
+    const pid = this.child.pid;
+    if (!pid || this.child.exitCode !== null) return null;
+    try {
+      for (const task of readdirSync(`/proc/${pid}/task`)) {
+        const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+        if (children) return Number(children.split(/\s+/)[0]);
+      }
+    } catch {
+      /* gone meanwhile */
+    }
+    return null;
+  }
+
+  /**
+   * A signal to the server's own process, as an orchestrator's stop reaches `npm start` (which
+   * execs node). Sent to tsx instead, it is relayed: tsx waits 30 ms for the server to say it got
+   * it, sends it again, waits 30 ms more, then kills the server (SIGKILL) and exits 143. On a
+   * loaded machine an event loop can be busy that long, and a graceful stop then read as a crash.
+   */
+  signalServer(signal: NodeJS.Signals): void {
+    const pid = this.serverPid();
+    if (pid === null) throw new Error('the server process is not running');
+    process.kill(pid, signal);
   }
 
   /** SIGTERM, up to `graceMs` for it to exit, then SIGKILL; resolves with the exit code, or undefined if it had to be killed. */
