@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { batchJson, type ConfirmBatchItem } from '@holdfast/db';
 
-import { round3 } from './latency.histogram';
+import { medianOf, round3 } from './latency.histogram';
 import { openHoldfastFixture, type HoldfastFixture } from './holdfast/holdfast.fixture';
 
 const MIGRATIONS = path.join(__dirname, '..', '..', '..', 'prisma', 'migrations');
@@ -55,11 +55,8 @@ interface Run {
   statementMsMean: number;
 }
 
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
+/** The median of values that are never empty here. */
+const median = (values: number[]): number => medianOf(values) ?? Number.NaN;
 
 /** An event of `n` seats, each with a persisted ACTIVE hold (as the outbox writes one); the holds' ids. */
 async function eventWithHolds(fixture: HoldfastFixture, pool: pg.Pool, n: number): Promise<{ eventId: string; holdIds: string[] }> {

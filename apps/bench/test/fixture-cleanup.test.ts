@@ -1,5 +1,6 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
+import { newHoldId } from '@holdfast/domain';
 import { EXPIRY_QUEUE, redisOptionsFromUrl, scheduleExpiries, scheduleExpiry } from '@holdfast/jobs';
 
 import { openHoldfastFixture, type HoldfastFixture } from '../src/holdfast/holdfast.fixture';
@@ -21,13 +22,11 @@ afterAll(async () => {
   await fixture?.close();
 });
 
-const holdOf = (eventId: string) => `hld_${eventId.replace(/-/g, '')}_${randomBytes(12).toString('hex')}`;
-
 test('when the bench drops an event, then the expiry jobs the API scheduled for its holds go with it, and another event\'s jobs stay', async () => {
   const event = await fixture.createEvent({ name: 'bench fixture cleanup', seats: 2 });
   const other = randomUUID();
   const later = new Date(Date.now() + 600_000);
-  const [a, b, extended, elsewhere] = [holdOf(event.eventId), holdOf(event.eventId), holdOf(event.eventId), holdOf(other)];
+  const [a, b, extended, elsewhere] = [newHoldId(event.eventId), newHoldId(event.eventId), newHoldId(event.eventId), newHoldId(other)];
   // A batch's job (named after its first hold), a hold's own job (an extended hold), another event's batch.
   await scheduleExpiries(queue, [{ id: a, expiresAt: later }, { id: b, expiresAt: later }]);
   await scheduleExpiry(queue, { id: extended, expiresAt: later });

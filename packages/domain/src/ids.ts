@@ -31,4 +31,4 @@ export function newHoldId(eventId: string): string {
   return prefixOf.prefix + randomHex();
 }
 
-export { eventOfHoldId };
+export { eventOfHoldId, holdIdOf };

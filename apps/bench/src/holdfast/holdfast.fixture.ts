@@ -2,7 +2,7 @@ import { createSecretKey, randomBytes } from 'node:crypto';
 import path from 'node:path';
 
 import { createDb, ensureDatabase, listSeats, migrateDatabase, type Db } from '@holdfast/db';
-import { createDomain, createEvent, type DomainContext } from '@holdfast/domain';
+import { createDomain, createEvent, holdIdOf, type DomainContext } from '@holdfast/domain';
 import { eventKeyPattern, HoldStore } from '@holdfast/hold-store';
 import { EXPIRY_QUEUE } from '@holdfast/jobs';
 import { Queue } from 'bullmq';
@@ -104,12 +104,7 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
     await db.$executeRaw`DELETE FROM orders WHERE event_id = ${eventId}::uuid`;
     await db.$executeRaw`DELETE FROM holds WHERE event_id = ${eventId}::uuid`;
     await db.$executeRaw`DELETE FROM events WHERE id = ${eventId}::uuid`;
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', eventKeyPattern(eventId), 'COUNT', 1000);
-      if (keys.length > 0) await redis.unlink(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    await forEachKeyBatch(redis, eventKeyPattern(eventId), (keys) => redis.unlink(...keys));
     await removeExpiryJobs(expiry, redis, eventId);
     created.delete(eventId);
   };
@@ -212,29 +207,31 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
   };
 }
 
+/** Every key matching `pattern` (SCAN), a non-empty batch at a time. */
+async function forEachKeyBatch(redis: Redis, pattern: string, each: (keys: string[]) => Promise<unknown>): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    if (keys.length > 0) await each(keys);
+    cursor = next;
+  } while (cursor !== '0');
+}
+
 /**
  * Removes the expiry jobs of an event's holds: a job's id names its first hold (`exp_<hold id>_<n>`),
- * or is a hold's id, and a hold id carries its event's id (`hld_<event id without dashes>_…`).
- * Left, they stayed in the queue's delayed set after their event was gone, about a thousand a
- * `--quick` run, in a Redis no worker drains. The other events' jobs stay.
+ * or is a hold's id, and a hold id carries its event's id (holdIdOf). Left, they stayed in the
+ * queue's delayed set after their event was gone, about a thousand a `--quick` run, in a Redis no
+ * worker drains. The other events' jobs stay.
  */
-export async function removeExpiryJobs(queue: Queue, redis: Redis, eventId: string): Promise<number> {
-  const holdPrefix = `hld_${eventId.replace(/-/g, '')}_`;
+async function removeExpiryJobs(queue: Queue, redis: Redis, eventId: string): Promise<void> {
+  const holdPrefix = holdIdOf(eventId, '');
   const base = `${queue.opts.prefix ?? 'bull'}:${queue.name}:`;
-  let removed = 0;
   for (const idPrefix of [`exp_${holdPrefix}`, holdPrefix]) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${base}${idPrefix}*`, 'COUNT', 1000);
-      for (const key of keys) {
-        const jobId = key.slice(base.length);
-        // A job's own hash; its other keys (logs, lock) go with it.
-        if (!jobId.includes(':')) removed += await queue.remove(jobId);
-      }
-      cursor = next;
-    } while (cursor !== '0');
+    await forEachKeyBatch(redis, `${base}${idPrefix}*`, async (keys) => {
+      // A job's own hash; its other keys (logs, lock) go with it.
+      for (const key of keys) if (!key.includes(':', base.length)) await queue.remove(key.slice(base.length));
+    });
   }
-  return removed;
 }
 
 /** How long dropEvent waits for the API to persist an event's last holds. */
