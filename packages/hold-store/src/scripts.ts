@@ -95,6 +95,40 @@ export function writeCoalescer(redis: RedisClient): () => void {
 /** Replies as strings, as a command ioredis defines answers (shared: Command only reads its options). */
 const UTF8 = { replyEncoding: 'utf8' } as const;
 
+/** A script call's deadline timer that fires this late says the process itself was stalled, not Redis. */
+const STALLED_MS = 20;
+/** How long such a call still waits, with its socket read, before it fails after all. */
+const STALL_GRACE_MS = 100;
+
+/**
+ * A script call whose deadline (the client's `commandTimeout`) does not count
+ * this process's own stalls against Redis. ioredis fails a command from a timer
+ * set when it is sent; after the event loop was blocked past the deadline (a
+ * long GC pause, a starved CPU), that timer runs before the socket is read in
+ * the same turn, and even before the command is written when the stall came
+ * right after it was issued (writeCoalescer writes at the turn's end). So the
+ * call failed (503) though Redis answered at once, and a hold script that ran
+ * left its seats taken by a hold nobody was told of. A timer that fires late by
+ * more than STALLED_MS gives the call STALL_GRACE_MS more, in which the command
+ * is written and its answer read; a Redis that does not answer still fails it,
+ * at most STALL_GRACE_MS later, with ioredis's own "Command timed out".
+ */
+class ScriptCommand extends Command {
+  override setTimeout(ms: number): void {
+    const own = this as unknown as { _commandTimeoutTimer?: NodeJS.Timeout };
+    if (own._commandTimeoutTimer) return;
+    const dueAt = Date.now() + ms;
+    // Kept where ioredis keeps its timer, so an answer clears it (Command._clearTimers).
+    own._commandTimeoutTimer = setTimeout(() => {
+      if (this.isResolved) return;
+      if (Date.now() - dueAt <= STALLED_MS) return this.reject(new Error('Command timed out'));
+      own._commandTimeoutTimer = setTimeout(() => {
+        if (!this.isResolved) this.reject(new Error('Command timed out'));
+      }, STALL_GRACE_MS);
+    }, ms);
+  }
+}
+
 /** An argument list that is flat already: Command's `args.flat()` (about 4 µs for a hold's 30 arguments) hands it back as it is. */
 function flatAlready<T>(this: T[]): T[] {
   return this;
@@ -119,7 +153,7 @@ export function registerScripts(redis: RedisClient, coalesce = writeCoalescer(re
     const sha = createHash('sha1').update(lua).digest('hex');
     const onNoScript = (keys: string[], args: (string | number)[]) => (err: Error): Promise<Reply> => {
       if (!String(err?.message).includes('NOSCRIPT')) throw err;
-      return redis.sendCommand(new Command('eval', [lua, keys.length, ...keys, ...args], UTF8)) as Promise<Reply>;
+      return redis.sendCommand(new ScriptCommand('eval', [lua, keys.length, ...keys, ...args], UTF8)) as Promise<Reply>;
     };
     runners[name] = (keys, args) => {
       coalesce();
@@ -127,7 +161,7 @@ export function registerScripts(redis: RedisClient, coalesce = writeCoalescer(re
       for (let i = 0; i < keys.length; i += 1) flat.push(keys[i]!);
       for (let i = 0; i < args.length; i += 1) flat.push(args[i]!);
       (flat as unknown as { flat: typeof flatAlready }).flat = flatAlready;
-      return (redis.sendCommand(new Command('evalsha', flat, UTF8)) as Promise<Reply>).catch(onNoScript(keys, args));
+      return (redis.sendCommand(new ScriptCommand('evalsha', flat, UTF8)) as Promise<Reply>).catch(onNoScript(keys, args));
     };
   }
   return runners;

@@ -4,7 +4,7 @@
 // outages run on a redis-server of the test's own; the shared one is never touched.
 import { randomUUID } from 'node:crypto';
 import { Redis, ReplyError } from 'ioredis';
-import { HoldStore, IdempotencyStore, ReconcileStore, StoreUnavailableError, translateRedisError } from '../src';
+import { eventKeys, HoldStore, IdempotencyStore, ReconcileStore, StoreUnavailableError, translateRedisError } from '../src';
 import { freePort, RedisProcess, waitFor } from '@holdfast/test-kit';
 
 /** The API's fail-fast options (apps/api runtime.ts): no offline queue, one retry, a command timeout. */
@@ -89,6 +89,44 @@ describe('a Redis of the test\'s own', () => {
       server.resume();
     }
     await waitFor('the hold store to answer again', async () => (await count()) === null, { timeoutMs: 5000 });
+  });
+
+  /** Blocks this process's event loop, as a long GC pause or a starved CPU would. */
+  const stall = (ms: number) => {
+    const until = Date.now() + ms;
+    while (Date.now() < until) {
+      // nothing: the loop is blocked
+    }
+  };
+
+  test('when this process stalls past the command timeout right after a hold script was issued, then the script still gets Redis\'s answer, not a timeout', async () => {
+    const store = new HoldStore(redis);
+    const eventId = randomUUID();
+    const customerId = `stall-${randomUUID()}`;
+    const window = eventKeys(eventId).rateLimit(customerId);
+    // Issued, then the process stalls twice the timeout (300 ms) before the command is even written.
+    const counted = store.countHoldRequest({ eventId, customerId, rateLimit: 100, rateWindowMs: 60_000 });
+    stall(600);
+    await expect(counted).resolves.toBeNull();
+    // The script ran once: the request is in the customer's window.
+    expect(Number(await redis.get(window))).toBe(1);
+    await redis.del(window);
+  });
+
+  test('when this process stalls and Redis is frozen too, then a hold script still fails (timeout): the grace does not hide a Redis that does not answer', async () => {
+    const store = new HoldStore(redis);
+    const eventId = randomUUID();
+    server.pause();
+    try {
+      const counted = rejection(store.countHoldRequest({ eventId, customerId: 'frozen', rateLimit: 100, rateWindowMs: 60_000 }));
+      stall(600);
+      const err = await counted;
+      expect(err).toBeInstanceOf(StoreUnavailableError);
+      expect((err as StoreUnavailableError).reason).toBe('timeout');
+    } finally {
+      server.resume();
+    }
+    await redis.del(eventKeys(eventId).rateLimit('frozen'));
   });
 
   test('when Redis has no room for another client (maxclients), then a new connection\'s store call rejects with StoreUnavailableError (connection)', async () => {
