@@ -64,6 +64,8 @@ export interface SoakReport {
   /** Holds that ended by time (the worker's expiry), counted in PostgreSQL. */
   expired: number;
   actionFailures: number;
+  /** Up to five distinct failed payments or releases: the request, then the status and the start of the body (or the transport error). */
+  actionFailureSamples: string[];
   samples: SoakSample[];
   /** At the sale's end, holds still live. */
   peak: { liveHolds: number; redisDeltaBytes: number; bytesPerLiveHold: number | null; census: KeyKindCensus[]; holdKeyBytesPerLiveHold: number | null };
@@ -224,6 +226,11 @@ export async function soakSection(
     let paidByWebhook = 0;
     let released = 0;
     let actionFailures = 0;
+    const actionFailureSamples = new Set<string>();
+    const failedAction = (request: ConnectionRequest, what: string) => {
+      actionFailures += 1;
+      if (actionFailureSamples.size < 5) actionFailureSamples.add(`${request.method} ${request.path}: ${what}`.slice(0, 300));
+    };
     const liveUntil: number[] = []; // expiresAt of holds not yet paid or released
     const ended = new Set<number>();
     const samples: SoakSample[] = [];
@@ -265,12 +272,13 @@ export async function soakSection(
       // Paid or released a little later, as a buyer would: 0.2–3 s after the hold.
       const timer = setTimeout(() => {
         timers.delete(timer);
-        track(pool.send(request).then((res) => {
+        const sent = request!;
+        track(pool.send(sent).then((res) => {
           if (res.status >= 200 && res.status < 300) {
             ended.add(i);
             onOk();
-          } else actionFailures += 1;
-        }, () => void (actionFailures += 1)));
+          } else failedAction(sent, `${res.status} ${res.body.toString('utf8', 0, 200)}`);
+        }, (err: unknown) => failedAction(sent, (err as Error).message)));
       }, 200 + Math.random() * 2800);
       timers.add(timer);
     };
@@ -361,6 +369,7 @@ export async function soakSection(
       released,
       expired: Number(counts?.expired ?? 0),
       actionFailures,
+      actionFailureSamples: [...actionFailureSamples],
       samples,
       peak: {
         liveHolds: peakLive, redisDeltaBytes: peakMem, bytesPerLiveHold: peakLive > 0 ? Math.round(peakMem / peakLive) : null,
@@ -423,6 +432,7 @@ export function renderSoakSection(report: SoakReport | null | undefined): string
           `${report.ended.unfinished.activeInPostgres} holds still ACTIVE in PostgreSQL, ${report.ended.unfinished.activeRecordsInRedis} live records ` +
           `in Redis, ${report.ended.unfinished.outboxEntries} outbox entries (the worker's expiries behind); measured anyway, so the "ended" rows count them.`
         : `every hold ended ${report.ended.waitedSec} s after the sale.`),
+    ...(report.actionFailureSamples.length ? ['', 'Failed payments or releases (up to five distinct):', '', ...report.actionFailureSamples.map((f) => `- ${f}`)] : []),
     '',
     markdownTable(['Redis', 'holds', 'used_memory Δ MB', 'bytes per hold', 'bytes per hold, per-hold keys (census)', 'bytes per ended hold after 1 h (from TTLs)'], [
       ['live (sale end)', report.peak.liveHolds, round3(report.peak.redisDeltaBytes / 1e6), report.peak.bytesPerLiveHold, report.peak.holdKeyBytesPerLiveHold, null],
