@@ -42,6 +42,9 @@ export class HttpConnection {
   /** Bytes that must have arrived before parsing again is worth it (0: unknown). */
   private neededBytes = 0;
   private closed = false;
+  /** How long the connection may sit idle and still be sent a request (from the server's Keep-Alive hint; null: no hint). */
+  private reuseWithinMs: number | null = null;
+  private idleSince = 0;
   private readonly hostHeader: string;
 
   constructor(
@@ -55,6 +58,9 @@ export class HttpConnection {
   async send(request: ConnectionRequest): Promise<ConnectionResponse> {
     if (this.pending) throw new Error('HttpConnection sends one request at a time');
     if (this.closed) throw new Error('HttpConnection is closed');
+    // Past the server's keep-alive time the server may close the connection as the request goes out
+    // (ECONNRESET, a request lost that the server never saw): a connection idle that long is opened anew.
+    if (this.socket && this.reuseWithinMs !== null && Date.now() - this.idleSince > this.reuseWithinMs) this.drop();
     const socket = this.socket ?? (await this.connect());
     let head = `${request.method} ${request.path} HTTP/1.1\r\nhost: ${this.hostHeader}\r\n`;
     let hasType = false;
@@ -131,6 +137,10 @@ export class HttpConnection {
     clearTimeout(timer);
     this.pending = null;
     if (parsed.close) this.drop();
+    else {
+      this.idleSince = Date.now();
+      if (this.reuseWithinMs === null && parsed.keepAliveSeconds !== null) this.reuseWithinMs = reuseWithinMs(parsed.keepAliveSeconds);
+    }
     resolve(parsed.response);
   }
 
@@ -149,6 +159,7 @@ export class HttpConnection {
   private drop(): void {
     const socket = this.socket;
     this.socket = null;
+    this.reuseWithinMs = null;
     this.received = [];
     this.receivedBytes = 0;
     this.neededBytes = 0;
@@ -156,7 +167,18 @@ export class HttpConnection {
   }
 }
 
-type CompleteResponse = { response: ConnectionResponse; used: number; close: boolean };
+/**
+ * How long after an answer a connection is still sent a request, from the
+ * server's `Keep-Alive: timeout=N` (Node's http server sends its
+ * keepAliveTimeout, 5 s by default): a second less, as undici does, but at
+ * least half of it.
+ */
+export function reuseWithinMs(keepAliveSeconds: number): number {
+  const ms = keepAliveSeconds * 1000;
+  return Math.max(ms - 1000, ms / 2);
+}
+
+type CompleteResponse = { response: ConnectionResponse; used: number; close: boolean; keepAliveSeconds: number | null };
 /** A complete answer, or how many bytes (from the start) must be there before it can be. */
 type ReadResponse = CompleteResponse | { need: number };
 
@@ -191,6 +213,7 @@ function readResponse(data: Buffer): ReadResponse {
   let length: number | null = null;
   let chunked = false;
   let close = lines[0]!.startsWith('HTTP/1.0');
+  let keepAliveSeconds: number | null = null;
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i]!;
     const colon = line.indexOf(':');
@@ -200,10 +223,14 @@ function readResponse(data: Buffer): ReadResponse {
     if (name === 'content-length') length = Number(value);
     else if (name === 'transfer-encoding') chunked = value.toLowerCase().split(',').map((v) => v.trim()).includes('chunked');
     else if (name === 'connection') close = value.toLowerCase() === 'close';
+    else if (name === 'keep-alive') {
+      const timeout = /(?:^|[\s,])timeout=(\d+)/i.exec(value);
+      if (timeout) keepAliveSeconds = Number(timeout[1]);
+    }
   }
   const start = end + 4;
   if (status === 204 || status === 304 || (status >= 100 && status < 200)) {
-    return { response: { status, body: Buffer.alloc(0) }, used: start, close };
+    return { response: { status, body: Buffer.alloc(0) }, used: start, close, keepAliveSeconds };
   }
   if (chunked) {
     const parts: Buffer[] = [];
@@ -219,7 +246,7 @@ function readResponse(data: Buffer): ReadResponse {
         const bare = data.subarray(lineEnd, lineEnd + 4).equals(CRLF_CRLF);
         if (!bare && trailerEnd === -1) return more;
         const used = bare ? lineEnd + 4 : trailerEnd + 4;
-        return { response: { status, body: Buffer.concat(parts) }, used, close };
+        return { response: { status, body: Buffer.concat(parts) }, used, close, keepAliveSeconds };
       }
       const next = lineEnd + 2 + size + 2;
       if (data.length < next) return { need: next };
@@ -230,7 +257,7 @@ function readResponse(data: Buffer): ReadResponse {
   if (length === null) throw new Error(`an answer (${status}) with neither Content-Length nor chunked encoding`);
   if (!Number.isSafeInteger(length) || length < 0) throw new Error('a Content-Length that is not a number');
   if (data.length < start + length) return { need: start + length };
-  return { response: { status, body: data.subarray(start, start + length) }, used: start + length, close };
+  return { response: { status, body: data.subarray(start, start + length) }, used: start + length, close, keepAliveSeconds };
 }
 
 /** A fixed set of keep-alive connections; requests wait for a free one. */

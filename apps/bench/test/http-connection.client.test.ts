@@ -4,7 +4,7 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 
-import { HttpConnection, parseResponse, responseBytesNeeded } from '../src/http-connection.client';
+import { HttpConnection, parseResponse, responseBytesNeeded, reuseWithinMs } from '../src/http-connection.client';
 
 const servers: Array<http.Server | net.Server> = [];
 
@@ -113,6 +113,42 @@ test('when the server answers Connection: close, or closes between requests, the
   } finally {
     connection.close();
   }
+});
+
+test('when a connection sat idle longer than the server\'s keep-alive time less a margin, then the next request goes on a new connection, before the server can close the old one under it', async () => {
+  let connections = 0;
+  const server = http.createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ url: req.url }));
+  }).on('connection', () => connections++);
+  // Node answers "Keep-Alive: timeout=2": the client reuses the connection for 1 s after an answer.
+  server.keepAliveTimeout = 2000;
+  const port = await listen(server);
+  const connection = new HttpConnection('127.0.0.1', port);
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  try {
+    expect((await connection.send({ method: 'GET', path: '/a' })).status).toBe(200);
+    await sleep(300);
+    expect((await connection.send({ method: 'GET', path: '/b' })).body.toString()).toBe('{"url":"/b"}');
+    expect(connections).toBe(1);
+    // Idle 1.3 s: the server would still take it (it closes at 2 s), but it is past the client's second.
+    await sleep(1300);
+    expect((await connection.send({ method: 'GET', path: '/c' })).body.toString()).toBe('{"url":"/c"}');
+    expect(connections).toBe(2);
+  } finally {
+    connection.close();
+  }
+});
+
+test('when the server says how long it keeps a connection, then the client reuses it for a second less, and for at least half of it', () => {
+  expect(reuseWithinMs(5)).toBe(4000);
+  expect(reuseWithinMs(2)).toBe(1000);
+  expect(reuseWithinMs(1)).toBe(500);
+  const answer = (keepAlive: string) => parseResponse(Buffer.from(`HTTP/1.1 200 OK\r\nKeep-Alive: ${keepAlive}\r\nContent-Length: 2\r\n\r\nok`))?.keepAliveSeconds;
+  expect(answer('timeout=5')).toBe(5);
+  expect(answer('max=100, timeout=7')).toBe(7);
+  expect(answer('max=100')).toBeNull();
+  expect(parseResponse(Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'))?.keepAliveSeconds).toBeNull();
 });
 
 test('when the server closes mid-answer, never answers, or is not there, then the request rejects with the reason', async () => {
