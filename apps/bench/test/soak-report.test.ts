@@ -4,7 +4,7 @@ function report(unfinished: SoakReport['ended']['unfinished']): SoakReport {
   return {
     durationSec: 240, holdsPerSecAsked: 300, holdTtlSeconds: 20,
     holds: { ok: 1000, failed: 0, statusCounts: { '201': 1000 } },
-    confirmed: 50, paidByWebhook: 50, released: 400, expired: 500, actionFailures: 0, actionFailureSamples: [], samples: [],
+    confirmed: 50, paidByWebhook: 50, released: 400, expired: 500, actionFailures: 0, failureSamples: [], samples: [],
     peak: { liveHolds: 100, redisDeltaBytes: 1e6, bytesPerLiveHold: 10_000, census: [], holdKeyBytesPerLiveHold: 5_000 },
     ended: {
       holds: 1000, waitedSec: 140, unfinished, redisDeltaBytes: 40_000, bytesPerEndedHold: 40, census: [],
@@ -38,14 +38,14 @@ test('when Redis\'s used_memory ended below where it was before the sale, then n
   expect(renderSoakSection(base).join('\n')).toMatch(/\| ended \(all\) +\| +1,000 \| +0\.04 \| +40 \|/);
 });
 
-test('when payments or releases failed, then the soak section lists what each answered, and says nothing of failures when none failed', () => {
+test('when holds, payments or releases failed, then the soak section lists what each answered, and says nothing of failures when none failed', () => {
   const base = report(null);
   const failed: SoakReport = {
-    ...base, actionFailures: 2,
-    actionFailureSamples: ['DELETE /v1/holds/h_1: 409 {"error":{"code":"HOLD_NOT_ACTIVE"}}', 'POST /v1/holds/h_2/confirm: socket hang up'],
+    ...base, holds: { ...base.holds, failed: 1 }, actionFailures: 2,
+    failureSamples: ['POST /v1/events/e/holds: read ECONNRESET', 'DELETE /v1/holds/h_1: 409 {"error":{"code":"HOLD_NOT_ACTIVE"}}', 'POST /v1/holds/h_2/confirm: socket hang up'],
   };
   const text = renderSoakSection(failed).join('\n');
-  expect(text).toContain('(0 holds refused, 2 payments or releases failed)');
-  expect(text).toContain('Failed payments or releases (up to five distinct):\n\n- DELETE /v1/holds/h_1: 409 {"error":{"code":"HOLD_NOT_ACTIVE"}}\n- POST /v1/holds/h_2/confirm: socket hang up');
-  expect(renderSoakSection(base).join('\n')).not.toContain('Failed payments or releases');
+  expect(text).toContain('(1 holds refused, 2 payments or releases failed)');
+  expect(text).toContain('Failed requests (up to five distinct):\n\n- POST /v1/events/e/holds: read ECONNRESET\n- DELETE /v1/holds/h_1: 409 {"error":{"code":"HOLD_NOT_ACTIVE"}}\n- POST /v1/holds/h_2/confirm: socket hang up');
+  expect(renderSoakSection(base).join('\n')).not.toContain('Failed requests');
 });

@@ -64,8 +64,8 @@ export interface SoakReport {
   /** Holds that ended by time (the worker's expiry), counted in PostgreSQL. */
   expired: number;
   actionFailures: number;
-  /** Up to five distinct failed payments or releases: the request, then the status and the start of the body (or the transport error). */
-  actionFailureSamples: string[];
+  /** Up to five distinct failed requests (holds, payments, releases): the request, then the status and the start of the body (or the transport error). */
+  failureSamples: string[];
   samples: SoakSample[];
   /** At the sale's end, holds still live. */
   peak: { liveHolds: number; redisDeltaBytes: number; bytesPerLiveHold: number | null; census: KeyKindCensus[]; holdKeyBytesPerLiveHold: number | null };
@@ -226,10 +226,13 @@ export async function soakSection(
     let paidByWebhook = 0;
     let released = 0;
     let actionFailures = 0;
-    const actionFailureSamples = new Set<string>();
+    const failureSamples = new Set<string>();
+    const sampleFailure = (request: ConnectionRequest, what: string) => {
+      if (failureSamples.size < 5) failureSamples.add(`${request.method} ${request.path}: ${what}`.slice(0, 300));
+    };
     const failedAction = (request: ConnectionRequest, what: string) => {
       actionFailures += 1;
-      if (actionFailureSamples.size < 5) actionFailureSamples.add(`${request.method} ${request.path}: ${what}`.slice(0, 300));
+      sampleFailure(request, what);
     };
     const liveUntil: number[] = []; // expiresAt of holds not yet paid or released
     const ended = new Set<number>();
@@ -291,17 +294,24 @@ export async function soakSection(
       const due = Math.min(event.seatIds.length, 1 + Math.floor(((Date.now() - started) / 1000) * options.holdsPerSec));
       for (; next < due; next += 1) {
         const i = next;
-        track(pool.send({
+        const holdRequest: ConnectionRequest = {
           method: 'POST', path: `/v1/events/${event.eventId}/holds`, headers: { authorization: `Bearer ${tokenOf(i)}` },
           body: JSON.stringify({ seatIds: [event.seatIds[i]] }),
-        }).then((res) => {
+        };
+        track(pool.send(holdRequest).then((res) => {
           statusCounts[res.status] = (statusCounts[res.status] ?? 0) + 1;
-          if (res.status !== 201) return void (failed += 1);
+          if (res.status !== 201) {
+            failed += 1;
+            return sampleFailure(holdRequest, `${res.status} ${res.body.toString('utf8', 0, 200)}`);
+          }
           ok += 1;
           const hold = (JSON.parse(res.body.toString()) as { hold: { id: string; totalCents: number; currency: string; expiresAt: string } }).hold;
           liveUntil[i] = Date.parse(hold.expiresAt);
           act(i, hold.id, hold);
-        }, () => void (failed += 1)));
+        }, (err: unknown) => {
+          failed += 1;
+          sampleFailure(holdRequest, (err as Error).message);
+        }));
       }
       if (Date.now() >= nextSample) {
         nextSample += options.sampleEverySec * 1000;
@@ -369,7 +379,7 @@ export async function soakSection(
       released,
       expired: Number(counts?.expired ?? 0),
       actionFailures,
-      actionFailureSamples: [...actionFailureSamples],
+      failureSamples: [...failureSamples],
       samples,
       peak: {
         liveHolds: peakLive, redisDeltaBytes: peakMem, bytesPerLiveHold: peakLive > 0 ? Math.round(peakMem / peakLive) : null,
@@ -432,7 +442,7 @@ export function renderSoakSection(report: SoakReport | null | undefined): string
           `${report.ended.unfinished.activeInPostgres} holds still ACTIVE in PostgreSQL, ${report.ended.unfinished.activeRecordsInRedis} live records ` +
           `in Redis, ${report.ended.unfinished.outboxEntries} outbox entries (the worker's expiries behind); measured anyway, so the "ended" rows count them.`
         : `every hold ended ${report.ended.waitedSec} s after the sale.`),
-    ...(report.actionFailureSamples.length ? ['', 'Failed payments or releases (up to five distinct):', '', ...report.actionFailureSamples.map((f) => `- ${f}`)] : []),
+    ...(report.failureSamples.length ? ['', 'Failed requests (up to five distinct):', '', ...report.failureSamples.map((f) => `- ${f}`)] : []),
     '',
     markdownTable(['Redis', 'holds', 'used_memory Δ MB', 'bytes per hold', 'bytes per hold, per-hold keys (census)', 'bytes per ended hold after 1 h (from TTLs)'], [
       ['live (sale end)', report.peak.liveHolds, round3(report.peak.redisDeltaBytes / 1e6), report.peak.bytesPerLiveHold, report.peak.holdKeyBytesPerLiveHold, null],
