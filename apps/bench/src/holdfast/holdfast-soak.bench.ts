@@ -272,10 +272,10 @@ export async function soakSection(
         onOk = () => void (released += 1);
       }
       if (!request) return; // left to lapse
+      const sent = request;
       // Paid or released a little later, as a buyer would: 0.2–3 s after the hold.
       const timer = setTimeout(() => {
         timers.delete(timer);
-        const sent = request!;
         track(pool.send(sent).then((res) => {
           if (res.status >= 200 && res.status < 300) {
             ended.add(i);
