@@ -4,7 +4,7 @@ import { QueueStore } from './queue-store';
 import type { RedisClient } from './redis-client';
 import { eventKeys } from './keys';
 import { registerScripts, scriptCommand, writeCoalescer, type ScriptName, type ScriptRunner } from './scripts';
-import { StoreUnavailableError, translateErrorsOf } from './store-errors';
+import { StoreUnavailableError, translateErrorsOf, translateRedisError } from './store-errors';
 import { ENDED_HOLD_TTL_MS, HOLD_RECORD_TTL_MS } from './ttls';
 
 /** A hold answered only once this many replicas have it (WAIT after the hold script). */
@@ -115,6 +115,19 @@ export interface EndHoldResult {
   claimed?: boolean;
   notDue?: boolean;
 }
+
+/** A hold whose script got no answer in time, to be given back (giveBackHold): its seats are read from its record. */
+export interface LostHold {
+  eventId: string;
+  holdId: string;
+  customerId: string;
+  /** The ticket type of a general-admission hold; null for seats. */
+  ticketTypeId: string | null;
+  quantity: number;
+}
+
+/** What giving back a lost hold found: `given` when the hold script had taken it, `none` when not, `ended`, `claimed`. */
+export type GiveBackResult = { kind: 'given'; freed: number } | { kind: 'none' | 'ended' | 'claimed' };
 
 /** A confirm's read of its hold and claim on its lease in one step (readClaimHold). */
 export interface ReadClaimInput {
@@ -273,6 +286,17 @@ export interface FreeSeatSync {
   lapsed: number;
 }
 
+/**
+ * A hold script that got no answer in time may still run when Redis answers
+ * again, taking a hold whose buyer was answered 503: give it back at once, on
+ * the same connection (ordered after the script). Not awaited: Redis may still
+ * be frozen, and the buyer's answer does not wait for it.
+ */
+function giveBackIfLost<T>(err: unknown, giveBack: (attempt: T | null) => Promise<unknown>): void {
+  const translated = translateRedisError(err);
+  if (translated instanceof StoreUnavailableError && translated.reason === 'timeout') void giveBack(null).catch(() => undefined);
+}
+
 function parse(reply: (string | number)[]): HoldAttempt {
   const [tag, ...rest] = reply;
   switch (tag) {
@@ -346,14 +370,17 @@ export class HoldStore {
   /**
    * Runs a hold script and parses its reply; with replica acks, WAIT follows on the
    * same connection (the slot's master, one round trip) and an 'ok' too few
-   * replicas have is given back (ReplicaAckError). This and #acknowledgedRun are
+   * replicas have is given back (ReplicaAckError). A script that got no answer in
+   * time (Redis frozen or far away: the caller answers 503) is given back too,
+   * `giveBack(null)`, sent at once on the same connection so Redis runs it right
+   * after the script, should the script run at all. This and #acknowledgedRun are
    * `#` methods, off the prototype: translateErrorsOf wraps every prototype
    * method (a rest array, an apply and a promise's catch each), and the public
    * method that calls them is wrapped already.
    */
   #acknowledged<T extends { kind: string }>(
     name: ScriptName, keys: string[], args: (string | number)[],
-    parseReply: (reply: (string | number)[]) => T, giveBack: (attempt: T) => Promise<unknown>,
+    parseReply: (reply: (string | number)[]) => T, giveBack: (attempt: T | null) => Promise<unknown>,
   ): Promise<T> {
     // The span `hold.script`, when tracing is on: the script's EVALSHA is its child.
     if (!tracingEnabled()) return this.#acknowledgedRun(name, keys, args, parseReply, giveBack);
@@ -366,17 +393,35 @@ export class HoldStore {
 
   async #acknowledgedRun<T extends { kind: string }>(
     name: ScriptName, keys: string[], args: (string | number)[],
-    parseReply: (reply: (string | number)[]) => T, giveBack: (attempt: T) => Promise<unknown>,
+    parseReply: (reply: (string | number)[]) => T, giveBack: (attempt: T | null) => Promise<unknown>,
   ): Promise<T> {
-    if (!this.replicaAcks || this.replicaAcks.replicas === 0) return parseReply(await this.run[name](keys, args));
+    if (!this.replicaAcks || this.replicaAcks.replicas === 0) {
+      let reply: (string | number)[];
+      try {
+        reply = await this.run[name](keys, args);
+      } catch (err) {
+        giveBackIfLost(err, giveBack);
+        throw err;
+      }
+      return parseReply(reply);
+    }
     const { replicas, timeoutMs } = this.replicaAcks;
     const p = this.redis.pipeline() as unknown as Record<string, (...a: unknown[]) => unknown> & { exec(): Promise<[Error | null, unknown][] | null> };
     p[scriptCommand(name)]!(keys.length, ...keys, ...args);
     p.wait!(replicas, timeoutMs);
-    const res = await p.exec();
+    let res: [Error | null, unknown][] | null;
+    try {
+      res = await p.exec();
+    } catch (err) {
+      giveBackIfLost(err, giveBack);
+      throw err;
+    }
     if (!res) throw new Error('hold pipeline was aborted');
     const [[e1, reply], [e2, acked]] = res as [[Error | null, unknown], [Error | null, unknown]];
-    if (e1) throw e1;
+    if (e1) {
+      giveBackIfLost(e1, giveBack);
+      throw e1;
+    }
     const attempt = parseReply(reply as (string | number)[]);
     if (attempt.kind !== 'ok') return attempt;
     if (e2 || Number(acked) < replicas) {
@@ -410,10 +455,13 @@ export class HoldStore {
     }
     keys.push(k.queuePasses, k.queueActive);
     args.push(req.salesStartMs ?? '', req.salesEndMs ?? '', req.outboxMaxPending, req.queuePass ?? '');
-    return this.#acknowledged('holdSeats', keys, args, parse, (a) => a.kind === 'ok' ? this.endHold({
-      eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
-      seatIds: req.candidates[a.candidate - 1]?.seatIds ?? [], ticketTypeId: null, quantity: 0,
-    }) : Promise.resolve());
+    return this.#acknowledged('holdSeats', keys, args, parse, (a) => {
+      if (!a) return this.giveBackHold({ eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, ticketTypeId: null, quantity: 0 });
+      return a.kind === 'ok' ? this.endHold({
+        eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
+        seatIds: req.candidates[a.candidate - 1]?.seatIds ?? [], ticketTypeId: null, quantity: 0,
+      }) : Promise.resolve();
+    });
   }
 
   /**
@@ -437,10 +485,10 @@ export class HoldStore {
       if (reply[0] !== 'OK') return parse(reply) as Exclude<HoldAttempt, { kind: 'ok' }>;
       return { kind: 'ok', candidate: 1, nowMs: Number(reply[1]), sideBySide: Number(reply[2]) === 1, seatIds: reply.slice(3).map(String) };
     };
-    return this.#acknowledged('holdBest', keys, args, parseBest, (a) => this.endHold({
+    return this.#acknowledged('holdBest', keys, args, parseBest, (a) => a ? this.endHold({
       eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
       seatIds: a.kind === 'ok' ? a.seatIds : [], ticketTypeId: null, quantity: req.quantity,
-    }));
+    }) : this.giveBackHold({ eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, ticketTypeId: null, quantity: req.quantity }));
   }
 
   /**
@@ -478,10 +526,10 @@ export class HoldStore {
       req.recordJson, k.channel, req.ticketTypeId, req.quantity, req.outboxMaxPending, req.ttlMs + HOLD_RECORD_TTL_MS,
       req.salesStartMs ?? '', req.salesEndMs ?? '', req.queuePass ?? '',
     ];
-    return this.#acknowledged('holdTickets', keys, args, parse, () => this.endHold({
+    return this.#acknowledged('holdTickets', keys, args, parse, (a) => a ? this.endHold({
       eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
       seatIds: [], ticketTypeId: req.ticketTypeId, quantity: req.quantity,
-    }));
+    }) : this.giveBackHold({ eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, ticketTypeId: req.ticketTypeId, quantity: req.quantity }));
   }
 
   /**
@@ -491,6 +539,36 @@ export class HoldStore {
   async countHoldRequest(req: Pick<HoldRequestBase, 'eventId' | 'customerId' | 'rateLimit' | 'rateWindowMs'>): Promise<{ retryAfterMs: number } | null> {
     const reply = await this.run.countHoldRequest([eventKeys(req.eventId).rateLimit(req.customerId)], [req.rateLimit, req.rateWindowMs]);
     return reply[0] === 'RATE_LIMITED' ? { retryAfterMs: Number(reply[1]) } : null;
+  }
+
+  /**
+   * Gives back a hold whose script got no answer in time (give-back-hold-12.lua):
+   * released, its seats read from its record, when that script took it; nothing
+   * done when it did not. Send it right after the hold script, on the same
+   * client, so Redis runs it after that script. Idempotent.
+   */
+  async giveBackHold(input: LostHold): Promise<GiveBackResult> {
+    const k = eventKeys(input.eventId);
+    const tt = input.ticketTypeId ?? '';
+    const keys = [
+      k.ready, k.sold, k.held, k.customer(input.customerId), k.bought,
+      tt ? k.ticketType(tt) : k.ready, tt ? k.ticketTypeExpiry(tt) : k.ready, tt ? k.ticketTypeHolds(tt) : k.ready,
+      k.hold(input.holdId), k.claim(input.holdId), k.free, k.seatIndex,
+    ];
+    const args = [input.holdId, input.customerId, k.channel, tt, input.quantity, ENDED_HOLD_TTL_MS.released, k.seatPrefix];
+    const reply = await this.run.giveBackHold(keys, args);
+    switch (reply[0]) {
+      case 'OK':
+        return { kind: 'given', freed: Number(reply[1]) };
+      case 'NONE':
+        return { kind: 'none' };
+      case 'ALREADY':
+        return { kind: 'ended' };
+      case 'CLAIMED':
+        return { kind: 'claimed' };
+      default:
+        throw new Error(`unexpected give-back script reply ${String(reply[0])}`);
+    }
   }
 
   /**

@@ -137,6 +137,25 @@ export class ReconcileStore {
     return out;
   }
 
+  /**
+   * The status each hold's record in Redis reads ('active', or an ended hold's
+   * tombstone: 'released', 'expired', 'confirmed'), null when Redis has no record.
+   */
+  async holdStatuses(eventId: string, holdIds: string[]): Promise<Map<string, string | null>> {
+    const out = new Map<string, string | null>();
+    if (!holdIds.length) return out;
+    const k = eventKeys(eventId);
+    const p = this.redis.pipeline();
+    for (const id of holdIds) p.hget(k.hold(id), 'status');
+    const res = (await p.exec()) ?? [];
+    holdIds.forEach((id, i) => {
+      const [err, status] = res[i]!;
+      if (err) throw err;
+      out.set(id, (status as string | null) ?? null);
+    });
+    return out;
+  }
+
   /** Seats among these with an entry in the held zset (whatever its score). */
   async heldEntries(eventId: string, seatIds: string[]): Promise<string[]> {
     if (!seatIds.length) return [];

@@ -12,6 +12,7 @@ const SCRIPT_FILES = {
   syncFreeSeats: 'sync-free-seats-4.lua',
   holdTickets: 'hold-tickets-11.lua',
   endHold: 'end-hold-12.lua',
+  giveBackHold: 'give-back-hold-12.lua',
   endConfirmedHolds: 'end-confirmed-holds-6.lua',
   claimHold: 'claim-hold-11.lua',
   readClaimHold: 'read-claim-hold-7.lua',
@@ -135,6 +136,14 @@ function flatAlready<T>(this: T[]): T[] {
 }
 
 /**
+ * Scripts always sent whole (EVAL), never by their SHA: the give-back of a hold
+ * whose script got no answer is sent while Redis does not answer, and is rare, so
+ * Redis may not have it cached; a NOSCRIPT answer would come after the call
+ * gave up, and nothing would send it again.
+ */
+const SENT_WHOLE: ReadonlySet<ScriptName> = new Set<ScriptName>(['giveBackHold']);
+
+/**
  * Registers the scripts on an ioredis client (pipelines run them by their
  * command name) and returns a runner per script. A runner sends EVALSHA as one
  * Command whose arguments it lays out flat itself, and on NOSCRIPT sends the
@@ -155,6 +164,13 @@ export function registerScripts(redis: RedisClient, coalesce = writeCoalescer(re
       if (!String(err?.message).includes('NOSCRIPT')) throw err;
       return redis.sendCommand(new ScriptCommand('eval', [lua, keys.length, ...keys, ...args], UTF8)) as Promise<Reply>;
     };
+    if (SENT_WHOLE.has(name)) {
+      runners[name] = (keys, args) => {
+        coalesce();
+        return redis.sendCommand(new ScriptCommand('eval', [lua, keys.length, ...keys, ...args], UTF8)) as Promise<Reply>;
+      };
+      continue;
+    }
     runners[name] = (keys, args) => {
       coalesce();
       const flat: (string | number)[] = [sha, keys.length];
