@@ -4,7 +4,7 @@ import { createTestEvent, dropTestEvent, seatGrid, useTestApi, isolatedDatabaseU
 import { startWorker, type WorkerHandle } from '../src';
 
 // Its own database and Redis: reconciliation looks at every event it can see.
-const { api } = useTestApi({ DATABASE_URL: isolatedDatabaseUrl('reconcile') }, { privateRedis: true });
+const { api, redis } = useTestApi({ DATABASE_URL: isolatedDatabaseUrl('reconcile') }, { privateRedis: true });
 let rs: ReconcileStore;
 beforeAll(() => {
   rs = new ReconcileStore(api.rt.redis);
@@ -141,6 +141,42 @@ test('when an active hold’s leases vanished and another buyer now holds its se
     expect(await api.rt.redis.get(k.seat(seats[0]!.id))).toBe(winner.id);
     const audit = await api.rt.db.auditEntry.findMany({ where: { holdId: lost.id } });
     expect(audit.map((a) => a.action)).toEqual(['hold.ended_lost']);
+  } finally {
+    await dropTestEvent(api, event.id);
+  }
+});
+
+test('when a hold answered 503 because Redis froze is given back, then reconciliation ends its row in PostgreSQL instead of taking its seat again', async () => {
+  const { event, seats } = await createTestEvent(api, { holdTtlSeconds: 300, seats: seatGrid(['A'], 1, 2) });
+  const k = eventKeys(event.id);
+  try {
+    await holdSeat(event.id, seats[1]!.id); // primes the event, loads the hold script
+    const buyer = api.token('customer', 'frozen-buyer');
+    redis.pause();
+    let status: number;
+    try {
+      status = (await api.call('POST', `/v1/events/${event.id}/holds`, { token: buyer, body: { seatIds: [seats[0]!.id] } })).status;
+    } finally {
+      redis.resume();
+    }
+    expect(status).toBe(503);
+    // The hold script ran once Redis answered again, and was given back after it: the seat is free,
+    // while the outbox still brings the hold's row to PostgreSQL, active.
+    await waitFor('the give-back', async () => (await api.rt.redis.exists(k.seat(seats[0]!.id))) === 0 && (await api.rt.redis.xlen(k.outbox)) > 0, { timeoutMs: 5000 });
+    await api.rt.ctx.persister.flush([event.id]);
+    const row = await api.rt.db.hold.findFirst({ where: { eventId: event.id, customerId: 'frozen-buyer' } });
+    expect(row?.status).toBe('ACTIVE');
+
+    const report = await run();
+    expect(count(report, event.id, 'hold_ended')).toBe(1);
+    expect(count(report, event.id, 'hold_restored')).toBe(0);
+    expect((await api.rt.db.hold.findUnique({ where: { id: row!.id } }))!.status).toBe('EXPIRED');
+    expect((await api.rt.db.auditEntry.findMany({ where: { holdId: row!.id } })).map((a) => a.action)).toEqual(['hold.given_back']);
+    expect(await api.rt.redis.exists(k.seat(seats[0]!.id))).toBe(0);
+    // The buyer's retry gets the seat.
+    const retry = await api.call('POST', `/v1/events/${event.id}/holds`, { token: buyer, body: { seatIds: [seats[0]!.id] } });
+    expect(retry.status).toBe(201);
+    await api.rt.ctx.persister.flush();
   } finally {
     await dropTestEvent(api, event.id);
   }

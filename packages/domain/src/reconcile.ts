@@ -120,7 +120,12 @@ async function reconcileStaleLeases(
 }
 
 /**
- * A hold ACTIVE in PostgreSQL whose leases are gone from Redis (Redis lost data).
+ * A hold ACTIVE in PostgreSQL whose leases are gone from Redis.
+ * When Redis ended it on its own (its record is an ended hold's tombstone: the
+ * API gave the hold back because its buyer was answered 503, its script having
+ * got no answer in time or too few replicas having it), PostgreSQL ends it too
+ * (EXPIRED, audited as hold.given_back): nobody was told of it, so nothing is
+ * taken again. Otherwise Redis lost data.
  * Decision: restore it for its remaining time when every item is still free
  * and its customer's limit has room for it (it counts against them again), so
  * a buyer mid-payment keeps the seats they were promised; when someone else
@@ -142,12 +147,21 @@ async function restoreLostHolds(ctx: DomainContext, rs: ReconcileStore, eventId:
   const leases = await rs.seatLeases(eventId, seatIds);
   const ticketOk = await rs.ticketHoldEntries(eventId, ticketHolds.map((t) => ({ holdId: t.row.id, ticketTypeId: t.ticketTypeId })));
   const ticketOkById = new Map(ticketHolds.map((t, i) => [t.row.id, ticketOk[i]!]));
-  let maxPerCustomer: number | undefined;
-  for (const row of holds) {
+  const lost = holds.filter((row) => {
     const c = holdContents(row.items as HoldItem[]);
     const seatsLost = c.seatIds.some((id) => leases.get(id)?.owner !== row.id);
     const ticketsLost = c.ticketTypeId !== null && !ticketOkById.get(row.id);
-    if (!seatsLost && !ticketsLost) continue;
+    return seatsLost || ticketsLost;
+  });
+  const statuses = await rs.holdStatuses(eventId, lost.map((row) => row.id));
+  let maxPerCustomer: number | undefined;
+  for (const row of lost) {
+    const c = holdContents(row.items as HoldItem[]);
+    const status = statuses.get(row.id);
+    if (status === 'released' || status === 'expired') {
+      if (await endGivenBackHold(ctx, row)) repair('hold_ended', eventId, `hold ${row.id} ended: Redis gave it back (its buyer was answered 503)`);
+      continue;
+    }
     maxPerCustomer ??= (await findEvent(ctx.db, eventId))?.maxTicketsPerCustomer ?? 0;
     const limit = maxPerCustomer;
     // Re-read under the row's lock: a confirm or release that just ended the hold explains the missing keys.
@@ -187,6 +201,24 @@ async function restoreLostHolds(ctx: DomainContext, rs: ReconcileStore, eventId:
       repair('hold_ended', eventId, `hold ${row.id} ended: its leases were lost and ${why}`);
     }
   }
+}
+
+/**
+ * Ends in PostgreSQL a hold Redis gave back (EXPIRED, with its hold.expired event
+ * and an audit entry), while it is still ACTIVE; Redis has ended it already.
+ */
+async function endGivenBackHold(ctx: DomainContext, row: HoldRow): Promise<boolean> {
+  return runTransaction(ctx.db, async (tx) => {
+    const locked = await lockHold(tx, row.id);
+    if (!locked || locked.status !== 'ACTIVE') return false;
+    const updated = await updateHold(tx, row.id, { status: 'EXPIRED', endedAt: new Date() });
+    await recordWebhookEvent(tx, 'hold.expired', { hold: holdFromRow(updated) }, row.id);
+    await recordAudit(tx, {
+      actor: 'system:reconcile', action: 'hold.given_back', eventId: row.eventId, holdId: row.id,
+      reason: 'Redis gave this hold back: its buyer was answered 503 (its hold script got no answer in time, or too few replicas had it)',
+    });
+    return true;
+  });
 }
 
 /** The sold set against PostgreSQL's SOLD seats, and leases left on sold seats. */
