@@ -3,7 +3,7 @@ import { IdempotencyStore } from './idempotency-store';
 import { QueueStore } from './queue-store';
 import type { RedisClient } from './redis-client';
 import { eventKeys } from './keys';
-import { registerScripts, scriptCommand, writeCoalescer, type ScriptName, type ScriptRunner } from './scripts';
+import { registerScripts, runWhole, scriptCommand, writeCoalescer, type ScriptName, type ScriptRunner } from './scripts';
 import { StoreUnavailableError, translateErrorsOf, translateRedisError } from './store-errors';
 import { ENDED_HOLD_TTL_MS, HOLD_RECORD_TTL_MS } from './ttls';
 
@@ -545,7 +545,7 @@ export class HoldStore {
    * Gives back a hold whose script got no answer in time (give-back-hold-12.lua):
    * released, its seats read from its record, when that script took it; nothing
    * done when it did not. Send it right after the hold script, on the same
-   * client, so Redis runs it after that script. Idempotent.
+   * client, so Redis runs it after that script. Sent whole (runWhole). Idempotent.
    */
   async giveBackHold(input: LostHold): Promise<GiveBackResult> {
     const k = eventKeys(input.eventId);
@@ -556,7 +556,7 @@ export class HoldStore {
       k.hold(input.holdId), k.claim(input.holdId), k.free, k.seatIndex,
     ];
     const args = [input.holdId, input.customerId, k.channel, tt, input.quantity, ENDED_HOLD_TTL_MS.released, k.seatPrefix];
-    const reply = await this.run.giveBackHold(keys, args);
+    const reply = await runWhole(this.redis, 'giveBackHold', keys, args);
     switch (reply[0]) {
       case 'OK':
         return { kind: 'given', freed: Number(reply[1]) };

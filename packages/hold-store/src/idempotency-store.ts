@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { RedisClient } from './redis-client';
 import { globalKeys } from './keys';
-import { registerScripts, type ScriptName, type ScriptRunner } from './scripts';
-import { translateErrorsOf } from './store-errors';
+import { registerScripts, runWhole, type ScriptName, type ScriptRunner } from './scripts';
+import { StoreUnavailableError, translateErrorsOf, translateRedisError } from './store-errors';
 import { IDEMPOTENCY_TTL_SECONDS } from './ttls';
 
 export type IdempotencyClaim =
@@ -29,9 +29,25 @@ export class IdempotencyStore {
     return globalKeys.idempotency(createHash('sha256').update(principal).update('\n').update(key).digest('hex'));
   }
 
+  /**
+   * Claims the key. A claim that got no answer in time (Redis frozen: the
+   * request answers 503) may still be written when Redis answers again, and
+   * would hold the key for leaseMs: it is released at once, on the same
+   * connection (so after it), with its token, which is known before the call.
+   */
   async begin(principal: string, key: string, fingerprint: string): Promise<IdempotencyClaim> {
     const token = randomBytes(12).toString('hex');
-    const reply = await this.run.idempotencyBegin([IdempotencyStore.redisKey(principal, key)], [fingerprint, token, this.leaseMs]);
+    const redisKey = IdempotencyStore.redisKey(principal, key);
+    let reply: (string | number)[];
+    try {
+      reply = await this.run.idempotencyBegin([redisKey], [fingerprint, token, this.leaseMs]);
+    } catch (err) {
+      const translated = translateRedisError(err);
+      if (translated instanceof StoreUnavailableError && translated.reason === 'timeout') {
+        runWhole(this.redis, 'idempotencyEnd', [redisKey], [token, 'release', 0, '', 0]).catch(() => undefined);
+      }
+      throw err;
+    }
     switch (reply[0]) {
       case 'STARTED':
         return { kind: 'started', token };

@@ -136,14 +136,6 @@ function flatAlready<T>(this: T[]): T[] {
 }
 
 /**
- * Scripts always sent whole (EVAL), never by their SHA: the give-back of a hold
- * whose script got no answer is sent while Redis does not answer, and is rare, so
- * Redis may not have it cached; a NOSCRIPT answer would come after the call
- * gave up, and nothing would send it again.
- */
-const SENT_WHOLE: ReadonlySet<ScriptName> = new Set<ScriptName>(['giveBackHold']);
-
-/**
  * Registers the scripts on an ioredis client (pipelines run them by their
  * command name) and returns a runner per script. A runner sends EVALSHA as one
  * Command whose arguments it lays out flat itself, and on NOSCRIPT sends the
@@ -164,13 +156,6 @@ export function registerScripts(redis: RedisClient, coalesce = writeCoalescer(re
       if (!String(err?.message).includes('NOSCRIPT')) throw err;
       return redis.sendCommand(new ScriptCommand('eval', [lua, keys.length, ...keys, ...args], UTF8)) as Promise<Reply>;
     };
-    if (SENT_WHOLE.has(name)) {
-      runners[name] = (keys, args) => {
-        coalesce();
-        return redis.sendCommand(new ScriptCommand('eval', [lua, keys.length, ...keys, ...args], UTF8)) as Promise<Reply>;
-      };
-      continue;
-    }
     runners[name] = (keys, args) => {
       coalesce();
       const flat: (string | number)[] = [sha, keys.length];
@@ -181,6 +166,17 @@ export function registerScripts(redis: RedisClient, coalesce = writeCoalescer(re
     };
   }
   return runners;
+}
+
+/**
+ * Runs a script sent whole (EVAL), not by its SHA: for what undoes a call that
+ * got no answer in time (a hold's give-back, an idempotency key's release). It
+ * is sent while Redis does not answer, and may be rare enough that Redis does
+ * not have it cached; by EVALSHA, a NOSCRIPT answer would come after the call
+ * gave up, and nothing would send the script again.
+ */
+export function runWhole(redis: RedisClient, name: ScriptName, keys: string[], args: (string | number)[]): Promise<Reply> {
+  return redis.sendCommand(new ScriptCommand('eval', [scriptSource(name, isCluster(redis)), keys.length, ...keys, ...args], UTF8)) as Promise<Reply>;
 }
 
 /** The ioredis command a script is registered as (also on pipelines). */
