@@ -2,8 +2,9 @@
   Give back a hold whose script got no answer in time (Redis frozen or far
   away): its buyer was answered 503, so a hold that script took is nobody's.
   The API sends this right after the hold script, on the same connection, so
-  Redis runs it after that script, whenever that script runs, and before any
-  request sent after the 503 (a retry of the same seats finds them free).
+  Redis runs it after that script, whenever that script runs, and before
+  anything that connection sends after the 503 (a retry of the same seats
+  through the same API process finds them free).
   The hold's seats are read from its record (a best-available hold's seats are
   chosen inside its script), then it ends released as end-hold ends it: the
   seats and tickets go back (to the waiting lists first), the record shrinks to
