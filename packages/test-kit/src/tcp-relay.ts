@@ -13,6 +13,13 @@ export interface Relay {
   retarget(target: string): void;
   /** Cuts every open connection and refuses new ones until `restore`. */
   cut(): void;
+  /**
+   * Drops what the target answers until `unmute`, while what clients send still
+   * reaches it: with `cut` after it, a command that ran whose answer was lost with
+   * its connection.
+   */
+  mute(): void;
+  unmute(): void;
   restore(): void;
   close(): Promise<void>;
 }
@@ -21,6 +28,7 @@ export async function startRelay(target: string): Promise<Relay> {
   let { hostname, port } = new URL(target);
   const sockets = new Set<Socket>();
   let down = false;
+  let muted = false;
   const server = createServer((client) => {
     if (down) {
       client.destroy();
@@ -32,7 +40,10 @@ export async function startRelay(target: string): Promise<Relay> {
       socket.on('close', () => sockets.delete(socket));
       socket.on('error', () => undefined);
     }
-    client.pipe(upstream).pipe(client);
+    client.pipe(upstream);
+    upstream.on('data', (chunk: Buffer) => {
+      if (!muted) client.write(chunk);
+    });
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
@@ -51,6 +62,12 @@ export async function startRelay(target: string): Promise<Relay> {
     },
     restore() {
       down = false;
+    },
+    mute() {
+      muted = true;
+    },
+    unmute() {
+      muted = false;
     },
     close: () =>
       new Promise((resolve) => {

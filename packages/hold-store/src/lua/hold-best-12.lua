@@ -63,6 +63,9 @@
     {"RATE_LIMITED", retry after ms}   {"LIMIT_EXCEEDED", tickets in use}
     {"SOLD_OUT", free seats in the tier}   fewer than quantity seats are free
     {"AGAIN"}   more lapsed leases than one call gives back: nothing held, call again
+    Replayed (this hold id has a record: includes/replayed-hold), nothing written:
+    {"OK", the record's createdAt ms, 0 (side by side not known), seat id, ...} (the record's seats)
+    while the hold is live; {"SOLD_OUT", 0} once it has ended
 ]]
 --- @include "now-ms"
 --- @include "rate-limited"
@@ -72,15 +75,24 @@
 --- @include "ticket-availability"
 --- @include "waitlist"
 --- @include "queue-pass"
+--- @include "replayed-hold"
 
 local now = nowMs()
--- The ready marker counted twice beside the waiting lists' scopes (includes/waitlist):
--- one EXISTS answers both (2 or 3: ready; 1 or 3: a waiting list has entries).
+-- The ready marker counted four times, the waiting lists' scopes (includes/waitlist) twice and
+-- the hold's record once: one EXISTS answers all three (4 or more: ready; 2 or 3 left over: a
+-- waiting list has entries; odd: this hold id has a record, see includes/replayed-hold).
 local p = eventPrefixOf(KEYS[1])
-local present = redis.call('EXISTS', KEYS[1], KEYS[1], p .. 'wls')
-if present < 2 then return {'NOT_READY'} end
+local present = redis.call('EXISTS', KEYS[1], KEYS[1], KEYS[1], KEYS[1], p .. 'wls', p .. 'wls', KEYS[7])
+if present < 4 then return {'NOT_READY'} end
+if present % 2 == 1 then
+  local json, createdAt = liveHoldRecord(KEYS[7])
+  if not json then return {'SOLD_OUT', 0} end
+  local out = {'OK', createdAt, 0}
+  for _, item in ipairs(cjson.decode(json).items) do out[#out + 1] = item.seatId end
+  return out
+end
 -- Items that came back (leases that lapsed) go to the waiting lists first (includes/waitlist).
-if present == 3 then serveWaitlists(p, now) end
+if present % 4 >= 2 then serveWaitlists(p, now) end
 if outsideSaleWindow(ARGV[16], ARGV[17], now) then return {'SALES_CLOSED', now} end
 local passRefused = queuePassRefused(KEYS[11], KEYS[12], ARGV[18], ARGV[2], now)
 if passRefused then return {'QUEUE_PASS', passRefused} end

@@ -33,6 +33,9 @@
     {"RATE_LIMITED", retry after ms}
     {"LIMIT_EXCEEDED", tickets in use}
     {"UNAVAILABLE", seat id, ...}     held or sold seats of the candidates
+    Replayed (this hold id has a record: includes/replayed-hold), nothing written:
+    {"OK", candidate whose JSON the record has, the record's createdAt ms} while the hold is live;
+    {"UNAVAILABLE", every candidate's seat ids} once it has ended
 ]]
 --- @include "now-ms"
 --- @include "rate-limited"
@@ -42,16 +45,30 @@
 --- @include "ticket-availability"
 --- @include "waitlist"
 --- @include "queue-pass"
+--- @include "replayed-hold"
 
 local now = nowMs()
 
--- The ready marker counted twice beside the waiting lists' scopes (includes/waitlist):
--- one EXISTS answers both (2 or 3: ready; 1 or 3: a waiting list has entries).
+-- The ready marker counted four times, the waiting lists' scopes (includes/waitlist) twice and
+-- the hold's record once: one EXISTS answers all three (4 or more: ready; 2 or 3 left over: a
+-- waiting list has entries; odd: this hold id has a record, see includes/replayed-hold).
 local p = eventPrefixOf(KEYS[1])
-local present = redis.call('EXISTS', KEYS[1], KEYS[1], p .. 'wls')
-if present < 2 then return {'NOT_READY'} end
+local present = redis.call('EXISTS', KEYS[1], KEYS[1], KEYS[1], KEYS[1], p .. 'wls', p .. 'wls', KEYS[7])
+if present < 4 then return {'NOT_READY'} end
+if present % 2 == 1 then
+  local ncand = tonumber(ARGV[8])
+  local json, createdAt = liveHoldRecord(KEYS[7])
+  if json then
+    for c = 1, ncand do
+      if ARGV[9 + ncand + c] == json then return {'OK', c, createdAt} end
+    end
+  end
+  local seatIds = {'UNAVAILABLE'}
+  for i = 10 + 2 * ncand, #ARGV - 4 do seatIds[#seatIds + 1] = ARGV[i] end
+  return seatIds
+end
 -- Items that came back (leases that lapsed) go to the waiting lists first (includes/waitlist).
-if present == 3 then serveWaitlists(p, now) end
+if present % 4 >= 2 then serveWaitlists(p, now) end
 if outsideSaleWindow(ARGV[#ARGV - 3], ARGV[#ARGV - 2], now) then return {'SALES_CLOSED', now} end
 local passRefused = queuePassRefused(KEYS[#KEYS - 1], KEYS[#KEYS], ARGV[#ARGV], ARGV[2], now)
 if passRefused then return {'QUEUE_PASS', passRefused} end

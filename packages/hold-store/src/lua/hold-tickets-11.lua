@@ -25,6 +25,8 @@
     {"QUEUE_PASS", reason} (the queue pass does not let this customer hold, includes/queue-pass)
     {"OUTBOX_FULL", entries pending} (PostgreSQL is that far behind: nothing written)
     {"LIMIT_EXCEEDED", tickets in use} | {"SOLD_OUT", available}
+    Replayed (this hold id has a record: includes/replayed-hold), nothing written:
+    {"OK", 1, the record's createdAt ms} while the hold is live; {"SOLD_OUT", 0} once it has ended
 ]]
 --- @include "now-ms"
 --- @include "rate-limited"
@@ -34,16 +36,24 @@
 --- @include "free-seats"
 --- @include "waitlist"
 --- @include "queue-pass"
+--- @include "replayed-hold"
 
 local now = nowMs()
 
--- The ready marker and the ticket type counted twice each beside the waiting lists' scopes
--- (includes/waitlist): one EXISTS answers all three (4 or 5: both there; 5: a waiting list has entries).
+-- The ready marker and the ticket type counted four times each, the waiting lists' scopes
+-- (includes/waitlist) twice and the hold's record once: one EXISTS answers all four (8 or more:
+-- both there; 2 or 3 left over by 4: a waiting list has entries; odd: this hold id has a record,
+-- see includes/replayed-hold).
 local p = eventPrefixOf(KEYS[1])
-local present = redis.call('EXISTS', KEYS[1], KEYS[1], KEYS[2], KEYS[2], p .. 'wls')
-if present < 4 then return {'NOT_READY'} end
+local present = redis.call('EXISTS', KEYS[1], KEYS[1], KEYS[1], KEYS[1], KEYS[2], KEYS[2], KEYS[2], KEYS[2], p .. 'wls', p .. 'wls', KEYS[8])
+if present < 8 then return {'NOT_READY'} end
+if present % 2 == 1 then
+  local json, createdAt = liveHoldRecord(KEYS[8])
+  if json == ARGV[7] then return {'OK', 1, createdAt} end
+  return {'SOLD_OUT', 0}
+end
 -- Items that came back (leases that lapsed) go to the waiting lists first (includes/waitlist).
-if present == 5 then serveWaitlists(p, now) end
+if present % 4 >= 2 then serveWaitlists(p, now) end
 if outsideSaleWindow(ARGV[13], ARGV[14], now) then return {'SALES_CLOSED', now} end
 local passRefused = queuePassRefused(KEYS[10], KEYS[11], ARGV[15], ARGV[2], now)
 if passRefused then return {'QUEUE_PASS', passRefused} end
