@@ -7,7 +7,7 @@
 // own, to a redis-server of its own; the shared one is never touched.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { eventKeys, HoldStore, scriptFiles, scriptSource, type ScriptName } from '../src';
+import { eventKeys, HoldStore, IdempotencyStore, scriptFiles, scriptSource, type ScriptName } from '../src';
 import { RedisProcess, startRelay, waitFor, type Relay } from '@holdfast/test-kit';
 
 let server: RedisProcess;
@@ -149,4 +149,27 @@ test('when a hold that was given back is sent again, then nothing is taken again
   expect(await store.holdSeats(req)).toEqual({ kind: 'unavailable', seatIds });
   expect(await direct.get(k.seat(seatIds[0]!))).toBeNull();
   expect(await state(eventId, customerId)).toEqual(before);
+});
+
+test('when an Idempotency-Key claim\'s answer is lost and the claim is sent again, then the request owns the key (not "in progress" to itself)', async () => {
+  const idempotency = new IdempotencyStore(redis);
+  const principal = `p-${randomUUID()}`;
+  const key = `k-${randomUUID()}`;
+  const redisKey = IdempotencyStore.redisKey(principal, key);
+  relay.mute();
+  const claimed = idempotency.begin(principal, key, 'fp-1');
+  await waitFor('the claim to run', async () => (await direct.exists(redisKey)) === 1, { timeoutMs: 5000, intervalMs: 5 });
+  relay.cut();
+  relay.unmute();
+  relay.restore();
+  const claim = await claimed;
+  expect(claim.kind).toBe('started');
+  if (claim.kind !== 'started') return;
+  // Its answer is stored under its token; the same request again is replayed.
+  expect(await idempotency.complete(principal, key, claim.token, 201, '{"ok":true}')).toBe(true);
+  expect(await idempotency.begin(principal, key, 'fp-1')).toEqual({ kind: 'done', status: 201, body: '{"ok":true}' });
+  // Another request with the key while one runs is still told so.
+  const other = `k-${randomUUID()}`;
+  expect((await idempotency.begin(principal, other, 'fp-2')).kind).toBe('started');
+  expect(await idempotency.begin(principal, other, 'fp-2')).toEqual({ kind: 'running' });
 });

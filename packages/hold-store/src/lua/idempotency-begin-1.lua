@@ -8,6 +8,8 @@
 
   Output:
     {"STARTED"}                 the key was free: it now reads running, owned by ARGV[2]
+                                (also when it is ARGV[2]'s already: this call sent again, as
+                                ioredis resends what a lost connection left unanswered)
     {"MISMATCH"}                the key was used with another request
     {"RUNNING"}                 the first request with this key has not answered yet
     {"DONE", status, body}      the first request's stored answer
@@ -17,7 +19,10 @@ if redis.call('EXISTS', KEYS[1]) == 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
   return {'STARTED'}
 end
-local rec = redis.call('HMGET', KEYS[1], 'fp', 'state', 'status', 'body')
+local rec = redis.call('HMGET', KEYS[1], 'fp', 'state', 'status', 'body', 'token')
 if rec[1] ~= ARGV[1] then return {'MISMATCH'} end
-if rec[2] ~= 'done' then return {'RUNNING'} end
+if rec[2] ~= 'done' then
+  if rec[5] == ARGV[2] then return {'STARTED'} end
+  return {'RUNNING'}
+end
 return {'DONE', rec[3], rec[4]}
