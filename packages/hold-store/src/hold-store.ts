@@ -2,7 +2,7 @@ import { tracingEnabled, withSpan } from '@holdfast/telemetry';
 import { IdempotencyStore } from './idempotency-store';
 import { QueueStore } from './queue-store';
 import type { RedisClient } from './redis-client';
-import { eventKeys } from './keys';
+import { eventKeys, type EventKeys } from './keys';
 import { registerScripts, runWhole, scriptCommand, writeCoalescer, type ScriptName, type ScriptRunner } from './scripts';
 import { StoreUnavailableError, translateErrorsOf, translateRedisError } from './store-errors';
 import { ENDED_HOLD_TTL_MS, HOLD_RECORD_TTL_MS } from './ttls';
@@ -297,6 +297,15 @@ function giveBackIfLost<T>(err: unknown, giveBack: (attempt: T | null) => Promis
   if (translated instanceof StoreUnavailableError && translated.reason === 'timeout') void giveBack(null).catch(() => undefined);
 }
 
+/** KEYS[1..12] of end-hold-12.lua and give-back-hold-12.lua (end-lease): a hold's keys, its ticket type's ('' for seats). */
+function endLeaseKeys(k: EventKeys, customerId: string, holdId: string, tt: string): string[] {
+  return [
+    k.ready, k.sold, k.held, k.customer(customerId), k.bought,
+    tt ? k.ticketType(tt) : k.ready, tt ? k.ticketTypeExpiry(tt) : k.ready, tt ? k.ticketTypeHolds(tt) : k.ready,
+    k.hold(holdId), k.claim(holdId), k.free, k.seatIndex,
+  ];
+}
+
 function parse(reply: (string | number)[]): HoldAttempt {
   const [tag, ...rest] = reply;
   switch (tag) {
@@ -550,11 +559,7 @@ export class HoldStore {
   async giveBackHold(input: LostHold): Promise<GiveBackResult> {
     const k = eventKeys(input.eventId);
     const tt = input.ticketTypeId ?? '';
-    const keys = [
-      k.ready, k.sold, k.held, k.customer(input.customerId), k.bought,
-      tt ? k.ticketType(tt) : k.ready, tt ? k.ticketTypeExpiry(tt) : k.ready, tt ? k.ticketTypeHolds(tt) : k.ready,
-      k.hold(input.holdId), k.claim(input.holdId), k.free, k.seatIndex,
-    ];
+    const keys = endLeaseKeys(k, input.customerId, input.holdId, tt);
     const args = [input.holdId, input.customerId, k.channel, tt, input.quantity, ENDED_HOLD_TTL_MS.released, k.seatPrefix];
     const reply = await runWhole(this.redis, 'giveBackHold', keys, args);
     switch (reply[0]) {
@@ -578,11 +583,8 @@ export class HoldStore {
   async endHold(input: EndHoldInput): Promise<EndHoldResult> {
     const k = eventKeys(input.eventId);
     const tt = input.ticketTypeId ?? '';
-    const keys = [
-      k.ready, k.sold, k.held, k.customer(input.customerId), k.bought,
-      tt ? k.ticketType(tt) : k.ready, tt ? k.ticketTypeExpiry(tt) : k.ready, tt ? k.ticketTypeHolds(tt) : k.ready,
-      k.hold(input.holdId), k.claim(input.holdId), k.free, k.seatIndex, ...input.seatIds.map(k.seat),
-    ];
+    const keys = endLeaseKeys(k, input.customerId, input.holdId, tt);
+    for (const seatId of input.seatIds) keys.push(k.seat(seatId));
     const args = [
       input.holdId, input.customerId, input.mode, k.channel, tt, input.quantity, ENDED_HOLD_TTL_MS[input.mode], input.claimToken ?? '',
       ...input.seatIds,

@@ -6,8 +6,9 @@
 // test's own; the shared one is never touched.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { eventKeys, HoldStore, scriptFiles, scriptSource, StoreUnavailableError, type ScriptName } from '../src';
+import { eventKeys, HoldStore, StoreUnavailableError } from '../src';
 import { RedisProcess } from '@holdfast/test-kit';
+import { holdBase, loadScripts, newEvent, seatJson } from './hold-requests';
 
 /** The API's fail-fast options (apps/api runtime.ts), with a short command timeout. */
 const failFast = (port: number) => new Redis({
@@ -30,28 +31,13 @@ beforeAll(async () => {
   // Redis has the hold scripts, as one that served holds before a freeze has them (a hold script
   // it does not have answers NOSCRIPT and runs nothing), but not the give-back, which is rare: it
   // must work all the same.
-  for (const name of Object.keys(scriptFiles()) as ScriptName[]) {
-    if (name !== 'giveBackHold') await redis.script('LOAD', scriptSource(name));
-  }
+  await loadScripts(redis, ['giveBackHold']);
 });
 afterAll(async () => {
   redis?.disconnect();
   await server?.stop();
 });
 
-const TTL_MS = 120_000;
-const base = (eventId: string, holdId: string, customerId: string) => ({
-  eventId, holdId, customerId, ttlMs: TTL_MS, maxPerCustomer: 20, rateLimit: 100, rateWindowMs: 60_000, outboxMaxPending: 1000,
-});
-
-async function newEvent(ticketTypes: { id: string; capacity: number; sold: number }[] = []): Promise<string> {
-  const eventId = randomUUID();
-  expect(await store.primeEvent({ eventId, ticketTypes, bought: [], soldSeatIds: [] })).toBe(true);
-  return eventId;
-}
-
-const seatJson = (eventId: string, customerId: string, seatIds: string[]) =>
-  JSON.stringify({ eventId, customerId, items: seatIds.map((seatId) => ({ seatId, quantity: 1 })), currency: 'EUR', totalCents: 1000 * seatIds.length });
 
 /**
  * Runs `call` while Redis is frozen: it must fail with a timeout. Redis stays
@@ -83,13 +69,13 @@ afterEach(async () => {
 });
 
 test('when a seat hold script times out while Redis is frozen, then the hold it took once Redis answers is given back: seats free, record a released tombstone', async () => {
-  const eventId = await newEvent();
+  const eventId = await newEvent(store);
   const k = eventKeys(eventId);
   const holdId = `h-${randomUUID()}`;
   const customerId = `c-${randomUUID()}`;
   const seatIds = [`s-${randomUUID()}`, `s-${randomUUID()}`];
 
-  await timedOutWhileFrozen(() => store.holdSeats({ ...base(eventId, holdId, customerId), candidates: [{ seatIds, recordJson: seatJson(eventId, customerId, seatIds) }] }));
+  await timedOutWhileFrozen(() => store.holdSeats({ ...holdBase(eventId, holdId, customerId), candidates: [{ seatIds, recordJson: seatJson(eventId, customerId, seatIds) }] }));
 
   // The script ran after all (its outbox entry), and was undone after it.
   expect(await outboxEntries(eventId, holdId)).toBe(1);
@@ -100,54 +86,54 @@ test('when a seat hold script times out while Redis is frozen, then the hold it 
   expect(await redis.hgetall(k.customer(customerId))).toEqual({});
   expect(await redis.hgetall(k.hold(holdId))).toEqual({ status: 'released' });
   // Another buyer takes the seats.
-  const other = await store.holdSeats({ ...base(eventId, `h-${randomUUID()}`, 'other'), candidates: [{ seatIds, recordJson: seatJson(eventId, 'other', seatIds) }] });
+  const other = await store.holdSeats({ ...holdBase(eventId, `h-${randomUUID()}`, 'other'), candidates: [{ seatIds, recordJson: seatJson(eventId, 'other', seatIds) }] });
   expect(other.kind).toBe('ok');
 });
 
 test('when a ticket hold script times out while Redis is frozen, then the tickets it took are given back to the ticket type', async () => {
   const ticketTypeId = randomUUID();
-  const eventId = await newEvent([{ id: ticketTypeId, capacity: 5, sold: 0 }]);
+  const eventId = await newEvent(store, [{ id: ticketTypeId, capacity: 5, sold: 0 }]);
   const k = eventKeys(eventId);
   const holdId = `h-${randomUUID()}`;
   const customerId = `c-${randomUUID()}`;
   const recordJson = JSON.stringify({ eventId, customerId, items: [{ ticketTypeId, quantity: 5 }], currency: 'EUR', totalCents: 5000 });
 
-  await timedOutWhileFrozen(() => store.holdTickets({ ...base(eventId, holdId, customerId), ticketTypeId, quantity: 5, recordJson }));
+  await timedOutWhileFrozen(() => store.holdTickets({ ...holdBase(eventId, holdId, customerId), ticketTypeId, quantity: 5, recordJson }));
 
   expect(await outboxEntries(eventId, holdId)).toBe(1);
   expect(await redis.hget(k.ticketType(ticketTypeId), 'held')).toBe('0');
   expect(await redis.hget(k.ticketTypeHolds(ticketTypeId), holdId)).toBeNull();
   expect(await redis.zscore(k.ticketTypeExpiry(ticketTypeId), holdId)).toBeNull();
   expect(await redis.hgetall(k.hold(holdId))).toEqual({ status: 'released' });
-  const all = await store.holdTickets({ ...base(eventId, `h-${randomUUID()}`, 'other'), ticketTypeId, quantity: 5, recordJson });
+  const all = await store.holdTickets({ ...holdBase(eventId, `h-${randomUUID()}`, 'other'), ticketTypeId, quantity: 5, recordJson });
   expect(all.kind).toBe('ok');
 });
 
 test('when a best-available hold script times out while Redis is frozen, then the seats it chose are read from its record and given back', async () => {
-  const eventId = await newEvent();
+  const eventId = await newEvent(store);
   const k = eventKeys(eventId);
   const seats = Array.from({ length: 4 }, (_, i) => ({ id: `s-${i}-${randomUUID()}`, rank: i + 1, rowId: 1, number: i + 1, priceCents: 2500, label: `Row 1 ${i + 1}` }));
   await store.syncFreeSeats(eventId, seats, { tiers: [{ tier: 'A', lo: 1, hi: 4 }], seatCount: 4 });
   const holdId = `h-${randomUUID()}`;
   const customerId = `c-${randomUUID()}`;
 
-  await timedOutWhileFrozen(() => store.holdBest({ ...base(eventId, holdId, customerId), tier: 'A', quantity: 4, currency: 'EUR' }));
+  await timedOutWhileFrozen(() => store.holdBest({ ...holdBase(eventId, holdId, customerId), tier: 'A', quantity: 4, currency: 'EUR' }));
 
   expect(await outboxEntries(eventId, holdId)).toBe(1);
   for (const s of seats) expect(await redis.get(k.seat(s.id))).toBeNull();
   // Back in the free-seat index, so the next best-available hold finds all four.
   expect(await redis.zcard(k.free)).toBe(4);
   expect(await redis.hgetall(k.hold(holdId))).toEqual({ status: 'released' });
-  const next = await store.holdBest({ ...base(eventId, `h-${randomUUID()}`, 'other'), tier: 'A', quantity: 4, currency: 'EUR' });
+  const next = await store.holdBest({ ...holdBase(eventId, `h-${randomUUID()}`, 'other'), tier: 'A', quantity: 4, currency: 'EUR' });
   expect(next).toMatchObject({ kind: 'ok', seatIds: seats.map((s) => s.id) });
 });
 
 test('when the buyer retries after the timeout while Redis is still frozen, then the retry runs after the give-back and gets the seats', async () => {
-  const eventId = await newEvent();
+  const eventId = await newEvent(store);
   const k = eventKeys(eventId);
   const customerId = `c-${randomUUID()}`;
   const seatIds = [`s-${randomUUID()}`];
-  const hold = (holdId: string) => store.holdSeats({ ...base(eventId, holdId, customerId), candidates: [{ seatIds, recordJson: seatJson(eventId, customerId, seatIds) }] });
+  const hold = (holdId: string) => store.holdSeats({ ...holdBase(eventId, holdId, customerId), candidates: [{ seatIds, recordJson: seatJson(eventId, customerId, seatIds) }] });
   const first = `h-${randomUUID()}`;
   const retry = `h-${randomUUID()}`;
   server.pause();
@@ -167,14 +153,14 @@ test('when the buyer retries after the timeout while Redis is still frozen, then
 });
 
 test('when the hold script that timed out was refused (the seats were taken), then the give-back leaves the other hold as it was', async () => {
-  const eventId = await newEvent();
+  const eventId = await newEvent(store);
   const k = eventKeys(eventId);
   const seatIds = [`s-${randomUUID()}`];
   const owner = `h-${randomUUID()}`;
-  expect((await store.holdSeats({ ...base(eventId, owner, 'owner'), candidates: [{ seatIds, recordJson: seatJson(eventId, 'owner', seatIds) }] })).kind).toBe('ok');
+  expect((await store.holdSeats({ ...holdBase(eventId, owner, 'owner'), candidates: [{ seatIds, recordJson: seatJson(eventId, 'owner', seatIds) }] })).kind).toBe('ok');
   const lost = `h-${randomUUID()}`;
 
-  await timedOutWhileFrozen(() => store.holdSeats({ ...base(eventId, lost, 'late'), candidates: [{ seatIds, recordJson: seatJson(eventId, 'late', seatIds) }] }));
+  await timedOutWhileFrozen(() => store.holdSeats({ ...holdBase(eventId, lost, 'late'), candidates: [{ seatIds, recordJson: seatJson(eventId, 'late', seatIds) }] }));
 
   expect(await redis.get(k.seat(seatIds[0]!))).toBe(owner);
   expect(await redis.zscore(k.held, seatIds[0]!)).not.toBeNull();
@@ -184,7 +170,7 @@ test('when the hold script that timed out was refused (the seats were taken), th
 });
 
 test('when a give-back finds no hold, an ended hold or a claimed one, then it changes nothing', async () => {
-  const eventId = await newEvent();
+  const eventId = await newEvent(store);
   const k = eventKeys(eventId);
   const customerId = `c-${randomUUID()}`;
   const lost = { eventId, customerId, ticketTypeId: null, quantity: 0 };
@@ -192,7 +178,7 @@ test('when a give-back finds no hold, an ended hold or a claimed one, then it ch
 
   const seatIds = [`s-${randomUUID()}`];
   const holdId = `h-${randomUUID()}`;
-  expect((await store.holdSeats({ ...base(eventId, holdId, customerId), candidates: [{ seatIds, recordJson: seatJson(eventId, customerId, seatIds) }] })).kind).toBe('ok');
+  expect((await store.holdSeats({ ...holdBase(eventId, holdId, customerId), candidates: [{ seatIds, recordJson: seatJson(eventId, customerId, seatIds) }] })).kind).toBe('ok');
   // A confirm claims it: the seat stays held.
   const claim = await store.claimHold({ eventId, holdId, customerId, token: 'confirm-1', leaseMs: 30_000, seatIds, ticketTypeId: null, quantity: 1, maxPerCustomer: 20 });
   expect(claim.kind).toBe('live');
@@ -207,13 +193,13 @@ test('when a give-back finds no hold, an ended hold or a claimed one, then it ch
 
 test('when replica acks are asked for (the script and WAIT as one pipeline) and the hold times out while Redis is frozen, then the hold is given back too', async () => {
   const acked = new HoldStore(redis, { replicas: 1, timeoutMs: 50 });
-  const eventId = await newEvent();
+  const eventId = await newEvent(store);
   const k = eventKeys(eventId);
   const holdId = `h-${randomUUID()}`;
   const customerId = `c-${randomUUID()}`;
   const seatIds = [`s-${randomUUID()}`];
 
-  await timedOutWhileFrozen(() => acked.holdSeats({ ...base(eventId, holdId, customerId), candidates: [{ seatIds, recordJson: seatJson(eventId, customerId, seatIds) }] }));
+  await timedOutWhileFrozen(() => acked.holdSeats({ ...holdBase(eventId, holdId, customerId), candidates: [{ seatIds, recordJson: seatJson(eventId, customerId, seatIds) }] }));
 
   expect(await outboxEntries(eventId, holdId)).toBe(1);
   expect(await redis.get(k.seat(seatIds[0]!))).toBeNull();

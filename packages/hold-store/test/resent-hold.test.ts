@@ -7,8 +7,9 @@
 // own, to a redis-server of its own; the shared one is never touched.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { eventKeys, HoldStore, IdempotencyStore, scriptFiles, scriptSource, type ScriptName } from '../src';
+import { eventKeys, HoldStore, IdempotencyStore } from '../src';
 import { RedisProcess, startRelay, waitFor, type Relay } from '@holdfast/test-kit';
+import { holdBase, loadScripts, newEvent, seatJson } from './hold-requests';
 
 let server: RedisProcess;
 let relay: Relay;
@@ -29,9 +30,8 @@ beforeAll(async () => {
   await redis.connect();
   direct = new Redis(server.url);
   store = new HoldStore(redis);
-  // Redis has the scripts, as one that served holds before has them (the first EVALSHA of a
-  // script it lacks is answered NOSCRIPT: that answer must not be the one the relay drops).
-  for (const name of Object.keys(scriptFiles()) as ScriptName[]) await direct.script('LOAD', scriptSource(name));
+  // Redis has the scripts (the NOSCRIPT answer must not be the one the relay drops).
+  await loadScripts(direct);
 });
 afterAll(async () => {
   redis?.disconnect();
@@ -46,19 +46,6 @@ afterEach(async () => {
   await waitFor('the client to be connected again', () => redis.status === 'ready', { timeoutMs: 5000, intervalMs: 10 });
 });
 
-const TTL_MS = 120_000;
-const base = (eventId: string, holdId: string, customerId: string) => ({
-  eventId, holdId, customerId, ttlMs: TTL_MS, maxPerCustomer: 20, rateLimit: 100, rateWindowMs: 60_000, outboxMaxPending: 1000,
-});
-
-async function newEvent(ticketTypes: { id: string; capacity: number; sold: number }[] = []): Promise<string> {
-  const eventId = randomUUID();
-  expect(await store.primeEvent({ eventId, ticketTypes, bought: [], soldSeatIds: [] })).toBe(true);
-  return eventId;
-}
-
-const seatJson = (eventId: string, customerId: string, seatIds: string[]) =>
-  JSON.stringify({ eventId, customerId, items: seatIds.map((seatId) => ({ seatId, quantity: 1 })), currency: 'EUR', totalCents: 1000 * seatIds.length });
 
 /** What Redis holds of an event and a customer, to compare before and after a script is sent again. */
 async function state(eventId: string, customerId: string) {
@@ -87,13 +74,13 @@ async function answerLost<T>(eventId: string, holdId: string, call: () => Promis
 }
 
 test('when a seat hold\'s answer is lost with its connection and the script is sent again, then the call gets the hold, written once', async () => {
-  const eventId = await newEvent();
+  const eventId = await newEvent(store);
   const k = eventKeys(eventId);
   const holdId = `h-${randomUUID()}`;
   const customerId = `c-${randomUUID()}`;
   const seatIds = [`s-${randomUUID()}`, `s-${randomUUID()}`];
   const recordJson = seatJson(eventId, customerId, seatIds);
-  const held = await answerLost(eventId, holdId, () => store.holdSeats({ ...base(eventId, holdId, customerId), candidates: [
+  const held = await answerLost(eventId, holdId, () => store.holdSeats({ ...holdBase(eventId, holdId, customerId), candidates: [
     { seatIds: [`s-${randomUUID()}`], recordJson: '{}' }, { seatIds, recordJson },
   ] }));
   // The first candidate was free too: taken by the first run, answered as that run answered.
@@ -105,19 +92,19 @@ test('when a seat hold\'s answer is lost with its connection and the script is s
   expect(s.counted).toBe('1');
   expect(Object.keys(s.customer)).toContain(holdId);
   // Sent again by hand, once more: the same answer, nothing written.
-  expect(await store.holdSeats({ ...base(eventId, holdId, customerId), candidates: [{ seatIds: [`s-${randomUUID()}`], recordJson: '{}' }, { seatIds, recordJson }] }))
+  expect(await store.holdSeats({ ...holdBase(eventId, holdId, customerId), candidates: [{ seatIds: [`s-${randomUUID()}`], recordJson: '{}' }, { seatIds, recordJson }] }))
     .toEqual(held);
   expect(await state(eventId, customerId)).toEqual(s);
 });
 
 test('when a ticket hold\'s answer is lost and the script is sent again, then the call gets the hold and the tickets are held once', async () => {
   const ticketTypeId = randomUUID();
-  const eventId = await newEvent([{ id: ticketTypeId, capacity: 5, sold: 0 }]);
+  const eventId = await newEvent(store, [{ id: ticketTypeId, capacity: 5, sold: 0 }]);
   const k = eventKeys(eventId);
   const holdId = `h-${randomUUID()}`;
   const customerId = `c-${randomUUID()}`;
   const recordJson = JSON.stringify({ eventId, customerId, items: [{ ticketTypeId, quantity: 3 }], currency: 'EUR', totalCents: 3000 });
-  const held = await answerLost(eventId, holdId, () => store.holdTickets({ ...base(eventId, holdId, customerId), ticketTypeId, quantity: 3, recordJson }));
+  const held = await answerLost(eventId, holdId, () => store.holdTickets({ ...holdBase(eventId, holdId, customerId), ticketTypeId, quantity: 3, recordJson }));
   expect(held).toEqual({ kind: 'ok', candidate: 1, nowMs: Number(await direct.hget(k.hold(holdId), 'createdAt')) });
   // Held once: a second run would have made it 6 (over the capacity of 5: SOLD_OUT).
   expect(await direct.hget(k.ticketType(ticketTypeId), 'held')).toBe('3');
@@ -125,24 +112,24 @@ test('when a ticket hold\'s answer is lost and the script is sent again, then th
 });
 
 test('when a best-available hold\'s answer is lost and the script is sent again, then the call gets the seats the first run chose', async () => {
-  const eventId = await newEvent();
+  const eventId = await newEvent(store);
   const seats = Array.from({ length: 4 }, (_, i) => ({ id: `s-${i}-${randomUUID()}`, rank: i + 1, rowId: 1, number: i + 1, priceCents: 2500, label: `Row 1 ${i + 1}` }));
   await store.syncFreeSeats(eventId, seats, { tiers: [{ tier: 'A', lo: 1, hi: 4 }], seatCount: 4 });
   const holdId = `h-${randomUUID()}`;
   const customerId = `c-${randomUUID()}`;
-  const held = await answerLost(eventId, holdId, () => store.holdBest({ ...base(eventId, holdId, customerId), tier: 'A', quantity: 2, currency: 'EUR' }));
+  const held = await answerLost(eventId, holdId, () => store.holdBest({ ...holdBase(eventId, holdId, customerId), tier: 'A', quantity: 2, currency: 'EUR' }));
   expect(held).toMatchObject({ kind: 'ok', seatIds: [seats[0]!.id, seats[1]!.id] });
   expect(await direct.zcard(eventKeys(eventId).free)).toBe(2);
   expect((await state(eventId, customerId)).outbox).toHaveLength(1);
 });
 
 test('when a hold that was given back is sent again, then nothing is taken again', async () => {
-  const eventId = await newEvent();
+  const eventId = await newEvent(store);
   const k = eventKeys(eventId);
   const holdId = `h-${randomUUID()}`;
   const customerId = `c-${randomUUID()}`;
   const seatIds = [`s-${randomUUID()}`];
-  const req = { ...base(eventId, holdId, customerId), candidates: [{ seatIds, recordJson: seatJson(eventId, customerId, seatIds) }] };
+  const req = { ...holdBase(eventId, holdId, customerId), candidates: [{ seatIds, recordJson: seatJson(eventId, customerId, seatIds) }] };
   expect((await store.holdSeats(req)).kind).toBe('ok');
   expect(await store.giveBackHold({ eventId, holdId, customerId, ticketTypeId: null, quantity: 0 })).toEqual({ kind: 'given', freed: 1 });
   const before = await state(eventId, customerId);
