@@ -159,7 +159,9 @@ async function restoreLostHolds(ctx: DomainContext, rs: ReconcileStore, eventId:
     const c = holdContents(row.items as HoldItem[]);
     const status = statuses.get(row.id);
     if (status === 'released' || status === 'expired') {
-      if (await endGivenBackHold(ctx, row)) repair('hold_ended', eventId, `hold ${row.id} ended: Redis gave it back (its buyer was answered 503)`);
+      const given = await expireLostHold(ctx, row, 'hold.given_back',
+        'Redis gave this hold back: its buyer was answered 503 (its hold script got no answer in time, or too few replicas had it)');
+      if (given) repair('hold_ended', eventId, `hold ${row.id} ended: Redis gave it back (its buyer was answered 503)`);
       continue;
     }
     maxPerCustomer ??= (await findEvent(ctx.db, eventId))?.maxTicketsPerCustomer ?? 0;
@@ -185,17 +187,7 @@ async function restoreLostHolds(ctx: DomainContext, rs: ReconcileStore, eventId:
     const why = r.kind === 'limit_exceeded'
       ? `its customer has held or bought up to the event's limit since (${r.kind})`
       : `its items were taken by others (${r.kind})`;
-    const ended = await runTransaction(ctx.db, async (tx) => {
-      const locked = await lockHold(tx, row.id);
-      if (!locked || locked.status !== 'ACTIVE') return null;
-      const updated = await updateHold(tx, row.id, { status: 'EXPIRED', endedAt: new Date() });
-      await recordWebhookEvent(tx, 'hold.expired', { hold: holdFromRow(updated) }, row.id);
-      await recordAudit(tx, {
-        actor: 'system:reconcile', action: 'hold.ended_lost', eventId, holdId: row.id,
-        reason: `Redis lost this hold's leases and ${why}`,
-      });
-      return updated;
-    });
+    const ended = await expireLostHold(ctx, row, 'hold.ended_lost', `Redis lost this hold's leases and ${why}`);
     if (ended) {
       await endHoldInRedis(ctx, ended, 'expired');
       repair('hold_ended', eventId, `hold ${row.id} ended: its leases were lost and ${why}`);
@@ -204,20 +196,18 @@ async function restoreLostHolds(ctx: DomainContext, rs: ReconcileStore, eventId:
 }
 
 /**
- * Ends in PostgreSQL a hold Redis gave back (EXPIRED, with its hold.expired event
- * and an audit entry), while it is still ACTIVE; Redis has ended it already.
+ * Ends in PostgreSQL a hold whose leases Redis no longer has, while it is still
+ * ACTIVE: EXPIRED, with its hold.expired event and an audit entry saying why.
+ * Answers the ended row, or null when something else ended it first.
  */
-async function endGivenBackHold(ctx: DomainContext, row: HoldRow): Promise<boolean> {
+async function expireLostHold(ctx: DomainContext, row: HoldRow, action: string, reason: string): Promise<HoldRow | null> {
   return runTransaction(ctx.db, async (tx) => {
     const locked = await lockHold(tx, row.id);
-    if (!locked || locked.status !== 'ACTIVE') return false;
+    if (!locked || locked.status !== 'ACTIVE') return null;
     const updated = await updateHold(tx, row.id, { status: 'EXPIRED', endedAt: new Date() });
     await recordWebhookEvent(tx, 'hold.expired', { hold: holdFromRow(updated) }, row.id);
-    await recordAudit(tx, {
-      actor: 'system:reconcile', action: 'hold.given_back', eventId: row.eventId, holdId: row.id,
-      reason: 'Redis gave this hold back: its buyer was answered 503 (its hold script got no answer in time, or too few replicas had it)',
-    });
-    return true;
+    await recordAudit(tx, { actor: 'system:reconcile', action, eventId: row.eventId, holdId: row.id, reason });
+    return updated;
   });
 }
 

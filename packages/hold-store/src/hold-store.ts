@@ -4,7 +4,7 @@ import { QueueStore } from './queue-store';
 import type { RedisClient } from './redis-client';
 import { eventKeys, type EventKeys } from './keys';
 import { registerScripts, runWhole, scriptCommand, writeCoalescer, type ScriptName, type ScriptRunner } from './scripts';
-import { StoreUnavailableError, translateErrorsOf, translateRedisError } from './store-errors';
+import { StoreUnavailableError, translateErrorsOf, unansweredInTime } from './store-errors';
 import { ENDED_HOLD_TTL_MS, HOLD_RECORD_TTL_MS } from './ttls';
 
 /** A hold answered only once this many replicas have it (WAIT after the hold script). */
@@ -123,7 +123,6 @@ export interface LostHold {
   customerId: string;
   /** The ticket type of a general-admission hold; null for seats. */
   ticketTypeId: string | null;
-  quantity: number;
 }
 
 /** What giving back a lost hold found: `given` when the hold script had taken it, `none` when not, `ended`, `claimed`. */
@@ -293,8 +292,7 @@ export interface FreeSeatSync {
  * be frozen, and the buyer's answer does not wait for it.
  */
 function giveBackIfLost<T>(err: unknown, giveBack: (attempt: T | null) => Promise<unknown>): void {
-  const translated = translateRedisError(err);
-  if (translated instanceof StoreUnavailableError && translated.reason === 'timeout') void giveBack(null).catch(() => undefined);
+  if (unansweredInTime(err)) void giveBack(null).catch(() => undefined);
 }
 
 /** KEYS[1..12] of end-hold-12.lua and give-back-hold-12.lua (end-lease): a hold's keys, its ticket type's ('' for seats). */
@@ -465,7 +463,7 @@ export class HoldStore {
     keys.push(k.queuePasses, k.queueActive);
     args.push(req.salesStartMs ?? '', req.salesEndMs ?? '', req.outboxMaxPending, req.queuePass ?? '');
     return this.#acknowledged('holdSeats', keys, args, parse, (a) => {
-      if (!a) return this.giveBackHold({ eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, ticketTypeId: null, quantity: 0 });
+      if (!a) return this.giveBackHold({ eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, ticketTypeId: null });
       return a.kind === 'ok' ? this.endHold({
         eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
         seatIds: req.candidates[a.candidate - 1]?.seatIds ?? [], ticketTypeId: null, quantity: 0,
@@ -497,7 +495,7 @@ export class HoldStore {
     return this.#acknowledged('holdBest', keys, args, parseBest, (a) => a ? this.endHold({
       eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
       seatIds: a.kind === 'ok' ? a.seatIds : [], ticketTypeId: null, quantity: req.quantity,
-    }) : this.giveBackHold({ eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, ticketTypeId: null, quantity: req.quantity }));
+    }) : this.giveBackHold({ eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, ticketTypeId: null }));
   }
 
   /**
@@ -538,7 +536,7 @@ export class HoldStore {
     return this.#acknowledged('holdTickets', keys, args, parse, (a) => a ? this.endHold({
       eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
       seatIds: [], ticketTypeId: req.ticketTypeId, quantity: req.quantity,
-    }) : this.giveBackHold({ eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, ticketTypeId: req.ticketTypeId, quantity: req.quantity }));
+    }) : this.giveBackHold({ eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, ticketTypeId: req.ticketTypeId }));
   }
 
   /**
@@ -560,7 +558,7 @@ export class HoldStore {
     const k = eventKeys(input.eventId);
     const tt = input.ticketTypeId ?? '';
     const keys = endLeaseKeys(k, input.customerId, input.holdId, tt);
-    const args = [input.holdId, input.customerId, k.channel, tt, input.quantity, ENDED_HOLD_TTL_MS.released, k.seatPrefix];
+    const args = [input.holdId, input.customerId, k.channel, tt, ENDED_HOLD_TTL_MS.released, k.seatPrefix];
     const reply = await runWhole(this.redis, 'giveBackHold', keys, args);
     switch (reply[0]) {
       case 'OK':

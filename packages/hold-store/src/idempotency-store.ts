@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { RedisClient } from './redis-client';
 import { globalKeys } from './keys';
 import { registerScripts, runWhole, type ScriptName, type ScriptRunner } from './scripts';
-import { StoreUnavailableError, translateErrorsOf, translateRedisError } from './store-errors';
+import { translateErrorsOf, unansweredInTime } from './store-errors';
 import { IDEMPOTENCY_TTL_SECONDS } from './ttls';
 
 export type IdempotencyClaim =
@@ -42,10 +42,7 @@ export class IdempotencyStore {
     try {
       reply = await this.run.idempotencyBegin([redisKey], [fingerprint, token, this.leaseMs]);
     } catch (err) {
-      const translated = translateRedisError(err);
-      if (translated instanceof StoreUnavailableError && translated.reason === 'timeout') {
-        runWhole(this.redis, 'idempotencyEnd', [redisKey], [token, 'release', 0, '', 0]).catch(() => undefined);
-      }
+      if (unansweredInTime(err)) runWhole(this.redis, 'idempotencyEnd', [redisKey], [token, 'release', 0, '', 0]).catch(() => undefined);
       throw err;
     }
     switch (reply[0]) {

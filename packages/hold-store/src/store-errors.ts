@@ -61,6 +61,16 @@ export function translateRedisError(err: unknown): unknown {
   return err;
 }
 
+/**
+ * Whether a call failed for want of an answer in time (Redis frozen or far
+ * away): what it sent may still run when Redis answers again, so a call that
+ * writes sends what undoes it right after, on the same connection.
+ */
+export function unansweredInTime(err: unknown): boolean {
+  const translated = translateRedisError(err);
+  return translated instanceof StoreUnavailableError && translated.reason === 'timeout';
+}
+
 type AnyClass = abstract new (...args: never[]) => unknown;
 
 /**

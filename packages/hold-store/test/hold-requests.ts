@@ -1,11 +1,17 @@
 /**
- * Hold requests for the hold store's fault tests (lost-hold-give-back, resent-hold),
- * which run on a redis-server of their own: the fields every hold carries, a seat
- * hold's record JSON, and a primed event on a given store.
+ * For the hold store's fault tests (store-errors, lost-hold-give-back, resent-hold),
+ * which run on a redis-server of their own: the API's fail-fast client, the fields
+ * every hold carries, a seat hold's record JSON, and a primed event on a given store.
  */
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { scriptFiles, scriptSource, type HoldStore, type ScriptName } from '../src';
-import type { Redis } from 'ioredis';
+
+/** The API's fail-fast options (apps/api runtime.ts): no offline queue, one retry, a (short) command timeout. */
+export const failFast = (port: number) => new Redis({
+  host: '127.0.0.1', port, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 300, connectTimeout: 500,
+  retryStrategy: () => 100, lazyConnect: true,
+});
 
 /** The holds' lease. */
 export const TTL_MS = 120_000;

@@ -8,13 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { eventKeys, HoldStore, StoreUnavailableError } from '../src';
 import { RedisProcess } from '@holdfast/test-kit';
-import { holdBase, loadScripts, newEvent, seatJson } from './hold-requests';
+import { failFast, holdBase, loadScripts, newEvent, seatJson } from './hold-requests';
 
-/** The API's fail-fast options (apps/api runtime.ts), with a short command timeout. */
-const failFast = (port: number) => new Redis({
-  host: '127.0.0.1', port, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 300, connectTimeout: 500,
-  retryStrategy: () => 100, lazyConnect: true,
-});
 
 const rejection = (p: Promise<unknown>) => p.then(() => null, (err: unknown) => err);
 
@@ -173,7 +168,7 @@ test('when a give-back finds no hold, an ended hold or a claimed one, then it ch
   const eventId = await newEvent(store);
   const k = eventKeys(eventId);
   const customerId = `c-${randomUUID()}`;
-  const lost = { eventId, customerId, ticketTypeId: null, quantity: 0 };
+  const lost = { eventId, customerId, ticketTypeId: null };
   expect(await store.giveBackHold({ ...lost, holdId: `h-${randomUUID()}` })).toEqual({ kind: 'none' });
 
   const seatIds = [`s-${randomUUID()}`];

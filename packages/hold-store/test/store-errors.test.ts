@@ -6,12 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { Redis, ReplyError } from 'ioredis';
 import { eventKeys, HoldStore, IdempotencyStore, ReconcileStore, StoreUnavailableError, translateRedisError } from '../src';
 import { freePort, RedisProcess, waitFor } from '@holdfast/test-kit';
+import { failFast } from './hold-requests';
 
-/** The API's fail-fast options (apps/api runtime.ts): no offline queue, one retry, a command timeout. */
-const failFast = (port: number) => new Redis({
-  host: '127.0.0.1', port, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 300, connectTimeout: 500,
-  retryStrategy: () => 100, lazyConnect: true,
-});
 
 const rejection = (p: Promise<unknown>) => p.then(() => null, (err: unknown) => err);
 

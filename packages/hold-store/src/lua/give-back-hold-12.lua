@@ -12,7 +12,7 @@
   hold script refused it or never ran, or the hold ended already.
 
   Keys: the record's seat keys cannot be known before the call; they are built
-  from ARGV[7], a prefix carrying the same {ev:<id>} hash tag as every key
+  from ARGV[6], a prefix carrying the same {ev:<id>} hash tag as every key
   below, so they live in the same Redis Cluster slot (as hold-best builds them).
 
   Input:
@@ -23,8 +23,8 @@
     KEYS[9] hold record (hash)   KEYS[10] the hold's claims (hash token -> until ms)
     KEYS[11] free seats (zset)   KEYS[12] seat index (hash), see includes/free-seats
     ARGV[1] hold id   ARGV[2] customer id   ARGV[3] change channel
-    ARGV[4] ticket type id ("" for seats)   ARGV[5] quantity
-    ARGV[6] tombstone ttl ms (ttls.ts, released)   ARGV[7] seat key prefix ("{ev:<id>}:seat:")
+    ARGV[4] ticket type id ("" for seats)   ARGV[5] tombstone ttl ms (ttls.ts, released)
+    ARGV[6] seat key prefix ("{ev:<id>}:seat:")
 
   Output:
     {"OK", seats freed, offers made to waiting lists}   given back
@@ -48,7 +48,7 @@ local seats, seatIds = {}, {}
 for _, item in ipairs(cjson.decode(record[2]).items or {}) do
   if type(item) == 'table' and type(item.seatId) == 'string' then
     seatIds[#seatIds + 1] = item.seatId
-    seats[#seats + 1] = ARGV[7] .. item.seatId
+    seats[#seats + 1] = ARGV[6] .. item.seatId
   end
 end
 return endLease({
@@ -57,5 +57,5 @@ return endLease({
   seats = seats,
 }, {
   holdId = ARGV[1], customerId = ARGV[2], mode = 'released', channel = ARGV[3], ttId = ARGV[4],
-  quantity = ARGV[5], tombstoneMs = ARGV[6], token = '', seatIds = seatIds,
+  quantity = '0', tombstoneMs = ARGV[5], token = '', seatIds = seatIds,
 })
