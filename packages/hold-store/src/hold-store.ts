@@ -4,7 +4,8 @@ import { QueueStore } from './queue-store';
 import type { RedisClient } from './redis-client';
 import { eventKeys, type EventKeys } from './keys';
 import { registerScripts, runWhole, scriptCommand, writeCoalescer, type ScriptName, type ScriptRunner } from './scripts';
-import { StoreUnavailableError, translateErrorsOf, unansweredInTime } from './store-errors';
+import { PendingUndos } from './pending-undos';
+import { mayHaveRun, StoreUnavailableError, translateErrorsOf } from './store-errors';
 import { ENDED_HOLD_TTL_MS, HOLD_RECORD_TTL_MS } from './ttls';
 
 /** A hold answered only once this many replicas have it (WAIT after the hold script). */
@@ -286,13 +287,14 @@ export interface FreeSeatSync {
 }
 
 /**
- * A hold script that got no answer in time may still run when Redis answers
- * again, taking a hold whose buyer was answered 503: give it back at once, on
- * the same connection (ordered after the script). Not awaited: Redis may still
- * be frozen, and the buyer's answer does not wait for it.
+ * A hold script that may have run though its call failed (no answer in time, or
+ * its connection lost after it was sent) may have taken a hold whose buyer was
+ * answered 503: give it back, at once on the same connection (ordered after the
+ * script), or once Redis can be reached again (PendingUndos). Not awaited: Redis
+ * may still be frozen, and the buyer's answer does not wait for it.
  */
 function giveBackIfLost<T>(err: unknown, giveBack: (attempt: T | null) => Promise<unknown>): void {
-  if (unansweredInTime(err)) void giveBack(null).catch(() => undefined);
+  if (mayHaveRun(err)) void giveBack(null).catch(() => undefined);
 }
 
 /** KEYS[1..12] of end-hold-12.lua and give-back-hold-12.lua (end-lease): a hold's keys, its ticket type's ('' for seats). */
@@ -362,11 +364,14 @@ export class HoldStore {
   readonly idempotency: IdempotencyStore;
   /** The events' waiting rooms (issue 29), on the same connection. */
   readonly queue: QueueStore;
+  /** Give-backs (and keys' releases) that could not be sent yet, sent once Redis can be reached. */
+  readonly undos: PendingUndos;
 
   constructor(private readonly redis: RedisClient, private readonly replicaAcks: ReplicaAcks | null = null) {
     this.coalesce = writeCoalescer(redis);
     this.run = registerScripts(redis, this.coalesce);
-    this.idempotency = new IdempotencyStore(redis);
+    this.undos = new PendingUndos(redis);
+    this.idempotency = new IdempotencyStore(redis, undefined, this.undos);
     // With replica acks, a queue place or pass is answered only once the replicas have it (as a hold is).
     this.queue = new QueueStore(this.run, redis, replicaAcks && replicaAcks.replicas > 0
       ? (name, keys, args) => this.#acknowledgedRun(name, keys, args, (reply) => ({ kind: reply[0] === 'OK' ? 'ok' : String(reply[0]), reply }), async () => undefined)
@@ -463,11 +468,11 @@ export class HoldStore {
     keys.push(k.queuePasses, k.queueActive);
     args.push(req.salesStartMs ?? '', req.salesEndMs ?? '', req.outboxMaxPending, req.queuePass ?? '');
     return this.#acknowledged('holdSeats', keys, args, parse, (a) => {
-      if (!a) return this.giveBackHold({ eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, ticketTypeId: null });
-      return a.kind === 'ok' ? this.endHold({
+      if (!a) return this.#giveBackSoon(req, null);
+      return a.kind === 'ok' ? this.#undoSoon(req, () => this.endHold({
         eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
         seatIds: req.candidates[a.candidate - 1]?.seatIds ?? [], ticketTypeId: null, quantity: 0,
-      }) : Promise.resolve();
+      })) : Promise.resolve();
     });
   }
 
@@ -492,10 +497,10 @@ export class HoldStore {
       if (reply[0] !== 'OK') return parse(reply) as Exclude<HoldAttempt, { kind: 'ok' }>;
       return { kind: 'ok', candidate: 1, nowMs: Number(reply[1]), sideBySide: Number(reply[2]) === 1, seatIds: reply.slice(3).map(String) };
     };
-    return this.#acknowledged('holdBest', keys, args, parseBest, (a) => a ? this.endHold({
+    return this.#acknowledged('holdBest', keys, args, parseBest, (a) => a ? this.#undoSoon(req, () => this.endHold({
       eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
       seatIds: a.kind === 'ok' ? a.seatIds : [], ticketTypeId: null, quantity: req.quantity,
-    }) : this.giveBackHold({ eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, ticketTypeId: null }));
+    })) : this.#giveBackSoon(req, null));
   }
 
   /**
@@ -533,10 +538,10 @@ export class HoldStore {
       req.recordJson, k.channel, req.ticketTypeId, req.quantity, req.outboxMaxPending, req.ttlMs + HOLD_RECORD_TTL_MS,
       req.salesStartMs ?? '', req.salesEndMs ?? '', req.queuePass ?? '',
     ];
-    return this.#acknowledged('holdTickets', keys, args, parse, (a) => a ? this.endHold({
+    return this.#acknowledged('holdTickets', keys, args, parse, (a) => a ? this.#undoSoon(req, () => this.endHold({
       eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, mode: 'released',
       seatIds: [], ticketTypeId: req.ticketTypeId, quantity: req.quantity,
-    }) : this.giveBackHold({ eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, ticketTypeId: req.ticketTypeId }));
+    })) : this.#giveBackSoon(req, req.ticketTypeId));
   }
 
   /**
@@ -546,6 +551,19 @@ export class HoldStore {
   async countHoldRequest(req: Pick<HoldRequestBase, 'eventId' | 'customerId' | 'rateLimit' | 'rateWindowMs'>): Promise<{ retryAfterMs: number } | null> {
     const reply = await this.run.countHoldRequest([eventKeys(req.eventId).rateLimit(req.customerId)], [req.rateLimit, req.rateWindowMs]);
     return reply[0] === 'RATE_LIMITED' ? { retryAfterMs: Number(reply[1]) } : null;
+  }
+
+  /**
+   * Undoes a hold the buyer was not given (its script may have run though its call
+   * failed, or too few replicas have it): sent now, and kept to send again while
+   * Redis cannot be reached, for as long as the hold's lease (PendingUndos).
+   */
+  #undoSoon(req: Pick<HoldRequestBase, 'holdId' | 'ttlMs'>, undo: () => Promise<unknown>): Promise<void> {
+    return this.undos.send(`hold:${req.holdId}`, undo, Date.now() + req.ttlMs);
+  }
+
+  #giveBackSoon(req: Pick<HoldRequestBase, 'eventId' | 'holdId' | 'customerId' | 'ttlMs'>, ticketTypeId: string | null): Promise<void> {
+    return this.#undoSoon(req, () => this.giveBackHold({ eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, ticketTypeId }));
   }
 
   /**

@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { RedisClient } from './redis-client';
 import { globalKeys } from './keys';
 import { registerScripts, runWhole, type ScriptName, type ScriptRunner } from './scripts';
-import { translateErrorsOf, unansweredInTime } from './store-errors';
+import { PendingUndos } from './pending-undos';
+import { mayHaveRun, translateErrorsOf } from './store-errors';
 import { IDEMPOTENCY_TTL_SECONDS } from './ttls';
 
 export type IdempotencyClaim =
@@ -21,7 +22,10 @@ export type IdempotencyClaim =
 export class IdempotencyStore {
   private readonly run: Record<ScriptName, ScriptRunner>;
 
-  constructor(private readonly redis: RedisClient, private readonly leaseMs = 60_000) {
+  constructor(
+    private readonly redis: RedisClient, private readonly leaseMs = 60_000,
+    private readonly undos = new PendingUndos(redis),
+  ) {
     this.run = registerScripts(redis);
   }
 
@@ -30,10 +34,11 @@ export class IdempotencyStore {
   }
 
   /**
-   * Claims the key. A claim that got no answer in time (Redis frozen: the
-   * request answers 503) may still be written when Redis answers again, and
-   * would hold the key for leaseMs: it is released at once, on the same
-   * connection (so after it), with its token, which is known before the call.
+   * Claims the key. A claim that may have been written though its call failed
+   * (no answer in time, or its connection lost after it was sent: the request
+   * answers 503) would hold the key for leaseMs: it is released with its token,
+   * which is known before the call, at once on the same connection (so after
+   * it), or once Redis can be reached again (PendingUndos).
    */
   async begin(principal: string, key: string, fingerprint: string): Promise<IdempotencyClaim> {
     const token = randomBytes(12).toString('hex');
@@ -42,7 +47,9 @@ export class IdempotencyStore {
     try {
       reply = await this.run.idempotencyBegin([redisKey], [fingerprint, token, this.leaseMs]);
     } catch (err) {
-      if (unansweredInTime(err)) runWhole(this.redis, 'idempotencyEnd', [redisKey], [token, 'release', 0, '', 0]).catch(() => undefined);
+      if (mayHaveRun(err)) {
+        void this.undos.send(`key:${redisKey}`, () => runWhole(this.redis, 'idempotencyEnd', [redisKey], [token, 'release', 0, '', 0]), Date.now() + this.leaseMs);
+      }
       throw err;
     }
     switch (reply[0]) {

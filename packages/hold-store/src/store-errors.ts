@@ -42,7 +42,7 @@ const UNAVAILABLE: readonly (readonly [StoreUnavailableReason, RegExp])[] = [
   ['read-only', /^READONLY |You can't write against a read only replica/],
   ['persistence', /^MISCONF /],
   ['timeout', /Command timed out|ETIMEDOUT/],
-  ['connection', /Connection is closed|Stream isn't writeable|enableOfflineQueue|ECONNREFUSED|ECONNRESET|EPIPE|MaxRetriesPerRequest|Reached the max retries/],
+  ['connection', /Connection is closed|Stream isn't writeable|enableOfflineQueue|ECONNREFUSED|ECONNRESET|EPIPE|MaxRetriesPerRequest|Reached the max retries|Command aborted due to connection close/],
 ];
 
 /**
@@ -62,14 +62,21 @@ export function translateRedisError(err: unknown): unknown {
 }
 
 /**
- * Whether a call failed for want of an answer in time (Redis frozen or far
- * away): what it sent may still run when Redis answers again, so a call that
- * writes sends what undoes it right after, on the same connection.
+ * Whether a call that failed may have run in Redis all the same, or may still
+ * run: it got no answer in time (Redis frozen or far away; ioredis sends it
+ * again on a new connection), or its connection was lost after it was sent
+ * (ioredis gave up on it). A call that writes sends what undoes it. Not a call
+ * ioredis refused to send (no connection, no offline queue), nor one Redis
+ * refused (a failover's CLUSTERDOWN, LOADING, READONLY, OOM...).
  */
-export function unansweredInTime(err: unknown): boolean {
+export function mayHaveRun(err: unknown): boolean {
   const translated = translateRedisError(err);
-  return translated instanceof StoreUnavailableError && translated.reason === 'timeout';
+  if (!(translated instanceof StoreUnavailableError)) return false;
+  return translated.reason === 'timeout' || (translated.reason === 'connection' && !NEVER_SENT.test(translated.message));
 }
+
+/** ioredis's refusal to send a command while it has no connection (enableOfflineQueue: false). */
+const NEVER_SENT = /Stream isn't writeable|enableOfflineQueue/;
 
 type AnyClass = abstract new (...args: never[]) => unknown;
 

@@ -11,8 +11,12 @@ export interface Relay {
   port: number;
   /** Sends new connections to `target` from now on; open ones stay where they are. */
   retarget(target: string): void;
-  /** Cuts every open connection and refuses new ones until `restore`. */
-  cut(): void;
+  /**
+   * Cuts every open connection and refuses new ones until `restore`: accepted and
+   * closed at once, or with `{ refuse: true }` not accepted at all (the port
+   * stops listening: ECONNREFUSED, as from a Redis that died).
+   */
+  cut(options?: { refuse?: boolean }): void;
   /**
    * Drops what the target answers until `unmute`, while what clients send still
    * reaches it: with `cut` after it, a command that ran whose answer was lost with
@@ -20,7 +24,8 @@ export interface Relay {
    */
   mute(): void;
   unmute(): void;
-  restore(): void;
+  /** Lets new connections in again (listening again after `cut({ refuse: true })`). */
+  restore(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -56,12 +61,21 @@ export async function startRelay(target: string): Promise<Relay> {
     retarget(next) {
       ({ hostname, port } = new URL(next));
     },
-    cut() {
+    cut(options) {
       down = true;
+      if (options?.refuse && server.listening) server.close();
       for (const socket of sockets) socket.destroy();
     },
-    restore() {
+    async restore() {
       down = false;
+      if (server.listening) return;
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(relayPort, '127.0.0.1', () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
     },
     mute() {
       muted = true;
@@ -72,7 +86,8 @@ export async function startRelay(target: string): Promise<Relay> {
     close: () =>
       new Promise((resolve) => {
         for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
+        if (server.listening) server.close(() => resolve());
+        else resolve();
       }),
   };
 }
