@@ -8,6 +8,8 @@ export interface MetricSources {
   queues?: Queue[];
   /** Statistics the worker process keeps in Redis (holds expired). */
   stats?: { readStat(name: string): Promise<number> };
+  /** The hold store's undos waiting for Redis (give-backs, keys' releases), read on scrape. */
+  undos?: { readonly size: number; readonly dropped: number };
 }
 
 /** The process's Prometheus registry with the contract's series. */
@@ -46,6 +48,23 @@ export function createMetrics(sources: MetricSources = {}) {
         /* Redis away: the scrape answers without queue depths */
         this.reset();
       }
+    },
+  });
+  new client.Gauge({
+    name: 'holdfast_redis_undos_pending',
+    help: 'Give-backs of holds (and releases of Idempotency-Keys) whose calls failed though they may have run, waiting for Redis to be reachable.',
+    registers: [registry],
+    collect() {
+      this.set(sources.undos?.size ?? 0);
+    },
+  });
+  new client.Counter({
+    name: 'holdfast_redis_undos_dropped_total',
+    help: 'Such undos given up: the hold\'s lease (or the key\'s) ran out first, or too many were waiting.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(sources.undos?.dropped ?? 0);
     },
   });
   const ordersConfirmed = new client.Counter({ name: 'holdfast_orders_confirmed_total', help: 'Orders confirmed.', registers: [registry] });

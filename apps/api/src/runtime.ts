@@ -79,7 +79,9 @@ export async function createApiRuntime(config: Config, log = createLogger(config
   };
   for (const q of Object.values(queues)) q.on('error', (err) => log.debug({ err: err.message, queue: q.name }, 'queue connection error'));
   const rs = new ReconcileStore(redis);
-  const metrics = createMetrics({ queues: Object.values(queues), stats: rs });
+  const store = new HoldStore(redis, config.holdReplicaAcks > 0
+    ? { replicas: config.holdReplicaAcks, timeoutMs: config.holdReplicaAckTimeoutMs } : null);
+  const metrics = createMetrics({ queues: Object.values(queues), stats: rs, undos: store.undos });
   // Pub/sub needs a connection of its own (on a cluster, one per shard: sharded
   // pub/sub); it may queue while Redis is away.
   const subscriber = createRedisClient(config, { lazyConnect: true, subscriber: true, retryStrategy: (times) => Math.min(100 * times, 1000) });
@@ -88,8 +90,7 @@ export async function createApiRuntime(config: Config, log = createLogger(config
   const feed = new ChangeFeed(subscriber);
   const ctx = createDomain({
     db,
-    store: new HoldStore(redis, config.holdReplicaAcks > 0
-      ? { replicas: config.holdReplicaAcks, timeoutMs: config.holdReplicaAckTimeoutMs } : null),
+    store,
     settings: {
       holdRateLimitPerMinute: config.holdRateLimitPerMinute,
       holdOutboxMaxPending: config.holdOutboxMaxPending,
