@@ -71,9 +71,22 @@ export class IdempotencyStore {
     return Number(r) === 1;
   }
 
+  /**
+   * Frees the key for a retry (the request answered what is not stored, a 5xx).
+   * Sent whole (runWhole): after a restart Redis may not have the script cached
+   * yet, and a NOSCRIPT answer that comes after the call gave up would leave the
+   * key in progress. If Redis cannot take it now, it is kept and sent once Redis
+   * can be reached (PendingUndos), so the key is not "in progress" for leaseMs.
+   */
   async release(principal: string, key: string, token: string): Promise<boolean> {
-    const r = await this.run.idempotencyEnd([IdempotencyStore.redisKey(principal, key)], [token, 'release', 0, '', 0]);
-    return Number(r) === 1;
+    const redisKey = IdempotencyStore.redisKey(principal, key);
+    const release = () => runWhole(this.redis, 'idempotencyEnd', [redisKey], [token, 'release', 0, '', 0]);
+    try {
+      return Number(await release()) === 1;
+    } catch (err) {
+      this.undos.keepAfter(err, `key:${redisKey}`, release, Date.now() + this.leaseMs);
+      throw err;
+    }
   }
 }
 

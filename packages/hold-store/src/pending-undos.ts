@@ -52,10 +52,15 @@ export class PendingUndos {
     try {
       await undo();
     } catch (err) {
-      const e = translateRedisError(err);
-      // A cluster may not announce `ready` again when one shard fails over: its undos go by the timer.
-      if (e instanceof StoreUnavailableError) this.#keep(key, { undo, untilMs, afterReconnect: e.reason === 'timeout' && !isCluster(this.redis) });
+      this.keepAfter(err, key, undo, untilMs);
     }
+  }
+
+  /** Keeps `undo`, which failed with `err`, to send again, if Redis could not take it (StoreUnavailableError). */
+  keepAfter(err: unknown, key: string, undo: () => Promise<unknown>, untilMs: number): void {
+    const e = translateRedisError(err);
+    // A cluster may not announce `ready` again when one shard fails over: its undos go by the timer.
+    if (e instanceof StoreUnavailableError) this.#keep(key, { undo, untilMs, afterReconnect: e.reason === 'timeout' && !isCluster(this.redis) });
   }
 
   #keep(key: string, kept: Kept): void {

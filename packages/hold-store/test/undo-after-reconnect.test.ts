@@ -133,6 +133,41 @@ test('when an Idempotency-Key\'s claim ran and its connection was lost for good,
   expect((await idempotency.begin(principal, key, 'fp-1')).kind).toBe('started');
 });
 
+test('when a keyed request\'s release cannot reach Redis, then the key is released once Redis can be reached, not "in progress" for its lease', async () => {
+  const idempotency = new IdempotencyStore(redis);
+  const principal = `p-${randomUUID()}`;
+  const key = `k-${randomUUID()}`;
+  const claim = await idempotency.begin(principal, key, 'fp-1');
+  expect(claim.kind).toBe('started');
+  if (claim.kind !== 'started') return;
+  relay.cut({ refuse: true });
+  await waitFor('the client to lose its connection', () => redis.status !== 'ready', { timeoutMs: 5000, intervalMs: 5 });
+  expect(await settle(idempotency.release(principal, key, claim.token))).toEqual({ reason: 'connection' });
+  expect(await idempotency.begin(principal, key, 'fp-1').catch(() => null)).toBeNull();
+  await relay.restore();
+  await waitFor('the key to be released', async () => (await direct.exists(IdempotencyStore.redisKey(principal, key))) === 0, { timeoutMs: 5000, intervalMs: 10 });
+  expect((await idempotency.begin(principal, key, 'fp-1')).kind).toBe('started');
+});
+
+test('when Redis lost its cached scripts and is frozen as a key\'s release is sent, then the release runs when Redis answers again', async () => {
+  const idempotency = new IdempotencyStore(redis);
+  const principal = `p-${randomUUID()}`;
+  const key = `k-${randomUUID()}`;
+  const redisKey = IdempotencyStore.redisKey(principal, key);
+  const claim = await idempotency.begin(principal, key, 'fp-1');
+  if (claim.kind !== 'started') throw new Error(`claim ${claim.kind}`);
+  // As after a restart: Redis no longer has the scripts by their SHA.
+  await direct.script('FLUSH');
+  server.pause();
+  try {
+    expect(await settle(idempotency.release(principal, key, claim.token))).toEqual({ reason: 'timeout' });
+  } finally {
+    server.resume();
+  }
+  await waitFor('the key to be released', async () => (await direct.exists(redisKey)) === 0, { timeoutMs: 5000, intervalMs: 10 });
+  await loadScripts(direct);
+});
+
 describe('PendingUndos', () => {
   const unavailable = () => Promise.reject(new Error('Connection is closed.'));
 

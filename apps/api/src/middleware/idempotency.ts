@@ -69,7 +69,8 @@ export function idempotent(store: IdempotencyStore, log: Logger) {
       done.then(
         () => send(body),
         (err: unknown) => {
-          // The answer stands; the key keeps its in-progress lease until it lapses.
+          // The answer stands. A release Redis could not take is sent again once it can
+          // (IdempotencyStore.release); an answer not stored leaves the key in progress until its lease lapses.
           log.warn({ reqId: req.requestId, err: (err as Error).message }, 'could not record an idempotent answer');
           send(body);
         },
