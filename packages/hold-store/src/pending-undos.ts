@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { isCluster, type RedisClient } from './redis-client';
 import { StoreUnavailableError, translateRedisError } from './store-errors';
 
@@ -8,8 +9,9 @@ interface Kept {
   /**
    * It got no answer in time: it is still queued on its connection (Redis runs it
    * when it answers again, and ioredis sends it again on a new connection), so it
-   * is sent once more only after a reconnect, not while Redis is frozen. Never on
-   * a cluster, which may not announce `ready` again.
+   * is sent once more only after a reconnect, not while Redis is frozen; once a
+   * PING on that same connection is answered, it has run and is no longer kept.
+   * Never on a cluster, which may not announce `ready` again.
    */
   afterReconnect: boolean;
 }
@@ -34,6 +36,7 @@ export class PendingUndos {
   readonly #kept = new Map<string, Kept>();
   #timer: NodeJS.Timeout | null = null;
   #listening = false;
+  #probing = false;
   /** Undos dropped: past their time, or over the limit. */
   dropped = 0;
 
@@ -99,11 +102,40 @@ export class PendingUndos {
         due.push([key, kept]);
       }
     }
+    this.#stopWhenEmpty();
+    // A send that fails again keeps its undo again (and sets the timer again).
+    for (const [key, kept] of due) void this.send(key, kept.undo, kept.untilMs);
+    if (!reconnected) void this.#settleAnswered();
+  }
+
+  /**
+   * The undos kept for a reconnect that Redis has run after all: it answered
+   * again (a PING sent after them on the same connection came back), so they
+   * ran before it. Without this they would wait, counted, for their lease.
+   */
+  async #settleAnswered(): Promise<void> {
+    if (this.#probing || isCluster(this.redis)) return;
+    const waiting = [...this.#kept].filter(([, kept]) => kept.afterReconnect);
+    if (waiting.length === 0) return;
+    const client = this.redis as Redis;
+    const connection = client.stream;
+    this.#probing = true;
+    try {
+      await client.ping();
+      if (client.stream !== connection) return;
+      for (const [key, kept] of waiting) if (this.#kept.get(key) === kept) this.#kept.delete(key);
+      this.#stopWhenEmpty();
+    } catch {
+      // Still no answer: they stay kept.
+    } finally {
+      this.#probing = false;
+    }
+  }
+
+  #stopWhenEmpty(): void {
     if (this.#kept.size === 0 && this.#timer) {
       clearInterval(this.#timer);
       this.#timer = null;
     }
-    // A send that fails again keeps its undo again (and sets the timer again).
-    for (const [key, kept] of due) void this.send(key, kept.undo, kept.untilMs);
   }
 }

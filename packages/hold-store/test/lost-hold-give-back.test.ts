@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { eventKeys, HoldStore, StoreUnavailableError } from '../src';
-import { RedisProcess } from '@holdfast/test-kit';
+import { RedisProcess, waitFor } from '@holdfast/test-kit';
 import { failFast, holdBase, loadScripts, newEvent, seatJson } from './hold-requests';
 
 
@@ -61,6 +61,19 @@ async function outboxEntries(eventId: string, holdId: string): Promise<number> {
 afterEach(async () => {
   const keys = await redis.keys('*');
   if (keys.length) await redis.del(...keys);
+});
+
+test('when give-backs time out while Redis is frozen, then they wait for a reconnect until Redis answers again on their connection, and are not kept after', async () => {
+  const eventId = await newEvent(store);
+  const customerId = `c-${randomUUID()}`;
+  const seatIds = [`s-${randomUUID()}`];
+  await timedOutWhileFrozen(() => store.holdSeats({ ...holdBase(eventId, `h-${randomUUID()}`, customerId), candidates: [{ seatIds, recordJson: seatJson(eventId, customerId, seatIds) }] }));
+  // Its give-back timed out too: kept in case the connection is lost before Redis runs it.
+  expect(store.undos.size).toBe(1);
+  // Redis answers again on the same connection: the give-back ran (the seat is free), and is no longer kept.
+  await waitFor('the kept give-back to be settled', () => store.undos.size === 0, { timeoutMs: 5000, intervalMs: 20 });
+  expect(store.undos.dropped).toBe(0);
+  expect(await redis.get(eventKeys(eventId).seat(seatIds[0]!))).toBeNull();
 });
 
 test('when a seat hold script times out while Redis is frozen, then the hold it took once Redis answers is given back: seats free, record a released tombstone', async () => {
