@@ -126,7 +126,7 @@ export interface LostHold {
   ticketTypeId: string | null;
 }
 
-/** What giving back a lost hold found: `given` when the hold script had taken it, `none` when not, `ended`, `claimed`. */
+/** What giving back a lost hold found: `given` when the hold script had taken it, `none` when not (its tombstone written), `ended`, `claimed`. */
 export type GiveBackResult = { kind: 'given'; freed: number } | { kind: 'none' | 'ended' | 'claimed' };
 
 /** A confirm's read of its hold and claim on its lease in one step (readClaimHold). */
@@ -567,10 +567,12 @@ export class HoldStore {
   }
 
   /**
-   * Gives back a hold whose script got no answer in time (give-back-hold-12.lua):
-   * released, its seats read from its record, when that script took it; nothing
-   * done when it did not. Send it right after the hold script, on the same
-   * client, so Redis runs it after that script. Sent whole (runWhole). Idempotent.
+   * Gives back a hold whose script may have run though its call failed
+   * (give-back-hold-12.lua): released, its seats read from its record, when that
+   * script took it; when it did not (yet), only the hold's tombstone is written,
+   * so the script takes nothing should it run later. Send it right after the
+   * hold script, on the same client, so Redis runs it after that script. Sent
+   * whole (runWhole). Idempotent.
    */
   async giveBackHold(input: LostHold): Promise<GiveBackResult> {
     const k = eventKeys(input.eventId);

@@ -65,15 +65,31 @@ export function translateRedisError(err: unknown): unknown {
  * Whether a call that failed may have run in Redis all the same, or may still
  * run: it got no answer in time (Redis frozen or far away; ioredis sends it
  * again on a new connection), or its connection was lost after it was sent
- * (ioredis gave up on it). A call that writes sends what undoes it. Not a call
- * ioredis refused to send (no connection, no offline queue), nor one Redis
- * refused (a failover's CLUSTERDOWN, LOADING, READONLY, OOM...).
+ * (ioredis gave up on it, or a cluster's client after sending it again). A call
+ * that writes sends what undoes it. Not a call ioredis refused to send (no
+ * connection, no offline queue), nor one Redis refused (LOADING, READONLY,
+ * OOM...).
  */
 export function mayHaveRun(err: unknown): boolean {
   const translated = translateRedisError(err);
   if (!(translated instanceof StoreUnavailableError)) return false;
-  return translated.reason === 'timeout' || (translated.reason === 'connection' && !NEVER_SENT.test(translated.message));
+  switch (translated.reason) {
+    case 'timeout':
+      return true;
+    case 'connection':
+      return !NEVER_SENT.test(translated.message);
+    case 'cluster':
+      // A cluster's client sends a command again after a failover (its connection closed,
+      // CLUSTERDOWN, TRYAGAIN) until it gives up ("Too many Cluster redirections"): an
+      // earlier send may have run on the old master and reached the promoted replica.
+      return TRIED_AGAIN.test(translated.message);
+    default:
+      return false;
+  }
 }
+
+/** A cluster's client giving up on a command it had sent, perhaps more than once. */
+const TRIED_AGAIN = /Too many Cluster redirections/;
 
 /** ioredis's refusal to send a command while it has no connection (enableOfflineQueue: false). */
 const NEVER_SENT = /Stream isn't writeable|enableOfflineQueue/;

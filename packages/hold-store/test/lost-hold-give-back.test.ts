@@ -6,7 +6,7 @@
 // test's own; the shared one is never touched.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { eventKeys, HoldStore, StoreUnavailableError } from '../src';
+import { ENDED_HOLD_TTL_MS, eventKeys, HoldStore, StoreUnavailableError } from '../src';
 import { RedisProcess, waitFor } from '@holdfast/test-kit';
 import { failFast, holdBase, loadScripts, newEvent, seatJson } from './hold-requests';
 
@@ -172,17 +172,50 @@ test('when the hold script that timed out was refused (the seats were taken), th
 
   expect(await redis.get(k.seat(seatIds[0]!))).toBe(owner);
   expect(await redis.zscore(k.held, seatIds[0]!)).not.toBeNull();
-  // Nothing written for a hold that never was: no tombstone.
-  expect(await redis.exists(k.hold(lost))).toBe(0);
+  // For a hold that never was, only its tombstone: the status alone, for the released time.
+  expect(await redis.hgetall(k.hold(lost))).toEqual({ status: 'released' });
+  expect(await redis.pttl(k.hold(lost))).toBeGreaterThan(ENDED_HOLD_TTL_MS.released - 60_000);
   expect(await outboxEntries(eventId, lost)).toBe(0);
 });
 
-test('when a give-back finds no hold, an ended hold or a claimed one, then it changes nothing', async () => {
+test('when a give-back overtakes its hold script (a cluster\'s client sends the script again after a failover), then the script takes nothing when it runs', async () => {
+  const eventId = await newEvent(store);
+  const k = eventKeys(eventId);
+  const holdId = `h-${randomUUID()}`;
+  const customerId = `c-${randomUUID()}`;
+  const seatIds = [`s-${randomUUID()}`];
+  expect(await store.giveBackHold({ eventId, holdId, customerId, ticketTypeId: null })).toEqual({ kind: 'none' });
+  const late = await store.holdSeats({ ...holdBase(eventId, holdId, customerId), candidates: [{ seatIds, recordJson: seatJson(eventId, customerId, seatIds) }] });
+  expect(late.kind).toBe('unavailable');
+  expect(await redis.get(k.seat(seatIds[0]!))).toBeNull();
+  expect(await redis.zscore(k.held, seatIds[0]!)).toBeNull();
+  expect(await outboxEntries(eventId, holdId)).toBe(0);
+  expect(await redis.hgetall(k.hold(holdId))).toEqual({ status: 'released' });
+  // The same for tickets and best available.
+  const ticketTypeId = randomUUID();
+  const gaEvent = await newEvent(store, [{ id: ticketTypeId, capacity: 5, sold: 0 }]);
+  const gaHold = `h-${randomUUID()}`;
+  await store.giveBackHold({ eventId: gaEvent, holdId: gaHold, customerId, ticketTypeId });
+  const gaJson = JSON.stringify({ eventId: gaEvent, customerId, items: [{ ticketTypeId, quantity: 2 }], currency: 'EUR', totalCents: 2000 });
+  expect((await store.holdTickets({ ...holdBase(gaEvent, gaHold, customerId), ticketTypeId, quantity: 2, recordJson: gaJson })).kind).not.toBe('ok');
+  expect(await redis.hget(eventKeys(gaEvent).ticketType(ticketTypeId), 'held')).toBe('0');
+  const seats = Array.from({ length: 2 }, (_, i) => ({ id: `s-${i}-${randomUUID()}`, rank: i + 1, rowId: 1, number: i + 1, priceCents: 2500, label: `Row 1 ${i + 1}` }));
+  await store.syncFreeSeats(eventId, seats, { tiers: [{ tier: 'A', lo: 1, hi: 2 }], seatCount: 2 });
+  const bestHold = `h-${randomUUID()}`;
+  await store.giveBackHold({ eventId, holdId: bestHold, customerId, ticketTypeId: null });
+  expect((await store.holdBest({ ...holdBase(eventId, bestHold, customerId), tier: 'A', quantity: 1, currency: 'EUR' })).kind).not.toBe('ok');
+  expect(await redis.zcard(k.free)).toBe(2);
+});
+
+test('when a give-back finds no hold, an ended hold or a claimed one, then it changes nothing but the unknown hold\'s tombstone', async () => {
   const eventId = await newEvent(store);
   const k = eventKeys(eventId);
   const customerId = `c-${randomUUID()}`;
   const lost = { eventId, customerId, ticketTypeId: null };
-  expect(await store.giveBackHold({ ...lost, holdId: `h-${randomUUID()}` })).toEqual({ kind: 'none' });
+  const never = `h-${randomUUID()}`;
+  expect(await store.giveBackHold({ ...lost, holdId: never })).toEqual({ kind: 'none' });
+  // Given back again: the tombstone it wrote answers as an ended hold.
+  expect(await store.giveBackHold({ ...lost, holdId: never })).toEqual({ kind: 'ended' });
 
   const seatIds = [`s-${randomUUID()}`];
   const holdId = `h-${randomUUID()}`;

@@ -7,6 +7,7 @@ import { Redis, ReplyError } from 'ioredis';
 import { eventKeys, HoldStore, IdempotencyStore, ReconcileStore, StoreUnavailableError, translateRedisError } from '../src';
 import { freePort, RedisProcess, waitFor } from '@holdfast/test-kit';
 import { failFast } from './hold-requests';
+import { mayHaveRun } from '../src/store-errors';
 
 
 const rejection = (p: Promise<unknown>) => p.then(() => null, (err: unknown) => err);
@@ -17,9 +18,11 @@ test('when ioredis or Redis say they cannot serve now, then the translation name
     [new Error("Stream isn't writeable and enableOfflineQueue options is false"), 'connection'],
     [Object.assign(new Error('Reached the max retries per request limit (which is 1).'), { name: 'MaxRetriesPerRequestError' }), 'connection'],
     [new Error('connect ECONNREFUSED 127.0.0.1:1'), 'connection'],
+    [new Error('Command aborted due to connection close'), 'connection'],
     [new Error('Command timed out'), 'timeout'],
     [new ReplyError('LOADING Redis is loading the dataset in memory'), 'loading'],
     [new ReplyError('CLUSTERDOWN The cluster is down'), 'cluster'],
+    [new Error('Too many Cluster redirections. Last error: Error: Connection is closed.'), 'cluster'],
     [new Error("Cluster isn't ready and enableOfflineQueue options is false"), 'cluster'],
     [new ReplyError('NOREPLICAS Not enough good replicas to write.'), 'replicas'],
     [new ReplyError("OOM command not allowed when used memory > 'maxmemory'."), 'memory'],
@@ -35,6 +38,23 @@ test('when ioredis or Redis say they cannot serve now, then the translation name
   const other = new ReplyError('ERR wrong number of arguments');
   expect(translateRedisError(other)).toBe(other);
   expect(translateRedisError('text')).toBe('text');
+});
+
+test('when a call failed, then it may have run only if it was sent and its answer never came (what decides a give-back)', () => {
+  const cases: [Error, boolean][] = [
+    [new Error('Command timed out'), true],
+    [new Error('Connection is closed.'), true],
+    [Object.assign(new Error('Reached the max retries per request limit (which is 1).'), { name: 'MaxRetriesPerRequestError' }), true],
+    [new Error('Command aborted due to connection close'), true],
+    [new Error('Too many Cluster redirections. Last error: Error: Connection is closed.'), true],
+    [new Error("Stream isn't writeable and enableOfflineQueue options is false"), false],
+    [new Error("Cluster isn't ready and enableOfflineQueue options is false"), false],
+    [new ReplyError('CLUSTERDOWN The cluster is down'), false],
+    [new ReplyError('LOADING Redis is loading the dataset in memory'), false],
+    [new ReplyError("READONLY You can't write against a read only replica."), false],
+    [new ReplyError('ERR wrong number of arguments'), false],
+  ];
+  expect(cases.map(([err]) => [err.message, mayHaveRun(err)])).toEqual(cases.map(([err, may]) => [err.message, may]));
 });
 
 test('when nothing listens where Redis should be, then every store rejects with StoreUnavailableError (connection)', async () => {

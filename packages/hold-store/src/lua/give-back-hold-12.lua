@@ -8,8 +8,12 @@
   The hold's seats are read from its record (a best-available hold's seats are
   chosen inside its script), then it ends released as end-hold ends it: the
   seats and tickets go back (to the waiting lists first), the record shrinks to
-  its tombstone. Nothing is written when there is no live hold of that id: the
-  hold script refused it or never ran, or the hold ended already.
+  its tombstone. When there is no record of that id (the hold script refused
+  it, or has not run yet), the tombstone alone is written: a hold script that
+  runs after this give-back (a Redis Cluster's client sends a command again
+  after a failover, and the give-back may overtake it) finds the hold ended
+  and takes nothing (includes/replayed-hold). Nothing is written when the
+  hold ended already or a confirm claims it.
 
   Keys: the record's seat keys cannot be known before the call; they are built
   from ARGV[6], a prefix carrying the same {ev:<id>} hash tag as every key
@@ -28,7 +32,8 @@
 
   Output:
     {"OK", seats freed, offers made to waiting lists}   given back
-    {"NONE"}      no record of that hold: its script refused it or never ran; nothing done
+    {"NONE"}      no record of that hold: its script refused it or has not run; only the
+                  tombstone written (status released, ARGV[5] ms), so it takes nothing if it runs later
     {"ALREADY"}   the hold ended already; nothing done
     {"CLAIMED"}   a confirm claims the hold; nothing done
 ]]
@@ -41,7 +46,11 @@
 --- @include "end-lease"
 
 local record = redis.call('HMGET', KEYS[9], 'status', 'json')
-if not record[1] then return {'NONE'} end
+if not record[1] then
+  redis.call('HSET', KEYS[9], 'status', 'released')
+  redis.call('PEXPIRE', KEYS[9], ARGV[5])
+  return {'NONE'}
+end
 if record[1] ~= 'active' or not record[2] then return {'ALREADY'} end
 
 local seats, seatIds = {}, {}
