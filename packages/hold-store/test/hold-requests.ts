@@ -1,11 +1,13 @@
 /**
- * For the hold store's fault tests (store-errors, lost-hold-give-back, resent-hold),
- * which run on a redis-server of their own: the API's fail-fast client, the fields
- * every hold carries, a seat hold's record JSON, and a primed event on a given store.
+ * For the hold store's fault tests (store-errors, lost-hold-give-back, resent-hold,
+ * undo-after-reconnect), which run on a redis-server of their own: the API's
+ * fail-fast client, such a server behind a relay, the fields every hold carries, a
+ * seat hold's record JSON, and a primed event on a given store.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { scriptFiles, scriptSource, type HoldStore, type ScriptName } from '../src';
+import { RedisProcess, startRelay, waitFor, type Relay } from '@holdfast/test-kit';
+import { HoldStore, scriptFiles, scriptSource, type ScriptName } from '../src';
 
 /** The API's fail-fast options (apps/api runtime.ts): no offline queue, one retry, a (short) command timeout. */
 export const failFast = (port: number) => new Redis({
@@ -40,4 +42,51 @@ export async function loadScripts(redis: Redis, except: readonly ScriptName[] = 
   for (const name of Object.keys(scriptFiles()) as ScriptName[]) {
     if (!except.includes(name)) await redis.script('LOAD', scriptSource(name));
   }
+}
+
+/** A redis-server of the test's own behind a relay (relayedRedis). */
+export interface RelayedRedis {
+  server: RedisProcess;
+  relay: Relay;
+  /** The API's fail-fast client (apps/api runtime.ts: its timeouts and retries), through the relay. */
+  redis: Redis;
+  /** Straight to the server: what the test reads. */
+  direct: Redis;
+  /** A hold store on `redis`. */
+  store: HoldStore;
+}
+
+/**
+ * Starts a redis-server of the test's own with a relay in front (beforeAll), the
+ * scripts loaded (a NOSCRIPT answer must not be the one the relay drops), and stops
+ * them (afterAll). After each test the relay lets everything through again and the
+ * client is connected; the test's keys are its own to clean.
+ */
+export function relayedRedis(): RelayedRedis {
+  const env = {} as RelayedRedis;
+  beforeAll(async () => {
+    env.server = await RedisProcess.start();
+    env.relay = await startRelay(`redis://127.0.0.1:${env.server.port}`);
+    env.redis = new Redis({
+      host: '127.0.0.1', port: env.relay.port, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1000, connectTimeout: 1500,
+      retryStrategy: (times) => Math.min(100 * times, 1000), lazyConnect: true,
+    });
+    env.redis.on('error', () => undefined);
+    await env.redis.connect();
+    env.direct = new Redis(env.server.url);
+    env.store = new HoldStore(env.redis);
+    await loadScripts(env.direct);
+  });
+  afterAll(async () => {
+    env.redis?.disconnect();
+    env.direct?.disconnect();
+    await env.relay?.close();
+    await env.server?.stop();
+  });
+  afterEach(async () => {
+    env.relay.unmute();
+    await env.relay.restore();
+    await waitFor('the client to be connected again', () => env.redis.status === 'ready', { timeoutMs: 5000, intervalMs: 10 });
+  });
+  return env;
 }

@@ -6,55 +6,23 @@
 // hold nobody was told of). The connection runs through a relay of the test's
 // own, to a redis-server of its own; the shared one is never touched.
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { eventKeys, HoldStore, IdempotencyStore } from '../src';
-import { RedisProcess, startRelay, waitFor, type Relay } from '@holdfast/test-kit';
-import { holdBase, loadScripts, newEvent, seatJson } from './hold-requests';
+import { eventKeys, IdempotencyStore } from '../src';
+import { waitFor } from '@holdfast/test-kit';
+import { holdBase, newEvent, relayedRedis, seatJson } from './hold-requests';
 
-let server: RedisProcess;
-let relay: Relay;
-/** The API's fail-fast client (apps/api runtime.ts), through the relay. */
-let redis: Redis;
-/** Straight to the server: what the test reads. */
-let direct: Redis;
-let store: HoldStore;
-
-beforeAll(async () => {
-  server = await RedisProcess.start();
-  relay = await startRelay(`redis://127.0.0.1:${server.port}`);
-  redis = new Redis({
-    host: '127.0.0.1', port: relay.port, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1000, connectTimeout: 1500,
-    retryStrategy: (times) => Math.min(100 * times, 1000), lazyConnect: true,
-  });
-  redis.on('error', () => undefined);
-  await redis.connect();
-  direct = new Redis(server.url);
-  store = new HoldStore(redis);
-  // Redis has the scripts (the NOSCRIPT answer must not be the one the relay drops).
-  await loadScripts(direct);
-});
-afterAll(async () => {
-  redis?.disconnect();
-  direct?.disconnect();
-  await relay?.close();
-  await server?.stop();
-});
+const env = relayedRedis();
 afterEach(async () => {
-  relay.unmute();
-  relay.restore();
-  await direct.flushdb();
-  await waitFor('the client to be connected again', () => redis.status === 'ready', { timeoutMs: 5000, intervalMs: 10 });
+  await env.direct.flushdb();
 });
-
 
 /** What Redis holds of an event and a customer, to compare before and after a script is sent again. */
 async function state(eventId: string, customerId: string) {
   const k = eventKeys(eventId);
   return {
-    outbox: (await direct.xrange(k.outbox, '-', '+')).map(([, f]) => f),
-    customer: await direct.hgetall(k.customer(customerId)),
-    counted: await direct.get(k.rateLimit(customerId)),
-    held: await direct.zrange(k.held, 0, -1, 'WITHSCORES'),
+    outbox: (await env.direct.xrange(k.outbox, '-', '+')).map(([, f]) => f),
+    customer: await env.direct.hgetall(k.customer(customerId)),
+    counted: await env.direct.get(k.rateLimit(customerId)),
+    held: await env.direct.zrange(k.held, 0, -1, 'WITHSCORES'),
   };
 }
 
@@ -64,27 +32,27 @@ async function state(eventId: string, customerId: string) {
  * script again; the call resolves with that second run's answer.
  */
 async function answerLost<T>(eventId: string, holdId: string, call: () => Promise<T>): Promise<T> {
-  relay.mute();
+  env.relay.mute();
   const answered = call();
-  await waitFor('the hold script to run', async () => (await direct.exists(eventKeys(eventId).hold(holdId))) === 1, { timeoutMs: 5000, intervalMs: 5 });
-  relay.cut();
-  relay.unmute();
-  relay.restore();
+  await waitFor('the hold script to run', async () => (await env.direct.exists(eventKeys(eventId).hold(holdId))) === 1, { timeoutMs: 5000, intervalMs: 5 });
+  env.relay.cut();
+  env.relay.unmute();
+  env.relay.restore();
   return answered;
 }
 
 test('when a seat hold\'s answer is lost with its connection and the script is sent again, then the call gets the hold, written once', async () => {
-  const eventId = await newEvent(store);
+  const eventId = await newEvent(env.store);
   const k = eventKeys(eventId);
   const holdId = `h-${randomUUID()}`;
   const customerId = `c-${randomUUID()}`;
   const seatIds = [`s-${randomUUID()}`, `s-${randomUUID()}`];
   const recordJson = seatJson(eventId, customerId, seatIds);
-  const held = await answerLost(eventId, holdId, () => store.holdSeats({ ...holdBase(eventId, holdId, customerId), candidates: [
+  const held = await answerLost(eventId, holdId, () => env.store.holdSeats({ ...holdBase(eventId, holdId, customerId), candidates: [
     { seatIds: [`s-${randomUUID()}`], recordJson: '{}' }, { seatIds, recordJson },
   ] }));
   // The first candidate was free too: taken by the first run, answered as that run answered.
-  const record = await direct.hgetall(k.hold(holdId));
+  const record = await env.direct.hgetall(k.hold(holdId));
   expect(record.json).toBe('{}');
   expect(held).toEqual({ kind: 'ok', candidate: 1, nowMs: Number(record.createdAt) });
   const s = await state(eventId, customerId);
@@ -92,63 +60,63 @@ test('when a seat hold\'s answer is lost with its connection and the script is s
   expect(s.counted).toBe('1');
   expect(Object.keys(s.customer)).toContain(holdId);
   // Sent again by hand, once more: the same answer, nothing written.
-  expect(await store.holdSeats({ ...holdBase(eventId, holdId, customerId), candidates: [{ seatIds: [`s-${randomUUID()}`], recordJson: '{}' }, { seatIds, recordJson }] }))
+  expect(await env.store.holdSeats({ ...holdBase(eventId, holdId, customerId), candidates: [{ seatIds: [`s-${randomUUID()}`], recordJson: '{}' }, { seatIds, recordJson }] }))
     .toEqual(held);
   expect(await state(eventId, customerId)).toEqual(s);
 });
 
 test('when a ticket hold\'s answer is lost and the script is sent again, then the call gets the hold and the tickets are held once', async () => {
   const ticketTypeId = randomUUID();
-  const eventId = await newEvent(store, [{ id: ticketTypeId, capacity: 5, sold: 0 }]);
+  const eventId = await newEvent(env.store, [{ id: ticketTypeId, capacity: 5, sold: 0 }]);
   const k = eventKeys(eventId);
   const holdId = `h-${randomUUID()}`;
   const customerId = `c-${randomUUID()}`;
   const recordJson = JSON.stringify({ eventId, customerId, items: [{ ticketTypeId, quantity: 3 }], currency: 'EUR', totalCents: 3000 });
-  const held = await answerLost(eventId, holdId, () => store.holdTickets({ ...holdBase(eventId, holdId, customerId), ticketTypeId, quantity: 3, recordJson }));
-  expect(held).toEqual({ kind: 'ok', candidate: 1, nowMs: Number(await direct.hget(k.hold(holdId), 'createdAt')) });
+  const held = await answerLost(eventId, holdId, () => env.store.holdTickets({ ...holdBase(eventId, holdId, customerId), ticketTypeId, quantity: 3, recordJson }));
+  expect(held).toEqual({ kind: 'ok', candidate: 1, nowMs: Number(await env.direct.hget(k.hold(holdId), 'createdAt')) });
   // Held once: a second run would have made it 6 (over the capacity of 5: SOLD_OUT).
-  expect(await direct.hget(k.ticketType(ticketTypeId), 'held')).toBe('3');
+  expect(await env.direct.hget(k.ticketType(ticketTypeId), 'held')).toBe('3');
   expect((await state(eventId, customerId)).outbox).toHaveLength(1);
 });
 
 test('when a best-available hold\'s answer is lost and the script is sent again, then the call gets the seats the first run chose', async () => {
-  const eventId = await newEvent(store);
+  const eventId = await newEvent(env.store);
   const seats = Array.from({ length: 4 }, (_, i) => ({ id: `s-${i}-${randomUUID()}`, rank: i + 1, rowId: 1, number: i + 1, priceCents: 2500, label: `Row 1 ${i + 1}` }));
-  await store.syncFreeSeats(eventId, seats, { tiers: [{ tier: 'A', lo: 1, hi: 4 }], seatCount: 4 });
+  await env.store.syncFreeSeats(eventId, seats, { tiers: [{ tier: 'A', lo: 1, hi: 4 }], seatCount: 4 });
   const holdId = `h-${randomUUID()}`;
   const customerId = `c-${randomUUID()}`;
-  const held = await answerLost(eventId, holdId, () => store.holdBest({ ...holdBase(eventId, holdId, customerId), tier: 'A', quantity: 2, currency: 'EUR' }));
+  const held = await answerLost(eventId, holdId, () => env.store.holdBest({ ...holdBase(eventId, holdId, customerId), tier: 'A', quantity: 2, currency: 'EUR' }));
   expect(held).toMatchObject({ kind: 'ok', seatIds: [seats[0]!.id, seats[1]!.id] });
-  expect(await direct.zcard(eventKeys(eventId).free)).toBe(2);
+  expect(await env.direct.zcard(eventKeys(eventId).free)).toBe(2);
   expect((await state(eventId, customerId)).outbox).toHaveLength(1);
 });
 
 test('when a hold that was given back is sent again, then nothing is taken again', async () => {
-  const eventId = await newEvent(store);
+  const eventId = await newEvent(env.store);
   const k = eventKeys(eventId);
   const holdId = `h-${randomUUID()}`;
   const customerId = `c-${randomUUID()}`;
   const seatIds = [`s-${randomUUID()}`];
   const req = { ...holdBase(eventId, holdId, customerId), candidates: [{ seatIds, recordJson: seatJson(eventId, customerId, seatIds) }] };
-  expect((await store.holdSeats(req)).kind).toBe('ok');
-  expect(await store.giveBackHold({ eventId, holdId, customerId, ticketTypeId: null })).toEqual({ kind: 'given', freed: 1 });
+  expect((await env.store.holdSeats(req)).kind).toBe('ok');
+  expect(await env.store.giveBackHold({ eventId, holdId, customerId, ticketTypeId: null })).toEqual({ kind: 'given', freed: 1 });
   const before = await state(eventId, customerId);
-  expect(await store.holdSeats(req)).toEqual({ kind: 'unavailable', seatIds });
-  expect(await direct.get(k.seat(seatIds[0]!))).toBeNull();
+  expect(await env.store.holdSeats(req)).toEqual({ kind: 'unavailable', seatIds });
+  expect(await env.direct.get(k.seat(seatIds[0]!))).toBeNull();
   expect(await state(eventId, customerId)).toEqual(before);
 });
 
 test('when an Idempotency-Key claim\'s answer is lost and the claim is sent again, then the request owns the key (not "in progress" to itself)', async () => {
-  const idempotency = new IdempotencyStore(redis);
+  const idempotency = new IdempotencyStore(env.redis);
   const principal = `p-${randomUUID()}`;
   const key = `k-${randomUUID()}`;
   const redisKey = IdempotencyStore.redisKey(principal, key);
-  relay.mute();
+  env.relay.mute();
   const claimed = idempotency.begin(principal, key, 'fp-1');
-  await waitFor('the claim to run', async () => (await direct.exists(redisKey)) === 1, { timeoutMs: 5000, intervalMs: 5 });
-  relay.cut();
-  relay.unmute();
-  relay.restore();
+  await waitFor('the claim to run', async () => (await env.direct.exists(redisKey)) === 1, { timeoutMs: 5000, intervalMs: 5 });
+  env.relay.cut();
+  env.relay.unmute();
+  env.relay.restore();
   const claim = await claimed;
   expect(claim.kind).toBe('started');
   if (claim.kind !== 'started') return;
