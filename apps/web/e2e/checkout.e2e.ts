@@ -156,7 +156,7 @@ test('when the connection drops, then the map says so, reconnects and catches up
     expect(held.status).toBe(201);
     expect(await seat(page, 'B-3-8').getAttribute('data-status')).toBe('available');
     await shot(page, '09-connection-dropped');
-    relay.restore();
+    await relay.restore();
     await page.waitForSelector('[data-testid="live-status"]:text("Live")', { timeout: 40_000 });
     await seatShows(page, 'B-3-8', 'held', 5000);
     await shot(page, '10-reconnected-and-caught-up');

@@ -171,7 +171,7 @@ test('when the event stream is read through the client, then changes arrive as t
     ]));
 
     relay.cut();
-    relay.restore();
+    await relay.restore();
     await waitFor('the stream to open again', () => items.some((i) => i.type === 'open' && i.reconnected));
     const dropped = items.findIndex((i) => i.type === 'reconnecting');
     expect(dropped).toBeGreaterThan(0);

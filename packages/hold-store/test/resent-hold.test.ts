@@ -37,7 +37,7 @@ async function answerLost<T>(eventId: string, holdId: string, call: () => Promis
   await waitFor('the hold script to run', async () => (await env.direct.exists(eventKeys(eventId).hold(holdId))) === 1, { timeoutMs: 5000, intervalMs: 5 });
   env.relay.cut();
   env.relay.unmute();
-  env.relay.restore();
+  await env.relay.restore();
   return answered;
 }
 
@@ -116,7 +116,7 @@ test('when an Idempotency-Key claim\'s answer is lost and the claim is sent agai
   await waitFor('the claim to run', async () => (await env.direct.exists(redisKey)) === 1, { timeoutMs: 5000, intervalMs: 5 });
   env.relay.cut();
   env.relay.unmute();
-  env.relay.restore();
+  await env.relay.restore();
   const claim = await claimed;
   expect(claim.kind).toBe('started');
   if (claim.kind !== 'started') return;
