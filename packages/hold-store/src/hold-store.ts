@@ -563,7 +563,9 @@ export class HoldStore {
   }
 
   #giveBackSoon(req: Pick<HoldRequestBase, 'eventId' | 'holdId' | 'customerId' | 'ttlMs'>, ticketTypeId: string | null): Promise<void> {
-    return this.#undoSoon(req, () => this.giveBackHold({ eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, ticketTypeId }));
+    // What is kept holds the hold's ids only, not the request (its candidates' JSON).
+    const lost: LostHold = { eventId: req.eventId, holdId: req.holdId, customerId: req.customerId, ticketTypeId };
+    return this.#undoSoon(req, () => this.giveBackHold(lost));
   }
 
   /**
