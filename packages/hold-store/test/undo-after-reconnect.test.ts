@@ -66,12 +66,10 @@ test('when a ticket hold ran and ioredis gave up on it (its reconnect refused), 
   const holdId = `h-${randomUUID()}`;
   const customerId = `c-${randomUUID()}`;
   const recordJson = JSON.stringify({ eventId, customerId, items: [{ ticketTypeId, quantity: 3 }], currency: 'EUR', totalCents: 3000 });
-  const t0 = Date.now();
   const answer = await lostWithConnection(async () => (await env.direct.exists(k.hold(holdId))) === 1,
     () => env.store.holdTickets({ ...holdBase(eventId, holdId, customerId), ticketTypeId, quantity: 3, recordJson }), true);
-  // Given up at the first refused reconnect (maxRetriesPerRequest: 1), before the command timeout.
+  // Given up at the first refused reconnect (maxRetriesPerRequest: 1), not timed out.
   expect(answer).toEqual({ reason: 'connection' });
-  expect(Date.now() - t0).toBeLessThan(1000 + 300);
   expect(env.store.undos.size).toBe(1);
   expect(await env.direct.hget(k.ticketType(ticketTypeId), 'held')).toBe('3');
   await env.relay.restore();
