@@ -67,9 +67,18 @@ test('when give-backs time out while Redis is frozen, then they wait for a recon
   const eventId = await newEvent(store);
   const customerId = `c-${randomUUID()}`;
   const seatIds = [`s-${randomUUID()}`];
-  await timedOutWhileFrozen(() => store.holdSeats({ ...holdBase(eventId, `h-${randomUUID()}`, customerId), candidates: [{ seatIds, recordJson: seatJson(eventId, customerId, seatIds) }] }));
-  // Its give-back timed out too: kept in case the connection is lost before Redis runs it.
-  expect(store.undos.size).toBe(1);
+  server.pause();
+  try {
+    const err = await rejection(store.holdSeats({ ...holdBase(eventId, `h-${randomUUID()}`, customerId), candidates: [{ seatIds, recordJson: seatJson(eventId, customerId, seatIds) }] }));
+    expect((err as StoreUnavailableError).reason).toBe('timeout');
+    // Its give-back timed out too: kept in case the connection is lost before Redis runs it,
+    // and kept while Redis answers nothing (the probe's PING times out as well).
+    await waitFor('the give-back to be kept', () => store.undos.size === 1, { timeoutMs: 5000, intervalMs: 10 });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(store.undos.size).toBe(1);
+  } finally {
+    server.resume();
+  }
   // Redis answers again on the same connection: the give-back ran (the seat is free), and is no longer kept.
   await waitFor('the kept give-back to be settled', () => store.undos.size === 0, { timeoutMs: 5000, intervalMs: 20 });
   expect(store.undos.dropped).toBe(0);
