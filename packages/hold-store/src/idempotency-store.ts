@@ -47,9 +47,7 @@ export class IdempotencyStore {
     try {
       reply = await this.run.idempotencyBegin([redisKey], [fingerprint, token, this.leaseMs]);
     } catch (err) {
-      if (mayHaveRun(err)) {
-        void this.undos.send(`key:${redisKey}`, () => runWhole(this.redis, 'idempotencyEnd', [redisKey], [token, 'release', 0, '', 0]), Date.now() + this.leaseMs);
-      }
+      if (mayHaveRun(err)) this.#release(redisKey, token).catch(() => undefined);
       throw err;
     }
     switch (reply[0]) {
@@ -78,8 +76,12 @@ export class IdempotencyStore {
    * key in progress. If Redis cannot take it now, it is kept and sent once Redis
    * can be reached (PendingUndos), so the key is not "in progress" for leaseMs.
    */
-  async release(principal: string, key: string, token: string): Promise<boolean> {
-    const redisKey = IdempotencyStore.redisKey(principal, key);
+  release(principal: string, key: string, token: string): Promise<boolean> {
+    return this.#release(IdempotencyStore.redisKey(principal, key), token);
+  }
+
+  /** The release of `release` and of a claim that may have been written: sent whole, kept if Redis cannot take it. */
+  async #release(redisKey: string, token: string): Promise<boolean> {
     const release = () => runWhole(this.redis, 'idempotencyEnd', [redisKey], [token, 'release', 0, '', 0]);
     try {
       return Number(await release()) === 1;

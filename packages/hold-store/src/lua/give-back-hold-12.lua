@@ -1,7 +1,9 @@
 --[[
-  Give back a hold whose script got no answer in time (Redis frozen or far
-  away): its buyer was answered 503, so a hold that script took is nobody's.
-  The API sends this right after the hold script, on the same connection, so
+  Give back a hold whose script may have run though its call failed (no
+  answer in time, its connection lost, a cluster's client giving up after
+  resending it): its buyer was answered 503, so a hold that script took is
+  nobody's. The API sends this right after the hold script, on the same
+  connection (or once Redis can be reached again: PendingUndos), so
   Redis runs it after that script, whenever that script runs, and before
   anything that connection sends after the 503 (a retry of the same seats
   through the same API process finds them free).
