@@ -29,21 +29,32 @@ afterAll(async () => {
   await server?.stop();
 });
 
-test('when the connection to Redis is lost after a hold ran and before its answer came, then the buyer gets that hold (201), held once', async () => {
+afterEach(async () => {
+  relay.unmute();
+  await relay.restore();
+});
+
+/**
+ * An event of three seats, primed by a hold of the third (which loads the hold script), and a
+ * hold of the first sent while the relay drops Redis's answers: resolved once its script ran.
+ */
+async function holdWithAnswerDropped(customer: string) {
   const { event, seats } = await createTestEvent(api, { seats: seatGrid(['A'], 1, 3) });
   const k = eventKeys(event.id);
-  const hold = (seatId: string) => api.call('POST', `/v1/events/${event.id}/holds`, { token: api.token('customer', 'reply-lost'), body: { seatIds: [seatId] } });
+  const hold = (seatId: string) => api.call('POST', `/v1/events/${event.id}/holds`, { token: api.token('customer', customer), body: { seatIds: [seatId] } });
+  expect((await hold(seats[2]!.id)).status).toBe(201);
+  relay.mute();
+  const answered = hold(seats[0]!.id);
+  await waitFor('the hold script to run', async () => (await direct.exists(k.seat(seats[0]!.id))) === 1, { timeoutMs: 5000, intervalMs: 5 });
+  return { event, seats, k, hold, answered };
+}
+
+test('when the connection to Redis is lost after a hold ran and before its answer came, then the buyer gets that hold (201), held once', async () => {
+  const { event, seats, k, answered } = await holdWithAnswerDropped('reply-lost');
   try {
-    expect((await hold(seats[2]!.id)).status).toBe(201); // primes the event, loads the hold script
-    relay.mute();
-    const answered = hold(seats[0]!.id);
-    try {
-      await waitFor('the hold script to run', async () => (await direct.exists(k.seat(seats[0]!.id))) === 1, { timeoutMs: 5000, intervalMs: 5 });
-      relay.cut();
-    } finally {
-      relay.unmute();
-      await relay.restore();
-    }
+    relay.cut();
+    relay.unmute();
+    await relay.restore();
     const res = await answered;
     expect({ status: res.status, error: res.body.error }).toEqual({ status: 201, error: undefined });
     expect(res.body.hold.items.map((i: { seatId: string }) => i.seatId)).toEqual([seats[0]!.id]);
@@ -59,14 +70,8 @@ test('when the connection to Redis is lost after a hold ran and before its answe
 });
 
 test('when the connection to Redis is lost after a hold ran and Redis stays unreachable, then the buyer gets 503 and, once Redis is back, their retry gets the seat', async () => {
-  const { event, seats } = await createTestEvent(api, { seats: seatGrid(['A'], 1, 3) });
-  const k = eventKeys(event.id);
-  const hold = (seatId: string) => api.call('POST', `/v1/events/${event.id}/holds`, { token: api.token('customer', 'unreachable'), body: { seatIds: [seatId] } });
+  const { event, seats, k, hold, answered } = await holdWithAnswerDropped('unreachable');
   try {
-    expect((await hold(seats[2]!.id)).status).toBe(201); // primes the event, loads the hold script
-    relay.mute();
-    const answered = hold(seats[0]!.id);
-    await waitFor('the hold script to run', async () => (await direct.exists(k.seat(seats[0]!.id))) === 1, { timeoutMs: 5000, intervalMs: 5 });
     // Redis's port refuses connections (as a Redis that died): the API's client gives up on the call.
     relay.cut({ refuse: true });
     relay.unmute();
