@@ -2,7 +2,7 @@
  * For the hold store's fault tests (store-errors, lost-hold-give-back, resent-hold,
  * undo-after-reconnect), which run on a redis-server of their own: the API's
  * fail-fast client, such a server behind a relay, the fields every hold carries, a
- * seat hold's record JSON, and a primed event on a given store.
+ * seat or ticket hold's record JSON, and a primed event on a given store.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -26,6 +26,10 @@ export const holdBase = (eventId: string, holdId: string, customerId: string) =>
 /** A seat hold's record JSON (its items, as the API writes them). */
 export const seatJson = (eventId: string, customerId: string, seatIds: string[]) =>
   JSON.stringify({ eventId, customerId, items: seatIds.map((seatId) => ({ seatId, quantity: 1 })), currency: 'EUR', totalCents: 1000 * seatIds.length });
+
+/** A ticket hold's record JSON (1,000 cents a ticket). */
+export const ticketJson = (eventId: string, customerId: string, ticketTypeId: string, quantity: number) =>
+  JSON.stringify({ eventId, customerId, items: [{ ticketTypeId, quantity }], currency: 'EUR', totalCents: 1000 * quantity });
 
 /** A new event, primed on `store` (with these ticket types). */
 export async function newEvent(store: HoldStore, ticketTypes: { id: string; capacity: number; sold: number }[] = []): Promise<string> {

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { ENDED_HOLD_TTL_MS, eventKeys, HoldStore, StoreUnavailableError } from '../src';
 import { RedisProcess, waitFor } from '@holdfast/test-kit';
-import { failFast, holdBase, loadScripts, newEvent, seatJson } from './hold-requests';
+import { failFast, holdBase, loadScripts, newEvent, seatJson, ticketJson } from './hold-requests';
 
 
 const rejection = (p: Promise<unknown>) => p.then(() => null, (err: unknown) => err);
@@ -113,7 +113,7 @@ test('when a ticket hold script times out while Redis is frozen, then the ticket
   const k = eventKeys(eventId);
   const holdId = `h-${randomUUID()}`;
   const customerId = `c-${randomUUID()}`;
-  const recordJson = JSON.stringify({ eventId, customerId, items: [{ ticketTypeId, quantity: 5 }], currency: 'EUR', totalCents: 5000 });
+  const recordJson = ticketJson(eventId, customerId, ticketTypeId, 5);
 
   await timedOutWhileFrozen(() => store.holdTickets({ ...holdBase(eventId, holdId, customerId), ticketTypeId, quantity: 5, recordJson }));
 
@@ -205,7 +205,7 @@ test('when a give-back overtakes its hold script (a cluster\'s client sends the 
   const gaEvent = await newEvent(store, [{ id: ticketTypeId, capacity: 5, sold: 0 }]);
   const gaHold = `h-${randomUUID()}`;
   await store.giveBackHold({ eventId: gaEvent, holdId: gaHold, customerId, ticketTypeId });
-  const gaJson = JSON.stringify({ eventId: gaEvent, customerId, items: [{ ticketTypeId, quantity: 2 }], currency: 'EUR', totalCents: 2000 });
+  const gaJson = ticketJson(gaEvent, customerId, ticketTypeId, 2);
   expect((await store.holdTickets({ ...holdBase(gaEvent, gaHold, customerId), ticketTypeId, quantity: 2, recordJson: gaJson })).kind).not.toBe('ok');
   expect(await redis.hget(eventKeys(gaEvent).ticketType(ticketTypeId), 'held')).toBe('0');
   const seats = Array.from({ length: 2 }, (_, i) => ({ id: `s-${i}-${randomUUID()}`, rank: i + 1, rowId: 1, number: i + 1, priceCents: 2500, label: `Row 1 ${i + 1}` }));

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { eventKeys, IdempotencyStore } from '../src';
 import { waitFor } from '@holdfast/test-kit';
-import { holdBase, newEvent, relayedRedis, seatJson } from './hold-requests';
+import { holdBase, newEvent, relayedRedis, seatJson, ticketJson } from './hold-requests';
 
 const env = relayedRedis();
 afterEach(async () => {
@@ -71,7 +71,7 @@ test('when a ticket hold\'s answer is lost and the script is sent again, then th
   const k = eventKeys(eventId);
   const holdId = `h-${randomUUID()}`;
   const customerId = `c-${randomUUID()}`;
-  const recordJson = JSON.stringify({ eventId, customerId, items: [{ ticketTypeId, quantity: 3 }], currency: 'EUR', totalCents: 3000 });
+  const recordJson = ticketJson(eventId, customerId, ticketTypeId, 3);
   const held = await answerLost(eventId, holdId, () => env.store.holdTickets({ ...holdBase(eventId, holdId, customerId), ticketTypeId, quantity: 3, recordJson }));
   expect(held).toEqual({ kind: 'ok', candidate: 1, nowMs: Number(await env.direct.hget(k.hold(holdId), 'createdAt')) });
   // Held once: a second run would have made it 6 (over the capacity of 5: SOLD_OUT).

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { eventKeys, IdempotencyStore, StoreUnavailableError } from '../src';
 import { PendingUndos } from '../src/pending-undos';
 import { sleep, waitFor } from '@holdfast/test-kit';
-import { holdBase, loadScripts, newEvent, relayedRedis, seatJson } from './hold-requests';
+import { holdBase, loadScripts, newEvent, relayedRedis, seatJson, ticketJson } from './hold-requests';
 
 const env = relayedRedis();
 afterEach(async () => {
@@ -65,7 +65,7 @@ test('when a ticket hold ran and ioredis gave up on it (its reconnect refused), 
   const k = eventKeys(eventId);
   const holdId = `h-${randomUUID()}`;
   const customerId = `c-${randomUUID()}`;
-  const recordJson = JSON.stringify({ eventId, customerId, items: [{ ticketTypeId, quantity: 3 }], currency: 'EUR', totalCents: 3000 });
+  const recordJson = ticketJson(eventId, customerId, ticketTypeId, 3);
   const answer = await lostWithConnection(async () => (await env.direct.exists(k.hold(holdId))) === 1,
     () => env.store.holdTickets({ ...holdBase(eventId, holdId, customerId), ticketTypeId, quantity: 3, recordJson }), true);
   // Given up at the first refused reconnect (maxRetriesPerRequest: 1), not timed out.
