@@ -112,7 +112,7 @@ export function createApp(deps: AppDeps): Express {
     stream: streamDeps(ctx, deps.feed, config.stream, metrics.stream),
     web: { distDir: webDistDir },
   };
-  const mount = { verifier, idempotency: idempotent(ctx.idempotency, log) };
+  const mount = { verifier, idempotency: (leaseMs?: number) => idempotent(ctx.idempotency, log, leaseMs) };
   const mounted: { endpoint: Endpoint; deps: unknown }[] = [];
   for (const group of Object.keys(ROUTE_GROUPS) as RouteGroup[]) {
     const groupDeps = groups[group];

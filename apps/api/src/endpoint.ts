@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, Response, Router } from 'express';
 import type { z } from '@holdfast/contracts';
-import type { Principal } from '@holdfast/domain';
+import type { KeyClaim, Principal } from '@holdfast/domain';
 import type { Role } from './middleware/auth';
 import { formatBytes, JSON_BODY_LIMIT_BYTES } from './middleware/body';
 import { forbidden, invalid, issuerUnavailable, tooLargeOf, unauthorized } from './response-docs';
@@ -65,6 +65,8 @@ export interface AnswerCall<D, P extends string = string, Q = unknown, B = unkno
   principal: Principal | undefined;
   /** The request's headers (Node's, names in lower case). */
   headers: IncomingHttpHeaders;
+  /** The claim of the request's Idempotency-Key, on an `idempotent` endpoint when the request has one. */
+  keyClaim?: KeyClaim;
 }
 
 /** What an endpoint's error hook sees of a refused request. */
@@ -114,7 +116,11 @@ export interface EndpointSpec<
    * every input it accepts (a test of the endpoint's contract says so).
    */
   quickBody?: (raw: unknown) => Parsed<B> | undefined;
-  idempotent?: boolean;
+  /**
+   * Takes an `Idempotency-Key` (middleware/idempotency.ts); `leaseMs`: how long a
+   * request holds the key's claim without answering, when not the store's own.
+   */
+  idempotent?: boolean | { leaseMs: (deps: D) => number };
   headers?: HeaderDoc[];
   responses: R;
   handler?: (call: Call<D, P, Q, B, R>) => unknown;

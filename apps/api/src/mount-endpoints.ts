@@ -8,8 +8,8 @@ import { parse } from './middleware/validate';
 export interface MountOptions {
   /** Needed by endpoints with roles. */
   verifier?: TokenVerifier;
-  /** The Idempotency-Key step (middleware/idempotency.ts) for endpoints marked `idempotent`. */
-  idempotency?: RequestHandler;
+  /** The Idempotency-Key step (middleware/idempotency.ts) for endpoints marked `idempotent`, with their claims' lease. */
+  idempotency?: (leaseMs?: number) => RequestHandler;
 }
 
 /** `/v1/holds/{holdId}` → `/v1/holds/:holdId`. */
@@ -52,7 +52,7 @@ function stepsOf<D>(e: Endpoint<D>, deps: D, opts: MountOptions): RequestHandler
   // 3. Idempotency-Key: after the principal and the body (its fingerprint covers the body).
   if (e.idempotent) {
     if (!opts.idempotency) throw new Error(`${e.operationId}: an idempotent endpoint needs the Idempotency-Key step`);
-    steps.push(opts.idempotency);
+    steps.push(opts.idempotency(e.idempotent === true ? undefined : e.idempotent.leaseMs(deps)));
   }
   // 4. The query and the body parsed with the declared schemas (400 VALIDATION_FAILED), then the handler.
   const { handler, answer, query, body, quickBody } = e;
@@ -64,7 +64,7 @@ function stepsOf<D>(e: Endpoint<D>, deps: D, opts: MountOptions): RequestHandler
   });
   steps.push(answer
     ? async (req: Request, res: Response) => {
-      const { status, body: sent } = await answer({ ...input(req), principal: req.principal, headers: req.headers });
+      const { status, body: sent } = await answer({ ...input(req), principal: req.principal, headers: req.headers, keyClaim: req.keyClaim });
       res.status(status).json(sent);
     }
     : (req: Request, res: Response) => handler!({ ...input(req), req, res }) as void);

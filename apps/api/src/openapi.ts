@@ -73,7 +73,7 @@ export function buildOpenApi(endpoints: readonly Endpoint[], opts: { version?: s
     if (r.idempotent) {
       parameters.push({
         name: 'Idempotency-Key', in: 'header', required: false,
-        description: 'Replays the first answer for 24 hours (header `Idempotent-Replayed: true`) when the same principal sends the same key and body; 422 IDEMPOTENCY_KEY_REUSED with another body; 409 IDEMPOTENCY_IN_PROGRESS while the first runs. 5xx and 429 answers are not kept.',
+        description: 'Replays the first answer for 24 hours (header `Idempotent-Replayed: true`) when the same principal sends the same key and body; 422 IDEMPOTENCY_KEY_REUSED with another body; 409 IDEMPOTENCY_IN_PROGRESS while the first runs. 5xx and 429 answers are not kept. A request that has not answered within its lease (a hold: HOLD_IDEMPOTENCY_LEASE_MS, 10 s; a confirm: 60 s) no longer blocks the key: the next request with it runs in its place, and a hold\'s gets the hold the first took, if it took one.',
         schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
       });
     }

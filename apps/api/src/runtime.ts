@@ -94,6 +94,7 @@ export async function createApiRuntime(config: Config, log = createLogger(config
     settings: {
       holdRateLimitPerMinute: config.holdRateLimitPerMinute,
       holdOutboxMaxPending: config.holdOutboxMaxPending,
+      holdIdempotencyLeaseMs: config.holdIdempotencyLeaseMs,
       confirmBatch: {
         maxBatch: config.confirmBatchMax, maxWaitMs: config.confirmBatchWaitMs, maxWaiting: config.confirmMaxWaiting,
         inFlight: config.confirmBatchInFlight,

@@ -2318,7 +2318,7 @@ export interface operations {
             header?: {
                 /** @description The queue pass the waiting room gave (POST /v1/events/{eventId}/queue); needed while the event has a waiting room. */
                 "Holdfast-Queue-Pass"?: string;
-                /** @description Replays the first answer for 24 hours (header `Idempotent-Replayed: true`) when the same principal sends the same key and body; 422 IDEMPOTENCY_KEY_REUSED with another body; 409 IDEMPOTENCY_IN_PROGRESS while the first runs. 5xx and 429 answers are not kept. */
+                /** @description Replays the first answer for 24 hours (header `Idempotent-Replayed: true`) when the same principal sends the same key and body; 422 IDEMPOTENCY_KEY_REUSED with another body; 409 IDEMPOTENCY_IN_PROGRESS while the first runs. 5xx and 429 answers are not kept. A request that has not answered within its lease (a hold: HOLD_IDEMPOTENCY_LEASE_MS, 10 s; a confirm: 60 s) no longer blocks the key: the next request with it runs in its place, and a hold's gets the hold the first took, if it took one. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2678,7 +2678,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the first answer for 24 hours (header `Idempotent-Replayed: true`) when the same principal sends the same key and body; 422 IDEMPOTENCY_KEY_REUSED with another body; 409 IDEMPOTENCY_IN_PROGRESS while the first runs. 5xx and 429 answers are not kept. */
+                /** @description Replays the first answer for 24 hours (header `Idempotent-Replayed: true`) when the same principal sends the same key and body; 422 IDEMPOTENCY_KEY_REUSED with another body; 409 IDEMPOTENCY_IN_PROGRESS while the first runs. 5xx and 429 answers are not kept. A request that has not answered within its lease (a hold: HOLD_IDEMPOTENCY_LEASE_MS, 10 s; a confirm: 60 s) no longer blocks the key: the next request with it runs in its place, and a hold's gets the hold the first took, if it took one. */
                 "Idempotency-Key"?: string;
             };
             path: {

@@ -25,6 +25,7 @@ const envSchema = z.object({
   DEMO_MODE: boolish.optional(),
   HOLD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100000).default(30),
   HOLD_OUTBOX_MAX_PENDING: z.coerce.number().int().min(1).max(10_000_000).default(100_000),
+  HOLD_IDEMPOTENCY_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   CORS_ORIGINS: z.string().optional(),
@@ -137,6 +138,11 @@ export interface Config {
   holdRateLimitPerMinute: number;
   /** Per event: holds not yet written to PostgreSQL past which new holds answer 503 (the outbox is never trimmed). */
   holdOutboxMaxPending: number;
+  /**
+   * How long a hold request's claim of its Idempotency-Key lasts without an answer: then a retry
+   * with the key takes the claim over, and with it the hold that request may have taken.
+   */
+  holdIdempotencyLeaseMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** `auto`: human-readable lines on a terminal outside production, JSON lines otherwise. */
   logFormat: 'auto' | 'json' | 'pretty';
@@ -305,6 +311,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     listenHost,
     holdRateLimitPerMinute: e.HOLD_RATE_LIMIT_PER_MINUTE,
     holdOutboxMaxPending: e.HOLD_OUTBOX_MAX_PENDING,
+    holdIdempotencyLeaseMs: e.HOLD_IDEMPOTENCY_LEASE_MS,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     corsOrigins: (e.CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),

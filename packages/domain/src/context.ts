@@ -42,6 +42,11 @@ export interface DomainSettings {
   /** Per event: holds not yet persisted in PostgreSQL past which new holds answer 503 (default 100000). */
   holdOutboxMaxPending?: number;
   /**
+   * How long a hold request's claim of its Idempotency-Key lasts without an answer before a
+   * retry with the key takes it over (default DEFAULT_HOLD_IDEMPOTENCY_LEASE_MS, 10 s).
+   */
+  holdIdempotencyLeaseMs?: number;
+  /**
    * A confirm's claim on its hold's lease: how long it lasts, and how long before its end a
    * batch may no longer commit on it (longer than a batch's statement and COMMIT may take).
    * Default DEFAULT_CONFIRM_CLAIM (60 s, 2.5 s).
@@ -52,6 +57,7 @@ export interface DomainSettings {
 }
 
 export const DEFAULT_HOLD_OUTBOX_MAX_PENDING = 100_000;
+export const DEFAULT_HOLD_IDEMPOTENCY_LEASE_MS = 10_000;
 
 export interface DomainContext {
   db: Db;

@@ -4,9 +4,10 @@ import { queuePassEvent, RATE_LIMIT_WINDOW_MS, type BestAttempt, type HoldAttemp
 import { DEFAULT_HOLD_OUTBOX_MAX_PENDING, type DomainContext } from './context';
 import type { Catalog } from './event-catalog';
 import { errors, type AppError } from './errors';
-import { isUuid, newHoldId } from './ids';
+import { holdIdOf, isUuid, newHoldId } from './ids';
 import { isoOfMs } from './iso-time';
 import type { Hold, HoldItem, HoldRecordJson } from './hold-view';
+import { findAnyHold } from './holds';
 import { primeEvent } from './prime-event';
 import { syncSeatIndex } from './seat-index';
 import { assertOnSale, salesClosedError } from './sale-window';
@@ -16,12 +17,29 @@ export type HoldSelector =
   | { kind: 'best'; tier: string; quantity: number }
   | { kind: 'tickets'; ticketTypeId: string; quantity: number };
 
+/**
+ * The claim of the request's Idempotency-Key (the API's middleware holds it).
+ * Its seed names the hold id every request holding the claim takes, so a retry
+ * that took over the claim of a request that never answered (its process died,
+ * or its answer could not be stored) finds that request's hold.
+ */
+export interface KeyClaim {
+  /** 24 hex digits, fixed for the claim's life: the hold id's last part. */
+  seed: string;
+  /** An earlier request held the claim and its lease lapsed without an answer. */
+  takenOver: boolean;
+  /** Gives the claim a new seed, or null when the claim is no longer this request's. */
+  reseed(): Promise<string | null>;
+}
+
 export interface CreateHoldInput {
   eventId: string;
   customerId: string;
   selector: HoldSelector;
   /** The Holdfast-Queue-Pass header: needed while the event has a waiting room (issue 29). */
   queuePass?: string;
+  /** Set when the request carries an Idempotency-Key. */
+  keyClaim?: KeyClaim;
 }
 
 /** What a buyer refused because PostgreSQL is behind is told to wait. */
@@ -75,10 +93,13 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
   const catalog = await ctx.catalog.get(eventId);
   if (!catalog) throw errors.eventNotFound();
   const { event } = catalog;
+  // A keyed request takes the hold id its key's claim names (after an earlier request's, perhaps its hold).
+  const claim = input.keyClaim?.takenOver ? await earlierRequestsHold(ctx, input.keyClaim, eventId, customerId) : input.keyClaim;
+  if (claim && 'id' in claim) return claim;
+  const holdId = claim ? holdIdOf(eventId, claim.seed) : newHoldId(eventId);
   // Draft or closed refused here; the window's bounds by the script, on Redis's clock.
   assertOnSale(event);
   const queuePass = event.waitingRoom ? checkedQueuePass(eventId, input.queuePass) : '';
-  const holdId = newHoldId(eventId);
   const base: HoldRequestBase = {
     eventId, holdId, customerId,
     ttlMs: event.holdTtlSeconds * 1000,
@@ -146,6 +167,28 @@ async function takeHold(ctx: DomainContext, input: CreateHoldInput): Promise<Hol
     expiresAt: isoOfMs(result.nowMs + base.ttlMs),
     items, totalCents, currency: event.currency, orderId: null, releasedBy: null, extensions: 0,
   };
+}
+
+/**
+ * A request that took over its key's claim: the request before it never
+ * answered, so the hold the claim's seed names may exist. A live or bought
+ * hold is the answer, as it is now (nothing is held again). None: this
+ * request takes that hold id (should the earlier request's script still run,
+ * it finds this hold and takes nothing: hold-store's includes/replayed-hold).
+ * One that ended otherwise (given back after a 503, released, expired): the
+ * key's request holds afresh, under a new seed.
+ */
+async function earlierRequestsHold(ctx: DomainContext, claim: KeyClaim, eventId: string, customerId: string): Promise<Hold | { seed: string }> {
+  const holdId = holdIdOf(eventId, claim.seed);
+  const hold = await findAnyHold(ctx, holdId);
+  // Live is Redis's word: a hold given back is ended there while its row may still read active.
+  const inRedis = await ctx.store.holdRecordStatus(eventId, holdId);
+  if (hold?.customerId === customerId && (hold.status === 'confirmed' || (hold.status === 'active' && inRedis === 'active'))) return hold;
+  // No hold in either store, not even the tombstone a give-back leaves before its hold script ran.
+  if (!hold && inRedis === null) return claim;
+  const seed = await claim.reseed();
+  if (!seed) throw errors.idempotencyInProgress();
+  return { seed };
 }
 
 /** The hold's record as the script stores it (HoldRecordJson, its fields in this order). */

@@ -10,7 +10,7 @@ export { extendHold } from './extend-hold';
 export { saleState, assertSaleOpen, type SaleState } from './sale-window';
 export { eventSales, type EventSales } from './event-sales';
 export { adminMarkRefunded } from './admin-payments';
-export { createHold, countRefusedHoldRequest, type CreateHoldInput, type HoldSelector } from './create-hold';
+export { createHold, countRefusedHoldRequest, type CreateHoldInput, type HoldSelector, type KeyClaim } from './create-hold';
 export { getHold, releaseHold, findAnyHold, type Principal, type Releaser } from './holds';
 export { primeEvent, ensurePrimed } from './prime-event';
 export { compareSeat, sortTierSeats } from './best-available';

@@ -856,6 +856,16 @@ export class HoldStore {
   }
 
   /** The hold's record as the hold script wrote it, or null. */
+  /**
+   * The status of the hold's record in Redis: 'active' while the hold is held there
+   * (whatever PostgreSQL's row says yet: a hold given back ends in Redis first), how
+   * it ended (its tombstone), or null when Redis has no record of it.
+   */
+  async holdRecordStatus(eventId: string, holdId: string): Promise<string | null> {
+    this.coalesce();
+    return this.redis.hget(eventKeys(eventId).hold(holdId), 'status');
+  }
+
   async getHoldRecord(eventId: string, holdId: string): Promise<HoldRecord | null> {
     this.coalesce();
     const h = await this.redis.hgetall(eventKeys(eventId).hold(holdId));

@@ -128,3 +128,24 @@ test('when an Idempotency-Key claim\'s answer is lost and the claim is sent agai
   expect((await idempotency.begin(principal, other, 'fp-2')).kind).toBe('started');
   expect(await idempotency.begin(principal, other, 'fp-2')).toEqual({ kind: 'running' });
 });
+
+test('when the answer to a claim that took a key over is lost and the claim is sent again, then the request holds the claim, taken over, with the earlier request\'s seed', async () => {
+  const idempotency = new IdempotencyStore(env.redis, 200);
+  const principal = `p-${randomUUID()}`;
+  const key = `k-${randomUUID()}`;
+  const redisKey = IdempotencyStore.redisKey(principal, key);
+  const first = await idempotency.begin(principal, key, 'fp');
+  if (first.kind !== 'started') throw new Error(first.kind);
+  await new Promise((r) => setTimeout(r, 250)); // the first request's lease lapses: it never answers
+  env.relay.mute();
+  const claimed = idempotency.begin(principal, key, 'fp');
+  await waitFor('the takeover to run', async () => (await env.direct.hget(redisKey, 'token')) !== first.token, { timeoutMs: 5000, intervalMs: 5 });
+  env.relay.cut();
+  env.relay.unmute();
+  await env.relay.restore();
+  const claim = await claimed;
+  expect(claim.kind === 'started' && { seed: claim.seed, takenOver: claim.takenOver }).toEqual({ seed: first.seed, takenOver: true });
+  if (claim.kind !== 'started') return;
+  expect(await env.direct.hget(redisKey, 'token')).toBe(claim.token);
+  expect(await idempotency.complete(principal, key, claim.token, 201, '{}')).toBe(true);
+});

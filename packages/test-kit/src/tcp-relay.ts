@@ -23,6 +23,12 @@ export interface Relay {
    * its connection.
    */
   mute(): void;
+  /**
+   * Mutes (as `mute`) once a client sends bytes containing `text`, from the answer
+   * to them on: a command found by what it names (a seat's key) runs, and
+   * nothing that connection or any other is answered after it.
+   */
+  muteOnceSent(text: string): void;
   unmute(): void;
   /** Lets new connections in again (listening again after `cut({ refuse: true })`). */
   restore(): Promise<void>;
@@ -34,6 +40,7 @@ export async function startRelay(target: string): Promise<Relay> {
   const sockets = new Set<Socket>();
   let down = false;
   let muted = false;
+  let muteWhenSent: string | null = null;
   const server = createServer((client) => {
     if (down) {
       client.destroy();
@@ -45,6 +52,12 @@ export async function startRelay(target: string): Promise<Relay> {
       socket.on('close', () => sockets.delete(socket));
       socket.on('error', () => undefined);
     }
+    client.on('data', (chunk: Buffer) => {
+      if (muteWhenSent !== null && chunk.includes(muteWhenSent)) {
+        muted = true;
+        muteWhenSent = null;
+      }
+    });
     client.pipe(upstream);
     upstream.on('data', (chunk: Buffer) => {
       if (!muted) client.write(chunk);
@@ -80,8 +93,12 @@ export async function startRelay(target: string): Promise<Relay> {
     mute() {
       muted = true;
     },
+    muteOnceSent(text) {
+      muteWhenSent = text;
+    },
     unmute() {
       muted = false;
+      muteWhenSent = null;
     },
     close: () =>
       new Promise((resolve) => {

@@ -1,8 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
-import { errors } from '@holdfast/domain';
+import { errors, type KeyClaim } from '@holdfast/domain';
 import type { IdempotencyStore } from '@holdfast/hold-store';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** Set when the request carries an Idempotency-Key whose claim it holds (idempotent, below). */
+      keyClaim?: KeyClaim;
+    }
+  }
+}
 
 const KEY = /^[\x20-\x7E]{1,255}$/;
 
@@ -16,6 +26,11 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/** A request's fingerprint: its method, path and body (keys in any order). */
+export function requestFingerprint(method: string, path: string, body: unknown): string {
+  return createHash('sha256').update(`${method} ${path}\n${canonical(body)}`).digest('hex');
+}
+
 /**
  * Which first answers are stored and replayed: every 2xx and 4xx, except 429
  * (a rate limit is about that moment, not about the request). A 5xx or a 429 is
@@ -27,8 +42,11 @@ const storable = (status: number) => status < 500 && status !== 429;
  * `Idempotency-Key` for a route, after authentication (keys are scoped to the
  * principal) and after the body is parsed (the fingerprint covers method, path
  * and body). Without the header it adds nothing, not even a Redis round trip.
+ * A request holds the key's claim for `leaseMs` (the store's own when not
+ * given): a retry meanwhile answers 409 IDEMPOTENCY_IN_PROGRESS, a retry after
+ * it takes the claim over (req.keyClaim says so, with the claim's seed).
  */
-export function idempotent(store: IdempotencyStore, log: Logger) {
+export function idempotent(store: IdempotencyStore, log: Logger, leaseMs?: number) {
   return async (req: Request, res: Response, next: NextFunction) => {
     const key = req.headers['idempotency-key'];
     if (key === undefined) {
@@ -42,10 +60,8 @@ export function idempotent(store: IdempotencyStore, log: Logger) {
       );
     }
     const principal = `${req.principal!.role}:${req.principal!.id}`;
-    const fingerprint = createHash('sha256')
-      .update(`${req.method} ${req.baseUrl}${req.path}\n${canonical(req.body)}`)
-      .digest('hex');
-    const claim = await store.begin(principal, key, fingerprint);
+    const fingerprint = requestFingerprint(req.method, req.baseUrl + req.path, req.body);
+    const claim = await store.begin(principal, key, fingerprint, leaseMs);
     if (claim.kind === 'mismatch') throw errors.idempotencyKeyReused();
     if (claim.kind === 'running') throw errors.idempotencyInProgress();
     if (claim.kind === 'done') {
@@ -54,6 +70,11 @@ export function idempotent(store: IdempotencyStore, log: Logger) {
       return;
     }
 
+    req.keyClaim = {
+      seed: claim.seed,
+      takenOver: claim.takenOver,
+      reseed: () => store.reseed(principal, key, claim.token),
+    };
     // This request owns the key: store its answer before sending it, so a client
     // that retries the moment it has the answer gets the replay, never a 409.
     let settled = false;
@@ -65,7 +86,7 @@ export function idempotent(store: IdempotencyStore, log: Logger) {
       const text = JSON.stringify(body);
       const done = storable(status)
         ? store.complete(principal, key, claim.token, status, text)
-        : store.release(principal, key, claim.token);
+        : store.release(principal, key, claim.token, leaseMs);
       done.then(
         () => send(body),
         (err: unknown) => {
@@ -85,7 +106,7 @@ export function idempotent(store: IdempotencyStore, log: Logger) {
     res.end = ((...args: unknown[]) => {
       if (!settled) {
         settled = true;
-        store.release(principal, key, claim.token).catch(() => undefined);
+        store.release(principal, key, claim.token, leaseMs).catch(() => undefined);
       }
       return end(...args);
     }) as Response['end'];

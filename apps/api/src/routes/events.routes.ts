@@ -2,7 +2,7 @@ import {
   CREATE_EVENT_BODY_LIMIT_BYTES, createEventBody, createHoldBody, emptyQuery, listQuery, quickHoldBody, responses, updateEventBody,
 } from '@holdfast/contracts';
 import {
-  appErrorOf, countRefusedHoldRequest, createEvent, createHold, getEvent, listEvents, listSeats, updateEvent,
+  appErrorOf, countRefusedHoldRequest, createEvent, DEFAULT_HOLD_IDEMPOTENCY_LEASE_MS, createHold, getEvent, listEvents, listSeats, updateEvent,
   type DomainContext, type HoldSelector,
 } from '@holdfast/domain';
 import { endpointOf, type RefusedCall } from '../endpoint';
@@ -93,7 +93,7 @@ export const EVENT_ENDPOINTS = [
   endpoint({
     method: 'post', path: '/v1/events/{eventId}/holds', operationId: 'createHold', tag: 'Holds', roles: ['customer'], body: createHoldBody,
     quickBody: quickHoldBody,
-    idempotent: true,
+    idempotent: { leaseMs: (ctx) => ctx.settings.holdIdempotencyLeaseMs ?? DEFAULT_HOLD_IDEMPOTENCY_LEASE_MS },
     headers: [{
       name: QUEUE_PASS_HEADER, required: false,
       description: 'The queue pass the waiting room gave (POST /v1/events/{eventId}/queue); needed while the event has a waiting room.',
@@ -106,7 +106,7 @@ export const EVENT_ENDPOINTS = [
       422: err('LIMIT_EXCEEDED, or IDEMPOTENCY_KEY_REUSED'), 429: err('RATE_LIMITED, with Retry-After'),
       503: err('SERVICE_UNAVAILABLE: PostgreSQL or Redis is unavailable, or details.reason hold_backlog_full (holds not yet written to PostgreSQL reached HOLD_OUTBOX_MAX_PENDING), with Retry-After'),
     },
-    answer: async ({ deps: ctx, params, body, principal, headers }) => {
+    answer: async ({ deps: ctx, params, body, principal, headers, keyClaim }) => {
       const selector: HoldSelector = body.seatIds
         ? { kind: 'seats', seatIds: body.seatIds }
         : body.tier !== undefined
@@ -114,7 +114,7 @@ export const EVENT_ENDPOINTS = [
           : { kind: 'tickets', ticketTypeId: body.ticketTypeId!, quantity: body.quantity! };
       const pass = headers[QUEUE_PASS_KEY];
       const hold = await createHold(ctx, {
-        eventId: params.eventId, customerId: principal!.id, selector, queuePass: Array.isArray(pass) ? pass[0] : pass,
+        eventId: params.eventId, customerId: principal!.id, selector, queuePass: Array.isArray(pass) ? pass[0] : pass, keyClaim,
       });
       return { status: 201, body: { hold } };
     },

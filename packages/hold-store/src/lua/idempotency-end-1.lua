@@ -1,12 +1,14 @@
 --[[
-  Finish an idempotency key this request claimed: store its answer, or release
-  the key so a retry runs afresh. Compare-and-set on the token: a request whose
-  lease ran out and was taken by another changes nothing.
+  Finish an idempotency key this request claimed: store its answer, release
+  the key so a retry runs afresh, or give its claim a new seed. Compare-and-set
+  on the token: a request whose lease ran out and was taken by another changes
+  nothing.
 
   Input:
     KEYS[1] the key's record (hash)
-    ARGV[1] the token from begin   ARGV[2] "complete" | "release"
-    ARGV[3] status   ARGV[4] body   ARGV[5] how long the answer is kept, seconds
+    ARGV[1] the token from begin   ARGV[2] "complete" | "release" | "reseed"
+    ARGV[3] status (complete), the new seed (reseed)   ARGV[4] body
+    ARGV[5] how long the answer is kept, seconds
 
   Output:
     1 when applied, 0 when the key is no longer this request's
@@ -14,6 +16,10 @@
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
 if ARGV[2] == 'release' then
   redis.call('DEL', KEYS[1])
+  return 1
+end
+if ARGV[2] == 'reseed' then
+  redis.call('HSET', KEYS[1], 'seed', ARGV[3])
   return 1
 end
 redis.call('HSET', KEYS[1], 'state', 'done', 'status', ARGV[3], 'body', ARGV[4])
