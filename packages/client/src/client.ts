@@ -36,10 +36,22 @@ type Call<Paths extends Record<string, any>, M extends HttpMethod> = <
 export type CallMethod<M extends HttpMethod> = Call<{ [P in keyof paths]: paths[P] }, M>;
 
 export interface RetryOptions {
-  /** Retries of one call after `429` or `503` answers that carry `Retry-After` (default 2; 0: none). */
+  /**
+   * Retries of one call after `429` or `503` answers that carry `Retry-After`
+   * (default 2; 0: none); also, for a call with an `Idempotency-Key`, sends
+   * again after the server could not be reached or the connection was lost
+   * before the answer (the same key: the server answers what the first did).
+   */
   maxRetries?: number;
   /** A `Retry-After` longer than this many seconds is not waited for: the error is thrown at once (default 30). */
   maxDelaySeconds?: number;
+  /**
+   * How long a call with an `Idempotency-Key` waits, in all, while the server
+   * answers `409 IDEMPOTENCY_IN_PROGRESS` (an earlier attempt of it still runs,
+   * or its server died and the key's claim has not lapsed yet: 10 s for a
+   * hold), sending it again each `Retry-After` (default 20; 0: not at all).
+   */
+  inProgressWaitSeconds?: number;
 }
 
 export interface HoldfastClientOptions {
@@ -81,6 +93,15 @@ const sleep = (ms: number, signal?: AbortSignal | null) =>
 
 const IDEMPOTENT = new Set(idempotentOperations);
 
+/** After a keyed call's connection was lost, the pause before it is sent again (times the losses so far). */
+const LOST_CONNECTION_PAUSE_MS = 250;
+
+/** Whether a 409 is IDEMPOTENCY_IN_PROGRESS (its body read from a copy: the answer stays readable). */
+async function isInProgress(response: Response): Promise<boolean> {
+  const body = (await response.clone().json().catch(() => null)) as { error?: { code?: string } } | null;
+  return body?.error?.code === 'IDEMPOTENCY_IN_PROGRESS';
+}
+
 /**
  * A client of the holdfast API: `GET`, `POST`, `PATCH`, `DELETE` over every
  * path of the OpenAPI document (typed params, bodies and answers; a refusal
@@ -91,14 +112,22 @@ const IDEMPOTENT = new Set(idempotentOperations);
 export function createHoldfastClient(options: HoldfastClientOptions) {
   const baseUrl = options.baseUrl.replace(/\/$/, '');
   const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
-  const retry = options.retry === false ? { maxRetries: 0, maxDelaySeconds: 0 } : { maxRetries: 2, maxDelaySeconds: 30, ...options.retry };
+  const retry = options.retry === false
+    ? { maxRetries: 0, maxDelaySeconds: 0, inProgressWaitSeconds: 0 }
+    : { maxRetries: 2, maxDelaySeconds: 30, inProgressWaitSeconds: 20, ...options.retry };
   const newKey = options.idempotencyKey === false ? null : (options.idempotencyKey ?? (() => globalThis.crypto.randomUUID()));
   const tokenFor = async (refresh: boolean) => (options.getToken ? options.getToken({ refresh }) : options.token);
 
-  /** One logical call: the token, a new token once after a 401, and the waits a 429 or 503 asks for. */
+  /**
+   * One logical call: the token, a new token once after a 401, and the waits a 429 or 503 asks
+   * for; with an Idempotency-Key, also a lost connection and 409 IDEMPOTENCY_IN_PROGRESS.
+   */
   async function send(request: Request): Promise<Response> {
     const ownAuthorization = request.headers.has('Authorization');
+    const keyed = request.headers.has('Idempotency-Key');
     let refreshed = false;
+    let lostConnections = 0;
+    let inProgressMs = 0;
     for (let retries = 0; ; ) {
       const attempt = request.clone();
       if (!ownAuthorization) {
@@ -110,11 +139,25 @@ export function createHoldfastClient(options: HoldfastClientOptions) {
         response = await baseFetch(attempt);
       } catch (error) {
         if (request.signal?.aborted) throw error;
+        // The request may have run (its answer lost with the connection): sent again with its key,
+        // the server answers what that run did, or runs it if it never did.
+        if (keyed && lostConnections < retry.maxRetries) {
+          lostConnections++;
+          await sleep(LOST_CONNECTION_PAUSE_MS * lostConnections, request.signal);
+          continue;
+        }
         throw new HoldfastError(0, 'NETWORK_ERROR', 'The server could not be reached.', undefined, undefined, undefined, { cause: error });
       }
       if (response.status === 401 && options.getToken && !ownAuthorization && !refreshed) {
         refreshed = true;
         await response.body?.cancel();
+        continue;
+      }
+      if (keyed && response.status === 409 && inProgressMs < retry.inProgressWaitSeconds * 1000 && (await isInProgress(response))) {
+        const waitMs = Math.min((retryAfterOf(response) ?? 1) * 1000, retry.inProgressWaitSeconds * 1000 - inProgressMs);
+        inProgressMs += waitMs;
+        await response.body?.cancel();
+        await sleep(waitMs, request.signal);
         continue;
       }
       const wait = response.status === 429 || response.status === 503 ? retryAfterOf(response) : undefined;

@@ -92,8 +92,12 @@ export const errors = {
     ),
   idempotencyKeyReused: () =>
     new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request.', 422),
+  // Retry-After 1: the running request's answer is stored the moment it has one, and a
+  // request that will never answer gives the key up at the end of its lease.
   idempotencyInProgress: () =>
-    new AppError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still running; retry shortly.', 409),
+    new AppError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still running; retry shortly.', 409, { retryAfterSeconds: 1 }, {
+      'Retry-After': '1',
+    }),
   invalidSignature: () =>
     new AppError('INVALID_SIGNATURE', 'The Stripe-Signature header is missing, wrong or too old for this body.', 400),
   paymentRejected: (reason: string) =>
