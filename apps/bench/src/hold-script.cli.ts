@@ -1,6 +1,6 @@
 /**
  * `npx tsx apps/bench/src/hold-script.cli.ts [--redis redis://127.0.0.1:6391/0] [--calls 4000] [--rounds 5]
- *   [--inflight 16] [--scripts hold1,hold4,tickets,best1,best4,readClaim,endConfirmed] [--against <git rev>]`
+ *   [--inflight 16] [--scripts hold1,hold4,tickets,best1,best4,readClaim,endConfirmed,keyClaim] [--against <git rev>]`
  *
  * Redis's own CPU per call of each hot hold script, in isolation: a Redis
  * server on this machine with nothing else on it (its pid from INFO; no
@@ -22,7 +22,10 @@
  * tickets (hold-tickets-11.lua, 1 ticket), best1 and best4 (hold-best-12.lua),
  * readClaim (read-claim-hold-7.lua, a confirm's claim on a 1-seat hold made
  * before the phase), endConfirmed (end-confirmed-holds-6.lua, one confirmed
- * 1-seat hold per call, claimed before the phase). The customer's rate limit
+ * 1-seat hold per call, claimed before the phase), keyClaim (what a request with an
+ * Idempotency-Key adds: idempotency-begin-1.lua on a new key, then
+ * idempotency-end-1.lua storing an answer of 600 bytes; both scripts are one
+ * call). The customer's rate limit
  * is counted (100,000 a minute, as the bench's API), 50 holds per customer.
  *
  * `--callgrind <pid> --callgrind-dir <dir>`: that Redis server runs under
@@ -44,7 +47,7 @@ import { medianOf } from './latency.histogram';
 type HoldStoreModule = typeof current;
 type Store = InstanceType<HoldStoreModule['HoldStore']>;
 
-const ALL_SCRIPTS = ['hold1', 'hold4', 'tickets', 'best1', 'best4', 'readClaim', 'endConfirmed'] as const;
+const ALL_SCRIPTS = ['hold1', 'hold4', 'tickets', 'best1', 'best4', 'readClaim', 'endConfirmed', 'keyClaim'] as const;
 type ScriptCase = (typeof ALL_SCRIPTS)[number];
 
 function option(name: string, fallback: string): string {
@@ -199,6 +202,16 @@ async function phase(store: Store, redis: Redis, c: ScriptCase, calls: number): 
     run = async (i) => {
       const r = await store.holdBest({ ...base(i), tier: 'standard', quantity: seatsPerHold, currency: 'EUR' });
       if (r.kind !== 'ok') throw new Error(`holdBest answered ${r.kind}`);
+    };
+  } else if (c === 'keyClaim') {
+    const fingerprint = 'f'.repeat(64);
+    const answer = JSON.stringify({ hold: { id: holdIdOf(eventId), padding: 'x'.repeat(540) } });
+    run = async (i) => {
+      const principal = `customer:cust-${i}`;
+      const key = `${eventId}-${i}`;
+      const claim = await store.idempotency.begin(principal, key, fingerprint);
+      if (claim.kind !== 'started') throw new Error(`idempotency begin answered ${claim.kind}`);
+      if (!(await store.idempotency.complete(principal, key, claim.token, 201, answer))) throw new Error('idempotency complete did not apply');
     };
   } else {
     const holds: MadeHold[] = new Array(calls);
