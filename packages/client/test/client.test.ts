@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { eventKeys } from '@holdfast/hold-store';
 import { seatGrid, startRelay, useTestApi, waitFor } from '@holdfast/test-kit';
-import { createHoldfastClient, HoldfastError, isHoldfastError, type HoldfastClientOptions, type StreamItem } from '../src';
+import { createHoldfastClient, isHoldfastError, type HoldfastClientOptions, type StreamItem } from '../src';
+import { caught } from './caught';
 
 // A small hold rate (a customer's fourth hold in a minute is refused 429) and a confirm queue of one
 // (a confirm that finds another waiting is refused 503 OVERLOADED, Retry-After: 1).
@@ -27,16 +28,6 @@ function clientAs(role: 'customer' | 'service' | 'admin', sub = `${role}-${run}-
     ...more,
   });
   return { client, sent, sub };
-}
-
-async function caught(promise: Promise<unknown>): Promise<HoldfastError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof HoldfastError) return error;
-    throw error;
-  }
-  throw new Error('expected a HoldfastError, the call succeeded');
 }
 
 test('when a storefront holds a seat and its backend confirms it through the client, then the order has the seat and the hold is confirmed', async () => {

@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { eventKeys } from '@holdfast/hold-store';
 import { ApiProcess, seatGrid, startRelay, useTestApi, waitFor, type Relay } from '@holdfast/test-kit';
-import { createHoldfastClient, HoldfastError, type HoldfastClientOptions } from '../src';
+import { createHoldfastClient, type HoldfastClientOptions } from '../src';
+import { caught } from './caught';
 
 const LEASE_MS = 2000;
 const relays: Relay[] = [];
@@ -47,16 +48,6 @@ function buyerThrough(relay: Relay, more: Partial<HoldfastClientOptions> = {}) {
     ...more,
   });
   return { client, sent, customer };
-}
-
-async function caught(promise: Promise<unknown>): Promise<HoldfastError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof HoldfastError) return error;
-    throw error;
-  }
-  throw new Error('expected a HoldfastError, the call succeeded');
 }
 
 test('when the connection is lost after the server took the hold and before its answer came, then the client sends it again with its key and gets that hold', async () => {
