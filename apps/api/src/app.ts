@@ -131,7 +131,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(errorHandler(log));
 
   // Plain requests to the hot endpoints are answered before Express's own handling (fast-path.ts).
-  const fast = createFastPath(mounted, { verifier, log, begin, staticHeaders: setStaticHeaders.list, corsHeaders });
+  const fast = createFastPath(mounted, { verifier, log, begin, staticHeaders: setStaticHeaders.list, corsHeaders, idempotency: ctx.idempotency });
   app.locals.fastPath = fast.stats;
   if (config.httpFastPath) {
     type Handle = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;

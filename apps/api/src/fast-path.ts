@@ -1,12 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Principal } from '@holdfast/domain';
+import type { IdempotencyStore } from '@holdfast/hold-store';
 import { nameRequestSpan } from '@holdfast/telemetry';
 import type { Endpoint, RefusedCall } from './endpoint';
 import { authorize } from './middleware/auth';
 import type { TokenVerifier } from './middleware/token-verifier';
 import { isPlainJson, readPlainJson } from './middleware/body';
 import { errorAnswer } from './middleware/errors';
+import { beginKeyStep, type KeyStep } from './middleware/idempotency';
 import type { BeginRequest } from './middleware/request-telemetry';
 import { parse } from './middleware/validate';
 import { expressPath } from './mount-endpoints';
@@ -24,8 +26,10 @@ import { expressPath } from './mount-endpoints';
  * the one error mapping. Any request it is not sure to answer exactly as the
  * Express steps would is passed on to them: another path form (a trailing
  * slash, other letter case, percent-encoding), a query string on an endpoint
- * that parses one, an Idempotency-Key, or a body that is not plain UTF-8 JSON
- * of a known length (isPlainJson).
+ * that parses one, or a body that is not plain UTF-8 JSON of a known length
+ * (isPlainJson). An Idempotency-Key is taken here as the Express steps take it
+ * (beginKeyStep, after the body is read and before it is parsed): the typed
+ * client and the storefront send one with every hold.
  */
 
 export interface FastPathStats {
@@ -43,6 +47,8 @@ export interface FastPathDeps {
   staticHeaders: readonly string[];
   /** True when it answered (a CORS preflight). */
   corsHeaders: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /** Idempotency-Key claims and answers. */
+  idempotency: IdempotencyStore;
 }
 
 export interface FastPath {
@@ -61,8 +67,14 @@ interface FastRoute {
   /** Gives `route` (made once: a closure per request cost each hold an allocation). */
   routeOf: () => string;
   readsBody: boolean;
+  /** Takes an Idempotency-Key, its claims held this long (undefined: the store's own lease). */
+  keyed: boolean;
+  keyLeaseMs: number | undefined;
   onError?: (err: unknown, call: RefusedCall) => Promise<unknown>;
 }
+
+/** The header a replayed answer carries. */
+const REPLAYED = { 'Idempotent-Replayed': 'true' };
 
 /** A path parameter the fast path takes: unreserved characters only, so decoding it changes nothing. */
 const PARAM = '([A-Za-z0-9._~-]+)';
@@ -116,9 +128,8 @@ function logOfLazy(lazy: LazyLog): () => Logger {
  * answer itself. Headers set before (CORS's) are kept.
  */
 function writeJson(
-  res: ServerResponse, status: number, body: unknown, requestId: string, fixed: readonly string[], extra?: Record<string, string>,
+  res: ServerResponse, status: number, text: string, requestId: string, fixed: readonly string[], extra?: Record<string, string>,
 ): void {
-  const text = JSON.stringify(body);
   const headers: string[] = ['X-Request-Id', requestId];
   for (let i = 0; i < fixed.length; i += 1) headers.push(fixed[i]!);
   if (extra) for (const name of Object.keys(extra)) headers.push(name, extra[name]!);
@@ -149,18 +160,32 @@ export function createFastPath(mounted: ReadonlyArray<{ endpoint: Endpoint; deps
       route,
       routeOf: () => route,
       readsBody: Boolean(e.roles || e.body),
+      keyed: Boolean(e.idempotent),
+      keyLeaseMs: e.idempotent && e.idempotent !== true ? e.idempotent.leaseMs(deps) : undefined,
       onError: e.onError?.(deps),
     });
     byMethod.set(method, routes);
   });
   const stats: FastPathStats = { served: 0, passed: 0 };
 
-  async function run(r: FastRoute, req: IncomingMessage, res: ServerResponse, params: Record<string, string>, requestId: string, logOf: () => Logger) {
+  async function run(
+    r: FastRoute, req: IncomingMessage, res: ServerResponse, path: string, params: Record<string, string>, requestId: string, logOf: () => Logger,
+  ) {
     const e = r.endpoint;
     let principal: Principal | undefined;
+    let keyStep: Extract<KeyStep, { kind: 'held' }> | undefined;
     try {
       if (e.roles) principal = await authorize(req as never, d.verifier, e.roles);
       const raw = r.readsBody ? await readPlainJson(req) : undefined;
+      const key = r.keyed ? req.headers['idempotency-key'] : undefined;
+      if (key !== undefined) {
+        const step = await beginKeyStep(d.idempotency, d.log, { key, principal: principal!, method: req.method!, path, body: raw, requestId }, r.keyLeaseMs);
+        if (step.kind === 'replay') {
+          writeJson(res, step.status, step.text, requestId, d.staticHeaders, REPLAYED);
+          return;
+        }
+        keyStep = step;
+      }
       const answer = await e.answer!({
         deps: r.deps,
         params,
@@ -169,13 +194,18 @@ export function createFastPath(mounted: ReadonlyArray<{ endpoint: Endpoint; deps
         body: e.body ? (e.quickBody?.(raw) ?? parse(e.body, raw)) : undefined,
         principal,
         headers: req.headers,
+        keyClaim: keyStep?.keyClaim,
       });
-      writeJson(res, answer.status, answer.body, requestId, d.staticHeaders);
+      const text = JSON.stringify(answer.body);
+      if (keyStep) await keyStep.settle(answer.status, text);
+      writeJson(res, answer.status, text, requestId, d.staticHeaders);
     } catch (err) {
       let final = err;
       if (r.onError) final = await r.onError(err, { principal, params }).catch(() => err);
       const answer = errorAnswer(final, requestId, logOf);
-      writeJson(res, answer.status, answer.body, requestId, d.staticHeaders, answer.headers);
+      const text = JSON.stringify(answer.body);
+      if (keyStep) await keyStep.settle(answer.status, text);
+      writeJson(res, answer.status, text, requestId, d.staticHeaders, answer.headers);
     }
   }
 
@@ -191,7 +221,7 @@ export function createFastPath(mounted: ReadonlyArray<{ endpoint: Endpoint; deps
         const match = r.pattern.exec(path);
         if (!match) continue;
         const e = r.endpoint;
-        if ((q !== -1 && e.query) || (e.idempotent && req.headers['idempotency-key'] !== undefined) || (r.readsBody && !isPlainJson(req))) {
+        if ((q !== -1 && e.query) || (r.readsBody && !isPlainJson(req))) {
           stats.passed += 1;
           return false;
         }
@@ -205,7 +235,7 @@ export function createFastPath(mounted: ReadonlyArray<{ endpoint: Endpoint; deps
         nameRequestSpan(req.method!, r.route);
         // Only a preflight (OPTIONS, never routed here) is answered by the CORS step.
         if (d.corsHeaders(req, res)) return true;
-        void run(r, req, res, params, requestId, logOf);
+        void run(r, req, res, path, params, requestId, logOf);
         return true;
       }
       return false;

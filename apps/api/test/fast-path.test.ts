@@ -3,7 +3,9 @@ import { gzipSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import { checkResponse } from '../src';
 import { HOLD_ID_PATTERN } from '@holdfast/contracts';
+import { IdempotencyStore } from '@holdfast/hold-store';
 import { expectInvariants, seatGrid, useTestApi, waitFor, type TestApi } from '@holdfast/test-kit';
+import { requestFingerprint } from '../src/middleware/idempotency';
 
 // The lean path for hot endpoints (apps/api/src/fast-path.ts) against the Express
 // steps: the same requests to two APIs, one with HTTP_FAST_PATH on (the default)
@@ -70,14 +72,18 @@ interface Sale {
   /** A new buyer's token (each hold its own buyer: no per-customer limit in the way). */
   customer(): string;
   service: string;
+  /** One buyer for the requests with an Idempotency-Key (a key is scoped to its principal). */
+  keyed: { sub: string; token: string };
 }
 
 async function saleOn(suite: typeof fast): Promise<Sale> {
+  const sub = `fp-keyed-${randomUUID()}`;
   // Seats 0-29 standard, 30-39 premium (the best-available hold takes premium ones).
   const { event, seats } = await suite.newEvent({ seats: [...seatGrid(['A'], 1, 30), ...seatGrid(['B'], 1, 10, 'premium')] });
   return {
     api: suite.api, eventId: event.id, seatIds: seats.map((s) => s.id),
     customer: () => suite.api.token('customer', `fp-${randomUUID()}`), service: suite.api.token('service'),
+    keyed: { sub, token: suite.api.token('customer', sub) },
   };
 }
 
@@ -139,9 +145,37 @@ describe('when the same hold requests reach the lean path and the Express steps'
     expect([r.way, r.status]).toEqual(['served', status]);
   });
 
+  // Requests with an Idempotency-Key, each key sent by one buyer to both APIs: the first
+  // request, the same again (replayed), another body, a key not valid, one still running.
+  const KEY = `k-${randomUUID()}`;
+  const RUNNING = `k-running-${randomUUID()}`;
+  const keyedHold = (seat: number, key: string) => (s: Sale): RawRequest => ({
+    ...hold(seat, { 'idempotency-key': key })(s), headers: { ...json, ...bearer(s.keyed.token), 'idempotency-key': key },
+  });
+  afterAll(async () => {
+    for (const s of [sales.fast, sales.express]) {
+      await s.api.rt.redis.del(...[KEY, RUNNING].map((k) => IdempotencyStore.redisKey(`customer:${s.keyed.sub}`, k)));
+    }
+  });
+  beforeAll(async () => {
+    for (const s of [sales.fast, sales.express]) {
+      const fingerprint = requestFingerprint('POST', `/v1/events/${s.eventId}/holds`, { seatIds: [s.seatIds[22]] });
+      expect((await s.api.rt.ctx.idempotency.begin(`customer:${s.keyed.sub}`, RUNNING, fingerprint)).kind).toBe('started');
+    }
+  });
+  test.each([
+    ['an Idempotency-Key', keyedHold(20, KEY), 201, null],
+    ['the same key and body again', keyedHold(20, KEY), 201, 'true'],
+    ['the same key with another body', keyedHold(21, KEY), 422, null],
+    ['a key that is not valid', keyedHold(21, 'k'.repeat(256)), 400, null],
+    ['a key whose first request still runs', keyedHold(22, RUNNING), 409, null],
+  ] as const)('%s: the same answer, served by the lean path', async (_what, build, status, replayed) => {
+    const r = await both(build, sales);
+    expect([r.way, r.status, r.headers['idempotent-replayed'] ?? null]).toEqual(['served', status, replayed]);
+  });
+
   test.each([
     ['text/plain', hold(10, { 'content-type': 'text/plain' }), 400],
-    ['an Idempotency-Key', hold(11, { 'idempotency-key': `k-${randomUUID()}` }), 201],
     ['a gzip body', (s: Sale) => ({ ...hold(15, { 'content-encoding': 'gzip' })(s), body: gzipSync(JSON.stringify({ seatIds: [s.seatIds[15]] })) }), 201],
     ['a chunked body', (s: Sale) => ({ ...hold(16)(s), chunked: true }), 201],
     ['an empty body', (s: Sale) => ({ ...hold(17, { 'content-length': 0 })(s), body: '' }), 400],
@@ -203,6 +237,7 @@ describe('when the same confirms reach the lean path and the Express steps', () 
     ['an unknown hold', (s: Sale) => ({ ...confirm(1)(s), path: `/v1/holds/hld_${'0'.repeat(32)}/confirm` }), 404],
     ['a malformed hold id', (s: Sale) => ({ ...confirm(1)(s), path: '/v1/holds/hld_zz/confirm' }), 404],
     ['a body without paymentReference', (s: Sale) => ({ ...confirm(1)(s), body: '{}' }), 400],
+    ['an Idempotency-Key', confirm(3, 'service', { headers: { 'idempotency-key': `k-${randomUUID()}` } }), 201],
   ] as const)('%s: the same answer, served by the lean path', async (_what, build, status) => {
     const r = await both(build, sales);
     expect([r.way, r.status]).toEqual(['served', status]);
@@ -211,7 +246,6 @@ describe('when the same confirms reach the lean path and the Express steps', () 
 
   test.each([
     ['a query string (the endpoint parses an empty one)', (s: Sale) => ({ ...confirm(2)(s), path: `/v1/holds/${holdIds.get(s)![2]}/confirm?x=1` }), 400],
-    ['an Idempotency-Key', confirm(3, 'service', { headers: { 'idempotency-key': `k-${randomUUID()}` } }), 201],
   ] as const)('%s: passed on to the Express steps, the same answer', async (_what, build, status) => {
     const r = await both(build, sales);
     expect([r.way, r.status]).toEqual(['passed', status]);

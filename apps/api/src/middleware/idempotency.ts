@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
-import { errors, type KeyClaim } from '@holdfast/domain';
+import { errors, type KeyClaim, type Principal } from '@holdfast/domain';
 import type { IdempotencyStore } from '@holdfast/hold-store';
 
 declare global {
@@ -38,13 +38,68 @@ export function requestFingerprint(method: string, path: string, body: unknown):
  */
 const storable = (status: number) => status < 500 && status !== 429;
 
+/** What the key's step decided: the stored answer to replay, or the claim this request now holds. */
+export type KeyStep =
+  | { kind: 'replay'; status: number; text: string }
+  | {
+    kind: 'held';
+    keyClaim: KeyClaim;
+    /**
+     * Stores the answer (`text`, JSON) or releases the key (a 5xx, a 429), before
+     * the answer is sent, so a client that retries the moment it has it gets the
+     * replay, never a 409. Never rejects: the answer stands whatever Redis says (a
+     * release it could not take is sent again once it can, IdempotencyStore.release;
+     * an answer not stored leaves the key in progress until its lease lapses).
+     */
+    settle(status: number, text: string): Promise<void>;
+    /** Releases the key of a request that ends with no answer to store. */
+    release(): void;
+  };
+
 /**
- * `Idempotency-Key` for a route, after authentication (keys are scoped to the
- * principal) and after the body is parsed (the fingerprint covers method, path
- * and body). Without the header it adds nothing, not even a Redis round trip.
- * A request holds the key's claim for `leaseMs` (the store's own when not
- * given): a retry meanwhile answers 409 IDEMPOTENCY_IN_PROGRESS, a retry after
- * it takes the claim over (req.keyClaim says so, with the claim's seed).
+ * The Idempotency-Key step of one request, for the Express steps (`idempotent`)
+ * and the lean path (fast-path.ts) alike: after authentication (keys are scoped
+ * to the principal) and after the body is read (the fingerprint covers method,
+ * path and body). A request holds the key's claim for `leaseMs` (the store's
+ * own when not given): a request meanwhile answers 409 IDEMPOTENCY_IN_PROGRESS,
+ * one after it takes the claim over (`keyClaim` says so, with the claim's seed).
+ * Throws the answers of a key that is not valid, used with another body or in
+ * progress.
+ */
+export async function beginKeyStep(
+  store: IdempotencyStore, log: Pick<Logger, 'warn'>,
+  call: { key: unknown; principal: Principal; method: string; path: string; body: unknown; requestId: string | undefined },
+  leaseMs?: number,
+): Promise<KeyStep> {
+  const { key } = call;
+  if (typeof key !== 'string' || !KEY.test(key)) {
+    throw errors.validation(
+      { fields: [{ path: 'Idempotency-Key', message: '1 to 255 printable ASCII characters' }] },
+      'The Idempotency-Key header is not valid.',
+    );
+  }
+  const principal = `${call.principal.role}:${call.principal.id}`;
+  const claim = await store.begin(principal, key, requestFingerprint(call.method, call.path, call.body), leaseMs);
+  if (claim.kind === 'mismatch') throw errors.idempotencyKeyReused();
+  if (claim.kind === 'running') throw errors.idempotencyInProgress();
+  if (claim.kind === 'done') return { kind: 'replay', status: claim.status, text: claim.body };
+  return {
+    kind: 'held',
+    keyClaim: { seed: claim.seed, takenOver: claim.takenOver, reseed: () => store.reseed(principal, key, claim.token) },
+    settle: (status, text) => (storable(status)
+      ? store.complete(principal, key, claim.token, status, text)
+      : store.release(principal, key, claim.token, leaseMs)
+    ).then(
+      () => undefined,
+      (err: unknown) => log.warn({ reqId: call.requestId, err: (err as Error).message }, 'could not record an idempotent answer'),
+    ),
+    release: () => void store.release(principal, key, claim.token, leaseMs).catch(() => undefined),
+  };
+}
+
+/**
+ * `Idempotency-Key` for a route (beginKeyStep), as an Express step. Without the
+ * header it adds nothing, not even a Redis round trip.
  */
 export function idempotent(store: IdempotencyStore, log: Logger, leaseMs?: number) {
   return async (req: Request, res: Response, next: NextFunction) => {
@@ -53,49 +108,21 @@ export function idempotent(store: IdempotencyStore, log: Logger, leaseMs?: numbe
       next();
       return;
     }
-    if (typeof key !== 'string' || !KEY.test(key)) {
-      throw errors.validation(
-        { fields: [{ path: 'Idempotency-Key', message: '1 to 255 printable ASCII characters' }] },
-        'The Idempotency-Key header is not valid.',
-      );
-    }
-    const principal = `${req.principal!.role}:${req.principal!.id}`;
-    const fingerprint = requestFingerprint(req.method, req.baseUrl + req.path, req.body);
-    const claim = await store.begin(principal, key, fingerprint, leaseMs);
-    if (claim.kind === 'mismatch') throw errors.idempotencyKeyReused();
-    if (claim.kind === 'running') throw errors.idempotencyInProgress();
-    if (claim.kind === 'done') {
+    const step = await beginKeyStep(store, log, {
+      key, principal: req.principal!, method: req.method, path: req.baseUrl + req.path, body: req.body, requestId: req.requestId,
+    }, leaseMs);
+    if (step.kind === 'replay') {
       res.setHeader('Idempotent-Replayed', 'true');
-      res.status(claim.status).type('application/json').send(claim.body);
+      res.status(step.status).type('application/json').send(step.text);
       return;
     }
-
-    req.keyClaim = {
-      seed: claim.seed,
-      takenOver: claim.takenOver,
-      reseed: () => store.reseed(principal, key, claim.token),
-    };
-    // This request owns the key: store its answer before sending it, so a client
-    // that retries the moment it has the answer gets the replay, never a 409.
+    req.keyClaim = step.keyClaim;
     let settled = false;
     const send = res.json.bind(res);
     res.json = (body: unknown) => {
       if (settled) return send(body);
       settled = true;
-      const status = res.statusCode;
-      const text = JSON.stringify(body);
-      const done = storable(status)
-        ? store.complete(principal, key, claim.token, status, text)
-        : store.release(principal, key, claim.token, leaseMs);
-      done.then(
-        () => send(body),
-        (err: unknown) => {
-          // The answer stands. A release Redis could not take is sent again once it can
-          // (IdempotencyStore.release); an answer not stored leaves the key in progress until its lease lapses.
-          log.warn({ reqId: req.requestId, err: (err as Error).message }, 'could not record an idempotent answer');
-          send(body);
-        },
-      );
+      void step.settle(res.statusCode, JSON.stringify(body)).then(() => send(body));
       return res;
     };
     // A client that hangs up does not end the request: the handler runs on, and its
@@ -106,7 +133,7 @@ export function idempotent(store: IdempotencyStore, log: Logger, leaseMs?: numbe
     res.end = ((...args: unknown[]) => {
       if (!settled) {
         settled = true;
-        store.release(principal, key, claim.token, leaseMs).catch(() => undefined);
+        step.release();
       }
       return end(...args);
     }) as Response['end'];
