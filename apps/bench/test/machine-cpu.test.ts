@@ -3,10 +3,13 @@
 import { spawn } from 'node:child_process';
 import Redis from 'ioredis';
 import { Client } from 'pg';
+import { isolatedDatabaseUrl } from '@holdfast/test-kit';
 import { databaseName } from '../src/bench-database.service';
 import { findPostmasterPid, findRedisPid, withMachineCpu, withProcessesCpu } from '../src/machine-cpu.probe';
 
-const databaseUrl = process.env.DATABASE_URL!;
+// A database of its own: PostgreSQL's CPU is counted by database, and the other suites running
+// beside this one would be charged to the shared test database.
+const databaseUrl = isolatedDatabaseUrl('machinecpu');
 const redisUrl = process.env.REDIS_URL!;
 
 /**
