@@ -5,7 +5,7 @@
 // process, without doing anything. The client reaches the API through a relay
 // of the test's own (cut, or sent to another API process, as a balancer would).
 import { randomUUID } from 'node:crypto';
-import { eventKeys } from '@holdfast/hold-store';
+import { eventKeys, IdempotencyStore } from '@holdfast/hold-store';
 import { ApiProcess, seatGrid, startRelay, useTestApi, waitFor, type Relay } from '@holdfast/test-kit';
 import { createHoldfastClient, type HoldfastClientOptions } from '../src';
 import { caught } from './caught';
@@ -19,6 +19,12 @@ afterAll(async () => {
   for (const r of relays) await r.close();
 });
 const suite = useTestApi({ HOLD_IDEMPOTENCY_LEASE_MS: String(LEASE_MS) });
+/** The keys the test's calls sent (their claims and answers are kept a day): removed after it. */
+const usedKeys = new Set<string>();
+afterEach(async () => {
+  if (usedKeys.size) await suite.api.rt.redis.del(...usedKeys);
+  usedKeys.clear();
+});
 /** Redis as the in-process API reaches it (directly, not through any relay here). */
 const direct = { get: (key: string) => suite.api.rt.redis.get(key), exists: (key: string) => suite.api.rt.redis.exists(key), hgetall: (key: string) => suite.api.rt.redis.hgetall(key) };
 
@@ -36,6 +42,8 @@ function buyerThrough(relay: Relay, more: Partial<HoldfastClientOptions> = {}) {
     baseUrl: relay.url,
     token: suite.api.token('customer', customer),
     fetch: async (request) => {
+      const key = request.headers.get('Idempotency-Key');
+      if (key) usedKeys.add(IdempotencyStore.redisKey(`customer:${customer}`, key));
       try {
         const response = await fetch(request);
         sent.push({ key: request.headers.get('Idempotency-Key'), status: response.status });
