@@ -123,7 +123,16 @@ export function createMetrics(sources: MetricSources = {}) {
     help: 'Admission tick script calls (one a second per waiting room with buyers waiting that this process knows of, whatever the crowd).',
     registers: [registry],
   });
+  const keyTakeovers = new client.Counter({
+    name: 'holdfast_hold_key_takeovers_total',
+    help: 'Hold requests that took their Idempotency-Key over from a request that never answered (its process died), by outcome: answered its hold, took its hold id (it had taken none), held afresh (its hold had ended).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
   const domain: DomainMetrics = {
+    holdKeyTakeover(outcome) {
+      keyTakeovers.inc({ outcome });
+    },
     queueTickRun() {
       queueTicks.inc();
     },

@@ -20,6 +20,12 @@ afterEach(async () => {
   if (usedKeys.length) await api.rt.redis.del(...usedKeys.splice(0));
 });
 
+/** The takeovers /metrics has counted with this outcome. */
+async function takeovers(outcome: string): Promise<number> {
+  const m = new RegExp(`^holdfast_hold_key_takeovers_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(await api.rt.metrics.registry.metrics());
+  return Number(m?.[1] ?? 0);
+}
+
 /** An event of two seats, a buyer and a key: `earlier` plays a request that claimed the key and never answered. */
 async function keyedBuyer() {
   const { event, seats } = await newEvent({ seats: seatGrid(['T'], 1, 2) });
@@ -49,7 +55,9 @@ async function keyedBuyer() {
 test('when the earlier request died before its hold script ran, then the retry holds under the claim\'s hold id, and that script run late takes nothing more', async () => {
   const { event, customer, earlier, retry, seatHolder } = await keyedBuyer();
   const { holdId, keyClaim } = await earlier('nothing');
+  const counted = await takeovers('took_its_id');
   const res = await retry();
+  expect(await takeovers('took_its_id')).toBe(counted + 1);
   expect({ status: res.status, id: res.body.hold?.id, replayed: res.headers.get('idempotent-replayed') }).toEqual({ status: 201, id: holdId, replayed: null });
   expect(await seatHolder()).toBe(holdId);
   // The earlier request's script, arriving after the retry's (a process frozen, not dead), answers the same hold.
@@ -62,9 +70,11 @@ test('when the earlier request died before its hold script ran, then the retry h
 test('when the earlier request\'s hold is live, then the retry answers that hold as it is, and nothing more is held', async () => {
   const { event, earlier, retry, seatHolder } = await keyedBuyer();
   const { holdId, hold } = await earlier('its hold');
+  const counted = await takeovers('answered');
   const res = await retry();
   expect(res.status).toBe(201);
   expect(res.body.hold).toEqual({ ...hold, status: 'active' });
+  expect(await takeovers('answered')).toBe(counted + 1);
   expect(await seatHolder()).toBe(holdId);
   await api.rt.ctx.persister.flush([event.id]);
   expect(await api.rt.db.hold.count({ where: { eventId: event.id } })).toBe(1);
@@ -87,8 +97,10 @@ test('when the earlier request\'s hold was given back (it answered 503) and the 
   const { event, customer, earlier, retry, send, seatHolder } = await keyedBuyer();
   const { holdId } = await earlier('its hold');
   expect((await api.rt.ctx.store.giveBackHold({ eventId: event.id, holdId, customerId: customer, ticketTypeId: null })).kind).toBe('given');
+  const counted = await takeovers('afresh');
   const res = await retry();
   expect(res.status).toBe(201);
+  expect(await takeovers('afresh')).toBe(counted + 1);
   expect(res.body.hold.id).not.toBe(holdId);
   expect(res.body.hold.status).toBe('active');
   expect(await seatHolder()).toBe(res.body.hold.id);

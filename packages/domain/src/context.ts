@@ -30,6 +30,11 @@ export interface DomainMetrics {
   queueTickRun?(): void;
   /** A queue pass ended by its buyer's confirm or release. */
   queuePassEnded?(reason: 'confirmed' | 'released'): void;
+  /**
+   * A hold request took over its Idempotency-Key from a request that never answered, and
+   * answered that request's hold, took its hold id, or held afresh (create-hold.ts).
+   */
+  holdKeyTakeover?(outcome: 'answered' | 'took_its_id' | 'afresh'): void;
 }
 
 export const noMetrics: DomainMetrics = { holdOutcome() {}, confirmOutcome() {}, holdsExpired() {}, outboxParked() {} };

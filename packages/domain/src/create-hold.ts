@@ -183,11 +183,18 @@ async function earlierRequestsHold(ctx: DomainContext, claim: KeyClaim, eventId:
   const hold = await findAnyHold(ctx, holdId);
   // Live is Redis's word: a hold given back is ended there while its row may still read active.
   const inRedis = await ctx.store.holdRecordStatus(eventId, holdId);
-  if (hold?.customerId === customerId && (hold.status === 'confirmed' || (hold.status === 'active' && inRedis === 'active'))) return hold;
+  if (hold?.customerId === customerId && (hold.status === 'confirmed' || (hold.status === 'active' && inRedis === 'active'))) {
+    ctx.metrics.holdKeyTakeover?.('answered');
+    return hold;
+  }
   // No hold in either store, not even the tombstone a give-back leaves before its hold script ran.
-  if (!hold && inRedis === null) return claim;
+  if (!hold && inRedis === null) {
+    ctx.metrics.holdKeyTakeover?.('took_its_id');
+    return claim;
+  }
   const seed = await claim.reseed();
   if (!seed) throw errors.idempotencyInProgress();
+  ctx.metrics.holdKeyTakeover?.('afresh');
   return { seed };
 }
 
