@@ -10,7 +10,9 @@ import { ApiProcess, seatGrid, startRelay, useTestApi, waitFor, type Relay } fro
 import { createHoldfastClient, type HoldfastClientOptions } from '../src';
 import { caught } from './caught';
 
-const LEASE_MS = 2000;
+// Long enough that the client's first attempt after the kill (a quarter second later) comes while the
+// dead request's claim still runs, even on a loaded machine.
+const LEASE_MS = 4000;
 const relays: Relay[] = [];
 let api1: ApiProcess | undefined;
 // Declared before useTestApi's own afterAll (which drops the events and closes the API).

@@ -13,7 +13,8 @@ afterAll(async () => {
 });
 useHoldStore();
 
-const LEASE_MS = 300;
+// Long enough that a call right after a claim finds it running, even on a loaded machine.
+const LEASE_MS = 1000;
 let idempotency: IdempotencyStore;
 beforeAll(() => {
   idempotency = new IdempotencyStore(redis, LEASE_MS);
