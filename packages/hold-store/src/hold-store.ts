@@ -855,7 +855,6 @@ export class HoldStore {
     };
   }
 
-  /** The hold's record as the hold script wrote it, or null. */
   /**
    * The status of the hold's record in Redis: 'active' while the hold is held there
    * (whatever PostgreSQL's row says yet: a hold given back ends in Redis first), how
@@ -866,6 +865,7 @@ export class HoldStore {
     return this.redis.hget(eventKeys(eventId).hold(holdId), 'status');
   }
 
+  /** The hold's record as the hold script wrote it, or null. */
   async getHoldRecord(eventId: string, holdId: string): Promise<HoldRecord | null> {
     this.coalesce();
     const h = await this.redis.hgetall(eventKeys(eventId).hold(holdId));

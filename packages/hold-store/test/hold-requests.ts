@@ -61,6 +61,23 @@ export interface RelayedRedis {
 }
 
 /**
+ * Starts `call` while the relay drops Redis's answers, waits until `ran` (what it
+ * sent has run in Redis), then cuts the connection (`refuse`: the port stops
+ * listening) and lets answers through again. The call is returned still pending
+ * (in an object: a promise returned bare would be awaited here).
+ */
+export async function runWithAnswerLost<T>(
+  env: RelayedRedis, ran: () => Promise<boolean>, call: () => Promise<T>, cut: { refuse?: boolean } = {},
+): Promise<{ answered: Promise<T> }> {
+  env.relay.mute();
+  const answered = call();
+  await waitFor('what the call sent to run', ran, { timeoutMs: 5000, intervalMs: 5 });
+  env.relay.cut(cut);
+  env.relay.unmute();
+  return { answered };
+}
+
+/**
  * Starts a redis-server of the test's own with a relay in front (beforeAll), the
  * scripts loaded (a NOSCRIPT answer must not be the one the relay drops), and stops
  * them (afterAll). After each test the relay lets everything through again and the

@@ -7,8 +7,7 @@
 // own, to a redis-server of its own; the shared one is never touched.
 import { randomUUID } from 'node:crypto';
 import { eventKeys, IdempotencyStore } from '../src';
-import { waitFor } from '@holdfast/test-kit';
-import { holdBase, newEvent, relayedRedis, seatJson, ticketJson } from './hold-requests';
+import { holdBase, newEvent, relayedRedis, runWithAnswerLost, seatJson, ticketJson } from './hold-requests';
 
 const env = relayedRedis();
 afterEach(async () => {
@@ -32,11 +31,12 @@ async function state(eventId: string, customerId: string) {
  * script again; the call resolves with that second run's answer.
  */
 async function answerLost<T>(eventId: string, holdId: string, call: () => Promise<T>): Promise<T> {
-  env.relay.mute();
-  const answered = call();
-  await waitFor('the hold script to run', async () => (await env.direct.exists(eventKeys(eventId).hold(holdId))) === 1, { timeoutMs: 5000, intervalMs: 5 });
-  env.relay.cut();
-  env.relay.unmute();
+  return sentAgain(async () => (await env.direct.exists(eventKeys(eventId).hold(holdId))) === 1, call);
+}
+
+/** `call` with its answer lost once `ran`, and the connection back: its answer is the second run's. */
+async function sentAgain<T>(ran: () => Promise<boolean>, call: () => Promise<T>): Promise<T> {
+  const { answered } = await runWithAnswerLost(env, ran, call);
   await env.relay.restore();
   return answered;
 }
@@ -111,13 +111,7 @@ test('when an Idempotency-Key claim\'s answer is lost and the claim is sent agai
   const principal = `p-${randomUUID()}`;
   const key = `k-${randomUUID()}`;
   const redisKey = IdempotencyStore.redisKey(principal, key);
-  env.relay.mute();
-  const claimed = idempotency.begin(principal, key, 'fp-1');
-  await waitFor('the claim to run', async () => (await env.direct.exists(redisKey)) === 1, { timeoutMs: 5000, intervalMs: 5 });
-  env.relay.cut();
-  env.relay.unmute();
-  await env.relay.restore();
-  const claim = await claimed;
+  const claim = await sentAgain(async () => (await env.direct.exists(redisKey)) === 1, () => idempotency.begin(principal, key, 'fp-1'));
   expect(claim.kind).toBe('started');
   if (claim.kind !== 'started') return;
   // Its answer is stored under its token; the same request again is replayed.
@@ -137,13 +131,7 @@ test('when the answer to a claim that took a key over is lost and the claim is s
   const first = await idempotency.begin(principal, key, 'fp');
   if (first.kind !== 'started') throw new Error(first.kind);
   await new Promise((r) => setTimeout(r, 250)); // the first request's lease lapses: it never answers
-  env.relay.mute();
-  const claimed = idempotency.begin(principal, key, 'fp');
-  await waitFor('the takeover to run', async () => (await env.direct.hget(redisKey, 'token')) !== first.token, { timeoutMs: 5000, intervalMs: 5 });
-  env.relay.cut();
-  env.relay.unmute();
-  await env.relay.restore();
-  const claim = await claimed;
+  const claim = await sentAgain(async () => (await env.direct.hget(redisKey, 'token')) !== first.token, () => idempotency.begin(principal, key, 'fp'));
   expect(claim.kind === 'started' && { seed: claim.seed, takenOver: claim.takenOver }).toEqual({ seed: first.seed, takenOver: true });
   if (claim.kind !== 'started') return;
   expect(await env.direct.hget(redisKey, 'token')).toBe(claim.token);

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { eventKeys, IdempotencyStore, StoreUnavailableError } from '../src';
 import { PendingUndos } from '../src/pending-undos';
 import { sleep, waitFor } from '@holdfast/test-kit';
-import { holdBase, loadScripts, newEvent, relayedRedis, seatJson, ticketJson } from './hold-requests';
+import { holdBase, loadScripts, newEvent, relayedRedis, runWithAnswerLost, seatJson, ticketJson } from './hold-requests';
 
 const env = relayedRedis();
 afterEach(async () => {
@@ -27,11 +27,7 @@ const settle = <T>(p: Promise<T>) => p.then((value) => ({ value }), (err: unknow
  * ioredis gives up on the call at its next reconnect) until the call has failed.
  */
 async function lostWithConnection<T>(ran: () => Promise<boolean>, call: () => Promise<T>, refuse: boolean) {
-  env.relay.mute();
-  const answered = settle(call());
-  await waitFor('the script to run', ran, { timeoutMs: 5000, intervalMs: 5 });
-  env.relay.cut({ refuse });
-  env.relay.unmute();
+  const { answered } = await runWithAnswerLost(env, ran, () => settle(call()), { refuse });
   const answer = await answered;
   // Still down a while after the call failed: the undo sent at once finds no connection.
   await sleep(300);
