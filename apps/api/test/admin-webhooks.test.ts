@@ -4,7 +4,7 @@
 // they pass the check and are never called (no worker runs on this suite's database).
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '@holdfast/config';
-import { startApi, useTestApi, type TestApi } from '@holdfast/test-kit';
+import { dropTestEvent, dropTestWebhooks, startApi, useTestApi, type TestApi } from '@holdfast/test-kit';
 
 const { api } = useTestApi();
 const created: { id: string }[] = [];
@@ -19,8 +19,7 @@ afterAll(async () => {
   // useTestApi's API may be closed already: the endpoints go through this suite's own.
   const ids = created.map((c) => c.id);
   if (strict) {
-    await strict.rt.db.$executeRaw`DELETE FROM webhook_endpoints WHERE id = ANY (${ids}::uuid[])`;
-    await strict.rt.db.$executeRaw`DELETE FROM webhook_events ev WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id)`;
+    await dropTestWebhooks(strict, ids);
     await strict.close();
   }
   await open?.close();
@@ -162,7 +161,7 @@ test('when a customer releases a hold and an endpoint subscribes to hold.release
       SELECT data, ordering_key FROM webhook_events WHERE id = ${deliveries.body.deliveries[0].eventId}::uuid`;
     expect(event).toEqual({ data: { hold: released.body.hold }, ordering_key: hold.body.hold.id });
   } finally {
-    await api.rt.db.event.delete({ where: { id: ev.body.event.id } });
+    await dropTestEvent(api, ev.body.event.id);
   }
 });
 

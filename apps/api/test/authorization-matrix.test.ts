@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import { createTestEvent, dropTestEvent, seatGrid, useTestApi } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, dropTestWebhooks, seatGrid, useTestApi } from '@holdfast/test-kit';
 import { routesOf } from './routes-of';
 
 const PRINCIPALS = ['none', 'forged', 'expired', 'otherCustomer', 'service', 'customer', 'admin'] as const;
@@ -230,6 +230,7 @@ test('when every endpoint is called as each kind of caller, then each answers th
     expect(got).toEqual(EXPECTED);
   } finally {
     for (const id of webhooks) await api.call('DELETE', `/v1/admin/webhooks/${id}`, { token: tokens.admin });
+    await dropTestWebhooks(api, webhooks);
     await dropTestEvent(api, event.id);
     for (const id of created) await dropTestEvent(api, id);
   }

@@ -2,7 +2,7 @@
 // events, and every hold named gets its own outcome, whatever became of it meanwhile.
 import { expireHolds, newHoldId } from '@holdfast/domain';
 import { eventKeys } from '@holdfast/hold-store';
-import { holdPost, seatGrid, sleep, sleepUntil, useTestApi } from '@holdfast/test-kit';
+import { dropTestWebhooks, holdPost, seatGrid, sleep, sleepUntil, useTestApi } from '@holdfast/test-kit';
 
 const { api, newEvent } = useTestApi();
 const run = `${process.pid}-${Date.now().toString(36)}`;
@@ -21,8 +21,7 @@ test('when a job\'s holds are expired together, then the due ones expire once wi
   try {
     await expireTogether();
   } finally {
-    await api.rt.db.$executeRawUnsafe('DELETE FROM webhook_endpoints WHERE id = ANY($1::uuid[])', hooks.map((h) => h.body.webhook.id));
-    await api.rt.db.$executeRawUnsafe('DELETE FROM webhook_events ev WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id)');
+    await dropTestWebhooks(api, hooks.map((h) => h.body.webhook.id));
   }
 });
 

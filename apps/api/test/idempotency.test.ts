@@ -155,7 +155,9 @@ test('when the first request with a key fails with a 5xx, then the key is releas
   await new Promise((r) => server.once('listening', r));
   try {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/thing`;
-    const headers = { authorization: `Bearer ${api.token('customer')}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() };
+    const token = api.token('customer');
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() };
+    api.trackIdempotencyKey(token, headers['idempotency-key']);
     const send = () => fetch(url, { method: 'POST', headers, body: '{"a":1}' });
     const r1 = await send();
     expect(r1.status).toBe(500);
@@ -217,6 +219,7 @@ test('when the client hangs up while its first confirm waits on the hold row, th
 
     const token = api.token('service', 'integrator-hangup');
     const key = randomUUID();
+    api.trackIdempotencyKey(token, key);
     const send = (signal: AbortSignal) => fetch(`${api.url}/v1/holds/${holdId}/confirm`, {
       method: 'POST', signal,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key },

@@ -4,7 +4,7 @@
 import { expireHold, reconcile } from '@holdfast/domain';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
 import {
-  confirmVia, deliverEvent, expectInvariants, forgetEventInRedis, holdPost, ordersOfHold, paymentIntentEvent, seatGrid, sleepUntil, useTestApi, waitFor,
+  confirmVia, deliverEvent, dropTestWebhooks, expectInvariants, forgetEventInRedis, holdPost, ordersOfHold, paymentIntentEvent, seatGrid, sleepUntil, useTestApi, waitFor,
 } from '@holdfast/test-kit';
 
 const { api, newEvent } = useTestApi();
@@ -318,8 +318,7 @@ test('when an endpoint subscribes, then an order cancelled, its ticket offered a
     expect(events[3]!.data.entry).toMatchObject({ id: entry.id, state: 'expired' });
     expect(events[3]!.data).toMatchObject({ hold: { id: offer.holdId, status: 'expired' } });
   } finally {
-    await db.$executeRawUnsafe('DELETE FROM webhook_endpoints WHERE id = $1::uuid', hook.body.webhook.id);
-    await db.$executeRawUnsafe('DELETE FROM webhook_events ev WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id)');
+    await dropTestWebhooks(api, [hook.body.webhook.id]);
   }
 });
 

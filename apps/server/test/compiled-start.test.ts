@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { eventKeyPattern } from '@holdfast/hold-store';
-import { waitFor } from '@holdfast/test-kit';
+import { dropExpiryJobsIn, waitFor } from '@holdfast/test-kit';
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 const adminUrl = (process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/holdfast_test').replace(/\/[^/?]*(\?|$)/, '/postgres$1');
@@ -45,6 +45,7 @@ afterAll(async () => {
     const keys = await redis.keys(eventKeyPattern(eventId));
     if (keys.length) await redis.del(...keys);
     redis.disconnect();
+    await dropExpiryJobsIn(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0', eventId);
   }
   const c = new pg.Client({ connectionString: adminUrl });
   await c.connect();

@@ -14,10 +14,13 @@ interface Sent { method: string; path: string; key: string | null; status: numbe
 
 function clientAs(role: 'customer' | 'service' | 'admin', sub = `${role}-${run}-${randomUUID().slice(0, 6)}`, more: Partial<HoldfastClientOptions> = {}) {
   const sent: Sent[] = [];
+  const token = suite.api.token(role, sub);
   const client = createHoldfastClient({
     baseUrl: suite.api.url,
-    token: suite.api.token(role, sub),
+    token,
     fetch: async (request) => {
+      const key = request.headers.get('Idempotency-Key');
+      if (key) suite.api.trackIdempotencyKey(token, key);
       const response = await fetch(request);
       sent.push({
         method: request.method, path: new URL(request.url).pathname, key: request.headers.get('Idempotency-Key'),

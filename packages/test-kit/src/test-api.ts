@@ -1,7 +1,11 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { loadConfig, type Config } from '@holdfast/config';
-import { eventKeyPattern, masters } from '@holdfast/hold-store';
+import { holdIdOf } from '@holdfast/contracts';
+import { Queue } from 'bullmq';
+import { createDb } from '@holdfast/db';
+import { EXPIRY_QUEUE } from '@holdfast/jobs';
+import { createRedisClient, eventKeyPattern, IdempotencyStore, masters } from '@holdfast/hold-store';
 import { checkResponse, createApiRuntime, createLogger, signToken, type ApiRuntime } from '@holdfast/api';
 import { RedisProcess } from './redis-process';
 import { standIn } from './stand-in';
@@ -14,6 +18,8 @@ export interface TestApi {
   /** fetch against the API with JSON in and out. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read any field of any answer
   call(method: string, path: string, opts?: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  /** An Idempotency-Key sent to this API some other way than `call` (its Redis key is removed at close, as call's are). */
+  trackIdempotencyKey(token: string, key: string): void;
   close(): Promise<void>;
 }
 
@@ -31,6 +37,8 @@ export async function startApi(env: Record<string, string> = {}, options: StartA
   });
   server.keepAliveTimeout = 1000;
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The Redis keys of the Idempotency-Keys sent through `call`: removed when the API closes.
+  const keyed = new Set<string>();
   return {
     url, rt, config,
     token: (role, sub = `${role}-${Math.random().toString(36).slice(2)}`) => {
@@ -40,6 +48,8 @@ export async function startApi(env: Record<string, string> = {}, options: StartA
     async call(method, path, opts = {}) {
       const headers: Record<string, string> = { ...(opts.headers ?? {}) };
       if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+      const idempotencyKey = Object.entries(headers).find(([name]) => name.toLowerCase() === 'idempotency-key')?.[1];
+      if (idempotencyKey !== undefined && opts.token) keyed.add(idempotencyRedisKey(opts.token, idempotencyKey));
       let body: string | undefined;
       if (opts.raw !== undefined) body = opts.raw;
       else if (opts.body !== undefined) body = JSON.stringify(opts.body);
@@ -56,12 +66,22 @@ export async function startApi(env: Record<string, string> = {}, options: StartA
       checkResponse(method, path, { status: res.status, body: parsed, contentType: res.headers.get('content-type') });
       return { status: res.status, body: parsed, headers: res.headers };
     },
+    trackIdempotencyKey(token, key) {
+      keyed.add(idempotencyRedisKey(token, key));
+    },
     async close() {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
+      for (const key of keyed) await rt.redis.del(key).catch(() => undefined); // one at a time: a cluster's keys lie in many slots
       await rt.close();
     },
   };
+}
+
+/** The Redis key of an Idempotency-Key sent with a bearer token (its principal is the token's role and subject). */
+export function idempotencyRedisKey(token: string, key: string): string {
+  const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub?: string; role?: string };
+  return IdempotencyStore.redisKey(`${claims.role}:${claims.sub}`, key);
 }
 
 export interface SeatSpec { section: string; row: string; number: number; tier: string; priceCents: number }
@@ -88,12 +108,84 @@ export async function createTestEvent(api: TestApi, body: Record<string, unknown
 
 /** Removes an event's rows and Redis keys after a test. */
 export async function dropTestEvent(api: TestApi, eventId: string): Promise<void> {
+  // Holds still in the outbox are written first: drained after the event's row is gone, PostgreSQL
+  // would refuse them and they would be parked in a stream made anew, after its keys were deleted.
+  await api.rt.ctx.persister.flush().catch(() => undefined);
   const db = api.rt.db;
   await db.$executeRaw`DELETE FROM order_items WHERE order_id IN (SELECT id FROM orders WHERE event_id = ${eventId}::uuid)`;
   await db.$executeRaw`DELETE FROM payments WHERE event_id = ${eventId}::uuid OR hold_id IN (SELECT id FROM holds WHERE event_id = ${eventId}::uuid)`;
   await db.$executeRaw`DELETE FROM audit_entries WHERE event_id = ${eventId}::uuid`;
   await db.$executeRaw`DELETE FROM events WHERE id = ${eventId}::uuid`;
   await forgetEventInRedis(api, eventId);
+  await dropExpiryJobsOf(api, eventId);
+}
+
+/**
+ * Deletes the Redis keys of every event a database holds: for a suite whose
+ * server processes made events there (the demo event of a new database), once
+ * the processes have stopped and before the database is dropped.
+ */
+export async function forgetEventsOfDatabase(databaseUrl: string, redisUrl = process.env.REDIS_URL!): Promise<void> {
+  const db = createDb(databaseUrl, { poolSize: 1 });
+  const redis = createRedisClient({ redisUrl, redisClusterNodes: null });
+  try {
+    const events = await db.$queryRaw<{ id: string }[]>`SELECT id::text AS id FROM events`;
+    for (const { id } of events) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', eventKeyPattern(id), 'COUNT', 1000);
+        if (keys.length) await redis.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    }
+  } finally {
+    await db.$disconnect();
+    redis.disconnect();
+  }
+}
+
+/**
+ * Removes the delayed expiry jobs of an event's holds (a batch's job id names
+ * its first hold, a hold's own job is its id; hold ids carry their event), so a
+ * suite leaves no job behind for a worker of a later run.
+ */
+export async function dropExpiryJobsOf(api: TestApi, eventId: string): Promise<void> {
+  await removeExpiryJobsOfEvent(api.rt.queues.expiry, eventId, async (pattern) => (await scanOn(api, '0', 'MATCH', pattern, 'COUNT', 1000))[1]);
+}
+
+/** The same for a server that ran in a process of its own, on the Redis at `redisUrl` (one Redis, not a cluster). */
+export async function dropExpiryJobsIn(redisUrl: string, eventId: string): Promise<void> {
+  const redis = createRedisClient({ redisUrl, redisClusterNodes: null }, { maxRetriesPerRequest: null });
+  const queue = new Queue(EXPIRY_QUEUE, { connection: redis });
+  try {
+    await removeExpiryJobsOfEvent(queue, eventId, (pattern) => redis.keys(pattern));
+  } finally {
+    await queue.close();
+    redis.disconnect();
+  }
+}
+
+async function removeExpiryJobsOfEvent(queue: Queue, eventId: string, keysMatching: (pattern: string) => Promise<string[]>): Promise<void> {
+  const hold = holdIdOf(eventId, '');
+  const prefix = queue.toKey('');
+  for (const jobId of [`exp_${hold}`, hold]) {
+    // A job's own keys are `<prefix><id>` and `<prefix><id>:logs` (or `:lock`): the job is the id before them.
+    const ids = new Set((await keysMatching(`${prefix}${jobId}*`)).map((k) => k.slice(prefix.length).split(':')[0]!));
+    for (const id of ids) await queue.remove(id);
+  }
+}
+
+/**
+ * Removes webhook endpoints made by a test through the admin API: their rows,
+ * the audit entries their creation and changes wrote, and the webhook events
+ * no delivery points to any more.
+ */
+export async function dropTestWebhooks(api: TestApi, ids: readonly string[]): Promise<void> {
+  if (!ids.length) return;
+  const db = api.rt.db;
+  await db.$executeRaw`DELETE FROM webhook_endpoints WHERE id = ANY (${ids}::uuid[])`;
+  await db.$executeRaw`DELETE FROM audit_entries WHERE event_id IS NULL AND details->>'webhookId' = ANY (${ids}::text[])`;
+  await db.$executeRaw`DELETE FROM webhook_events ev WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id)`;
 }
 
 /** Deletes every Redis key of an event, as if Redis had restarted without its data. */
