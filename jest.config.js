@@ -11,6 +11,7 @@ module.exports = {
   },
   transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
   setupFiles: ['<rootDir>/test/test-env.ts'],
   testTimeout: 60000,
   maxWorkers: 2,

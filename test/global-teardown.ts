@@ -1,0 +1,15 @@
+import './test-env';
+import { describeLeftovers, leftovers, type Snapshot } from './leftovers';
+
+/**
+ * Fails the run when its suites left rows or keys behind (see leftovers.ts):
+ * each suite removes what it made, so runs do not pile up on a machine.
+ */
+export default async function globalTeardown(): Promise<void> {
+  const before = (globalThis as { holdfastBeforeRun?: Snapshot }).holdfastBeforeRun;
+  if (!before) return;
+  const left = describeLeftovers(await leftovers(before, process.env.DATABASE_URL!, process.env.REDIS_URL!));
+  if (left.length) {
+    throw new Error(`the tests left behind what they made (remove it in the suite that made it; \`npx jest --runInBand\` one file at a time finds it):\n  ${left.join('\n  ')}`);
+  }
+}

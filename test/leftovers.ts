@@ -1,0 +1,87 @@
+import pg from 'pg';
+import { createRedisClient } from '../packages/hold-store/src/redis-client';
+
+/**
+ * What a test run leaves behind in the machine's Redis (the tests' REDIS_URL)
+ * and in the test database (DATABASE_URL): every suite removes the rows and
+ * keys it made, so a run that ends with more than it started with names them.
+ *
+ * Counted: rows of every table, and the keys a test makes per event, hold,
+ * request or delivery (an event's keys, idempotency keys, the jobs of holds
+ * and deliveries). Not counted: a queue's own keys (its meta, id, events,
+ * schedulers and the jobs they keep, at most 100 each), which every run shares.
+ */
+export interface Snapshot {
+  keys: Set<string>;
+  rows: Map<string, number>;
+}
+
+/** Keys made per event, hold, request or delivery. */
+const PER_TEST_KEY = /^(\{ev:|idem:|[^:]+:[^:]+:(exp_|hld_|wh_))/;
+
+export async function snapshot(databaseUrl: string, redisUrl: string): Promise<Snapshot> {
+  return { keys: await keysOf(redisUrl), rows: await rowsOf(databaseUrl) };
+}
+
+export interface Leftovers {
+  /** Tables with more rows than before, and how many more. */
+  rows: Map<string, number>;
+  /** Keys that were not there before. */
+  keys: string[];
+}
+
+/** What is in Redis and the database now that was not in `before`. */
+export async function leftovers(before: Snapshot, databaseUrl: string, redisUrl: string): Promise<Leftovers> {
+  const now = await snapshot(databaseUrl, redisUrl);
+  const rows = new Map<string, number>();
+  for (const [table, n] of now.rows) {
+    const was = before.rows.get(table) ?? 0;
+    if (n > was) rows.set(table, n - was);
+  }
+  return { rows, keys: [...now.keys].filter((k) => !before.keys.has(k)).sort() };
+}
+
+/** Leftovers as lines: a table each, and keys alike but for their ids as one line with a count and an example. */
+export function describeLeftovers(left: Leftovers): string[] {
+  const lines = [...left.rows].map(([table, n]) => `table ${table}: ${n} more row(s) than before the run`);
+  const byShape = new Map<string, string[]>();
+  for (const key of left.keys) {
+    const shape = key.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>').replace(/[0-9a-f]{16,}/g, '<hex>');
+    byShape.set(shape, [...(byShape.get(shape) ?? []), key]);
+  }
+  for (const [shape, found] of byShape) lines.push(`key ${shape}: ${found.length} (e.g. ${found[0]})`);
+  return lines;
+}
+
+async function keysOf(redisUrl: string): Promise<Set<string>> {
+  const redis = createRedisClient({ redisUrl, redisClusterNodes: null }, { maxRetriesPerRequest: 1 });
+  try {
+    const keys = new Set<string>();
+    let cursor = '0';
+    do {
+      const [next, found] = await redis.scan(cursor, 'COUNT', 1000);
+      for (const k of found) if (PER_TEST_KEY.test(k)) keys.add(k);
+      cursor = next;
+    } while (cursor !== '0');
+    return keys;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function rowsOf(databaseUrl: string): Promise<Map<string, number>> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const tables = await client.query<{ name: string }>(
+      `SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations' ORDER BY 1`);
+    const rows = new Map<string, number>();
+    if (!tables.rows.length) return rows;
+    const counts = await client.query<{ name: string; n: number }>(
+      tables.rows.map((t) => `SELECT '${t.name}' AS name, count(*)::int AS n FROM public.${t.name}`).join(' UNION ALL '));
+    for (const { name, n } of counts.rows) rows.set(name, n);
+    return rows;
+  } finally {
+    await client.end();
+  }
+}
