@@ -6,16 +6,15 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, cpSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import pg from 'pg';
-import { eventKeyPattern } from '@holdfast/hold-store';
-import { dropExpiryJobsIn, waitFor } from '@holdfast/test-kit';
+import { useOwnRedis, waitFor } from '@holdfast/test-kit';
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 const adminUrl = (process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/holdfast_test').replace(/\/[^/?]*(\?|$)/, '/postgres$1');
 const database = `holdfast_compiled_${process.pid}_${Date.now()}`;
+// The compiled server (and its worker) runs on a Redis of this suite's own: what it writes there goes with it.
+const ownRedis = useOwnRedis();
 let dir: string;
-let eventId: string | undefined;
 
 /** The image's /app: the staged release with a node_modules of links to this checkout's packages, workspaces linked to the staged copies. */
 function stageRelease(): string {
@@ -40,13 +39,6 @@ function stageRelease(): string {
 
 afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
-  if (eventId) {
-    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0');
-    const keys = await redis.keys(eventKeyPattern(eventId));
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
-    await dropExpiryJobsIn(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0', eventId);
-  }
   const c = new pg.Client({ connectionString: adminUrl });
   await c.connect();
   await c.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
@@ -93,7 +85,7 @@ test('when the staged release runs with node alone, then it migrates a new datab
 
     // The Lua scripts, found beside the compiled code: a seat of the demo event held.
     const events = (await (await fetch(`${base}/v1/events`)).json()) as { events: { id: string }[] };
-    eventId = events.events[0]!.id;
+    const eventId = events.events[0]!.id;
     const seats = (await (await fetch(`${base}/v1/events/${eventId}/seats`)).json()) as { seats: { id: string; status: string }[] };
     const seat = seats.seats.find((s) => s.status === 'available')!;
     const { token } = (await (await fetch(`${base}/v1/auth/demo-token`, {
@@ -125,3 +117,5 @@ test('when the staged release runs with node alone, then it migrates a new datab
     server.kill('SIGKILL');
   }
 }, 300_000);
+
+afterAll(() => ownRedis.stop());

@@ -1,9 +1,9 @@
 import net from 'node:net';
 import os from 'node:os';
-import { forgetEventsOfDatabase, isolatedDatabaseUrl, ServerProcess, waitFor } from '@holdfast/test-kit';
+import { isolatedDatabaseUrl, ServerProcess, useOwnRedis, waitFor } from '@holdfast/test-kit';
 
-// The servers below seed the demo event into the terminal database: its Redis keys go when the suite ends.
-afterAll(() => forgetEventsOfDatabase(isolatedDatabaseUrl('terminal')));
+// The servers below (and their workers) run on a Redis of this suite's own: the demo event they seed goes with it.
+const ownRedis = useOwnRedis();
 
 test('when Redis cannot be reached, then start-up stops with one line naming Redis and how to start it', async () => {
   const p = ServerProcess.start({ REDIS_URL: 'redis://127.0.0.1:6397' });
@@ -48,7 +48,6 @@ test('when started on a new database, then it creates it, migrates, serves with 
     expect(p.stdout).toContain('"msg":"worker stopped"');
   } finally {
     p.child.kill('SIGKILL');
-    await forgetEventsOfDatabase(url).catch(() => undefined); // the demo event's keys (the database may not exist)
     const { Client } = await import('pg');
     const c = new Client({ connectionString: 'postgresql://postgres@127.0.0.1:5432/postgres' });
     await c.connect();
@@ -175,3 +174,5 @@ test('when demo mode is on by default with API_PROCESSES=2, then the API process
     await api.stop();
   }
 }, 120000);
+
+afterAll(() => ownRedis.stop());

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  createTestEvent, dropTestEvent, isolatedDatabaseUrl, seatGrid, ServerProcess, startApi, startOtlpReceiver, waitFor,
+  createTestEvent, dropTestEvent, isolatedDatabaseUrl, seatGrid, ServerProcess, startApi, startOtlpReceiver, useOwnRedis, waitFor,
   type ReceivedSpan, type TestApi,
 } from '@holdfast/test-kit';
 
@@ -16,6 +16,8 @@ const PRELOAD = path.join(__dirname, 'fixtures', 'report-otel-modules.cjs');
 const SERVER_KIND = 2;
 const REPO_ROOT = path.join(__dirname, '../../..');
 
+// The servers (and their workers) and this process's API share a Redis of the suite's own.
+const ownRedis = useOwnRedis();
 let dir: string;
 let api: TestApi;
 beforeAll(async () => {
@@ -241,3 +243,5 @@ test('when the tracing settings are not valid (an endpoint that is not an http U
   expect(await grpc.exited).toBe(1);
   expect(grpc.stderr.trim()).toBe('holdfast: Invalid configuration: OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (gRPC is not supported)');
 }, 60_000);
+
+afterAll(() => ownRedis.stop());

@@ -96,6 +96,30 @@ export class RedisProcess {
   }
 }
 
+/**
+ * For a suite whose server or worker processes run on Redis: a redis-server of
+ * its own, named by REDIS_URL for everything the suite starts (its processes
+ * inherit it), so their workers never take another suite's jobs and what they
+ * write goes with the server. Call it before the suite's other hooks, and
+ * register `stop` as the suite's last afterAll (hooks run in the order they are
+ * declared): it restores REDIS_URL and stops the server.
+ */
+export function useOwnRedis(): { stop: () => Promise<void> } {
+  let redis: RedisProcess | undefined;
+  const saved = process.env.REDIS_URL;
+  beforeAll(async () => {
+    redis = await RedisProcess.start();
+    process.env.REDIS_URL = redis.url;
+  });
+  return {
+    async stop() {
+      if (saved === undefined) delete process.env.REDIS_URL;
+      else process.env.REDIS_URL = saved;
+      await redis?.stop();
+    },
+  };
+}
+
 /** Writes a fault test's measurements where the closing report can read them. */
 export function recordMeasurements(name: string, data: unknown): void {
   const dir = path.join(REPO_ROOT, 'test-artifacts');

@@ -2,10 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { loadConfig, type Config } from '@holdfast/config';
 import { holdIdOf } from '@holdfast/contracts';
-import { Queue } from 'bullmq';
-import { createDb } from '@holdfast/db';
-import { EXPIRY_QUEUE } from '@holdfast/jobs';
-import { createRedisClient, eventKeyPattern, IdempotencyStore, masters } from '@holdfast/hold-store';
+import { eventKeyPattern, IdempotencyStore, masters } from '@holdfast/hold-store';
 import { checkResponse, createApiRuntime, createLogger, signToken, type ApiRuntime } from '@holdfast/api';
 import { RedisProcess } from './redis-process';
 import { standIn } from './stand-in';
@@ -121,56 +118,18 @@ export async function dropTestEvent(api: TestApi, eventId: string): Promise<void
 }
 
 /**
- * Deletes the Redis keys of every event a database holds: for a suite whose
- * server processes made events there (the demo event of a new database), once
- * the processes have stopped and before the database is dropped.
- */
-export async function forgetEventsOfDatabase(databaseUrl: string, redisUrl = process.env.REDIS_URL!): Promise<void> {
-  const db = createDb(databaseUrl, { poolSize: 1 });
-  const redis = createRedisClient({ redisUrl, redisClusterNodes: null });
-  try {
-    const events = await db.$queryRaw<{ id: string }[]>`SELECT id::text AS id FROM events`;
-    for (const { id } of events) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', eventKeyPattern(id), 'COUNT', 1000);
-        if (keys.length) await redis.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
-    }
-  } finally {
-    await db.$disconnect();
-    redis.disconnect();
-  }
-}
-
-/**
  * Removes the delayed expiry jobs of an event's holds (a batch's job id names
  * its first hold, a hold's own job is its id; hold ids carry their event), so a
  * suite leaves no job behind for a worker of a later run.
  */
 export async function dropExpiryJobsOf(api: TestApi, eventId: string): Promise<void> {
-  await removeExpiryJobsOfEvent(api.rt.queues.expiry, eventId, async (pattern) => (await scanOn(api, '0', 'MATCH', pattern, 'COUNT', 1000))[1]);
-}
-
-/** The same for a server that ran in a process of its own, on the Redis at `redisUrl` (one Redis, not a cluster). */
-export async function dropExpiryJobsIn(redisUrl: string, eventId: string): Promise<void> {
-  const redis = createRedisClient({ redisUrl, redisClusterNodes: null }, { maxRetriesPerRequest: null });
-  const queue = new Queue(EXPIRY_QUEUE, { connection: redis });
-  try {
-    await removeExpiryJobsOfEvent(queue, eventId, (pattern) => redis.keys(pattern));
-  } finally {
-    await queue.close();
-    redis.disconnect();
-  }
-}
-
-async function removeExpiryJobsOfEvent(queue: Queue, eventId: string, keysMatching: (pattern: string) => Promise<string[]>): Promise<void> {
+  const queue = api.rt.queues.expiry;
   const hold = holdIdOf(eventId, '');
   const prefix = queue.toKey('');
   for (const jobId of [`exp_${hold}`, hold]) {
+    const [, keys] = await scanOn(api, '0', 'MATCH', `${prefix}${jobId}*`, 'COUNT', 1000);
     // A job's own keys are `<prefix><id>` and `<prefix><id>:logs` (or `:lock`): the job is the id before them.
-    const ids = new Set((await keysMatching(`${prefix}${jobId}*`)).map((k) => k.slice(prefix.length).split(':')[0]!));
+    const ids = new Set(keys.map((k) => k.slice(prefix.length).split(':')[0]!));
     for (const id of ids) await queue.remove(id);
   }
 }
