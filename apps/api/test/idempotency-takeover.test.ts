@@ -8,17 +8,12 @@
 // kills a real API process instead.
 import { randomUUID } from 'node:crypto';
 import { createHold, holdIdOf } from '@holdfast/domain';
-import { eventKeys, IdempotencyStore } from '@holdfast/hold-store';
+import { eventKeys } from '@holdfast/hold-store';
 import { confirmVia, expectInvariants, seatGrid, sleep, useTestApi } from '@holdfast/test-kit';
 import { requestFingerprint } from '../src/middleware/idempotency';
 
 const LEASE_MS = 1000;
 const { api, newEvent } = useTestApi({ HOLD_IDEMPOTENCY_LEASE_MS: String(LEASE_MS) });
-/** The keys the test used (their claims and answers are kept a day): removed after it. */
-const usedKeys: string[] = [];
-afterEach(async () => {
-  if (usedKeys.length) await api.rt.redis.del(...usedKeys.splice(0));
-});
 
 /** The takeovers /metrics has counted with this outcome. */
 async function takeovers(outcome: string): Promise<number> {
@@ -33,7 +28,6 @@ async function keyedBuyer() {
   const key = `checkout-${randomUUID()}`;
   const body = { seatIds: [seats[0]!.id] };
   const path = `/v1/events/${event.id}/holds`;
-  usedKeys.push(IdempotencyStore.redisKey(`customer:${customer}`, key));
   const earlier = async (runs: 'its hold' | 'nothing') => {
     const claim = await api.rt.ctx.idempotency.begin(`customer:${customer}`, key, requestFingerprint('POST', path, body), LEASE_MS);
     if (claim.kind !== 'started') throw new Error(claim.kind);

@@ -5,7 +5,7 @@
 // process, without doing anything. The client reaches the API through a relay
 // of the test's own (cut, or sent to another API process, as a balancer would).
 import { randomUUID } from 'node:crypto';
-import { eventKeys, IdempotencyStore } from '@holdfast/hold-store';
+import { eventKeys } from '@holdfast/hold-store';
 import { ApiProcess, seatGrid, startRelay, useTestApi, waitFor, type Relay } from '@holdfast/test-kit';
 import { createHoldfastClient, type HoldfastClientOptions } from '../src';
 import { caught } from './caught';
@@ -21,12 +21,6 @@ afterAll(async () => {
   for (const r of relays) await r.close();
 });
 const suite = useTestApi({ HOLD_IDEMPOTENCY_LEASE_MS: String(LEASE_MS) });
-/** The keys the test's calls sent (their claims and answers are kept a day): removed after it. */
-const usedKeys = new Set<string>();
-afterEach(async () => {
-  if (usedKeys.size) await suite.api.rt.redis.del(...usedKeys);
-  usedKeys.clear();
-});
 /** Redis as the in-process API reaches it (directly, not through any relay here). */
 const direct = { get: (key: string) => suite.api.rt.redis.get(key), exists: (key: string) => suite.api.rt.redis.exists(key), hgetall: (key: string) => suite.api.rt.redis.hgetall(key) };
 
@@ -40,12 +34,13 @@ async function relayTo(target: string): Promise<Relay> {
 function buyerThrough(relay: Relay, more: Partial<HoldfastClientOptions> = {}) {
   const sent: { key: string | null; status: number | 'lost' }[] = [];
   const customer = `keyed-retry-${randomUUID()}`;
+  const token = suite.api.token('customer', customer);
   const client = createHoldfastClient({
     baseUrl: relay.url,
-    token: suite.api.token('customer', customer),
+    token,
     fetch: async (request) => {
       const key = request.headers.get('Idempotency-Key');
-      if (key) usedKeys.add(IdempotencyStore.redisKey(`customer:${customer}`, key));
+      if (key) suite.api.trackIdempotencyKey(token, key); // its claim and answer are kept a day: removed at close
       try {
         const response = await fetch(request);
         sent.push({ key: request.headers.get('Idempotency-Key'), status: response.status });

@@ -76,7 +76,7 @@ export async function startApi(env: Record<string, string> = {}, options: StartA
 }
 
 /** The Redis key of an Idempotency-Key sent with a bearer token (its principal is the token's role and subject). */
-export function idempotencyRedisKey(token: string, key: string): string {
+function idempotencyRedisKey(token: string, key: string): string {
   const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub?: string; role?: string };
   return IdempotencyStore.redisKey(`${claims.role}:${claims.sub}`, key);
 }
