@@ -14,6 +14,7 @@
  * steps' keyed holds.
  */
 import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
 import type { ChildServer } from './baselines/child-server.launcher';
 import { runHttpLoad, type LoadRequest } from './http-load.generator';
 import { medianOf } from './latency.histogram';
@@ -22,14 +23,12 @@ import { SeatCursor } from './holdfast/holdfast-holds.bench';
 import { openHoldfastFixture, type HoldfastFixture } from './holdfast/holdfast.fixture';
 import { startNodeFlags } from './holdfast/start-node-flags';
 
-function option(name: string, fallback: string): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return Number(i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback);
-}
-
-const rounds = option('rounds', '6');
-const holds = option('holds', '4000');
-const concurrency = option('concurrency', '50');
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '6' }, holds: { type: 'string', default: '4000' }, concurrency: { type: 'string', default: '50' } },
+});
+const rounds = Number(values.rounds);
+const holds = Number(values.holds);
+const concurrency = Number(values.concurrency);
 const WARMUP_HOLDS = 2000;
 
 interface Variant { name: string; api: () => ChildServer; keyed: boolean }
