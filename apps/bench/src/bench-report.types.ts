@@ -164,6 +164,8 @@ export interface GrowthReport {
   rows: GrowthRow[];
   /** Null in reports written before events were created through HTTP. */
   httpCreate?: HttpCreateResult | null;
+  /** Unmeasured rounds of holds on throwaway events before the clock, until the API's CPU per hold stopped falling (absent in older reports). */
+  warmUp?: { requestsPerRound: number; rounds: number; cpuMsPerRequest: Array<number | null> };
   memory: MemoryResult | Skipped;
   /** (max p50 − min p50) / min p50 over the event sizes, and the same for p99. */
   p50Spread: number | null;

@@ -554,6 +554,7 @@ async function growthSection(plan: BenchPlan, holdfast: HoldfastSession, log: (l
   const { fixture, api } = await holdfast.get();
   const growth = plan.growth;
   const events: GrowthEvent[] = [];
+  const warmEvents: BenchEvent[] = [];
   let listedBodyBytes = 0; // the body of the largest size's first event
   try {
     for (const seats of growth.seatCounts) {
@@ -584,6 +585,20 @@ async function growthSection(plan: BenchPlan, holdfast: HoldfastSession, log: (l
       };
       log(`  ${largestSize} seats through HTTP: ${httpCreate.asList.sec} s listed (${httpCreate.asList.bodyBytes} bytes), ${httpCreate.asLayout.sec} s as a layout (${httpCreate.asLayout.bodyBytes} bytes)`);
     }
+    // Warm as the hold path's servers are: with --only growth the API is fresh, and its first
+    // loads ran at half the holds a second of its later ones.
+    const perRound = Math.floor(growth.holds / growth.rounds);
+    log(`growth warm-up (not measured): rounds of ${perRound} holds until the API's CPU per hold stops falling (at most ${MAX_HOLD_WARM_UP_ROUNDS})`);
+    const warmCpu = await warmUpRounds(MAX_HOLD_WARM_UP_ROUNDS, async (round) => {
+      const warm = await createEvents(fixture, `bench growth warm-up ${round}`, perRound);
+      warmEvents.push(...warm);
+      const holds = { concurrency: growth.concurrency, requests: perRound, warmupRequests: 0, maxDurationMs: growth.maxDurationMs * 3 };
+      const cpu = await cpuPerRequest(api.pid, () => loadHolds(api, new SeatCursor(warm, fixture, `growth-warm-${round}`), holds));
+      log(`  warm-up ${round}: ${perRound} holds (${cpu ?? '?'} ms CPU/hold)`);
+      return cpu;
+    });
+    for (const event of warmEvents.splice(0)) await fixture.dropEvent(event.eventId);
+    const warmUp = { requestsPerRound: perRound, rounds: warmCpu.length, cpuMsPerRequest: warmCpu };
     const { rows, cursors } = await measureGrowth(api, fixture, events, growth, log);
     for (const row of rows) {
       log(`  ${row.seats} seats: first hold ${row.firstHoldMs} ms, seat map p50 ${row.seatMap.okLatency.p50Ms} ms (${row.seatMap.bytes} bytes)`);
@@ -603,11 +618,13 @@ async function growthSection(plan: BenchPlan, holdfast: HoldfastSession, log: (l
     return {
       rows,
       httpCreate,
+      warmUp,
       memory,
       p50Spread: spread(rows.map((r) => r.holds.p50Ms)),
       p99Spread: spread(rows.map((r) => r.holds.p99Ms)),
     };
   } finally {
+    for (const event of warmEvents) await fixture.dropEvent(event.eventId);
     for (const group of events) for (const event of group.events) await fixture.dropEvent(event.eventId);
   }
 }

@@ -409,7 +409,12 @@ function growthSection(report: BenchReport): string[] {
     '## How cost grows',
     '',
     `Hold latency by event size (one seat per hold, distinct seats, ${report.plan.growth.concurrency} concurrent clients, ` +
-      `median of ${report.plan.growth.rounds} rounds that visit the sizes in turn; ` +
+      `median of ${report.plan.growth.rounds} rounds that visit the sizes in turn, smallest first and largest first alternately; ` +
+      'a size of several events has its holds on one event after another, every event\'s first hold taken before the clock; ' +
+      (growth.warmUp
+        ? `after ${growth.warmUp.rounds} warm-up rounds of ${formatNumber(growth.warmUp.requestsPerRound)} holds on other events ` +
+          `(the API's CPU per hold ${growth.warmUp.cpuMsPerRequest.map((ms) => (ms === null ? '?' : `${ms} ms`)).join(', ')}); `
+        : '') +
       `the largest deviation from the smallest event is ${spreadText(growth.p50Spread)} at p50 and ${spreadText(growth.p99Spread)} at p99):`,
     '',
     markdownTable(['seats in event', 'create event s', 'first hold ms (cold)', 'holds', 'holds/s', 'p50 ms', 'p99 ms', 'p50 vs smallest', 'p99 vs smallest'], holdRows),
