@@ -13,7 +13,7 @@ import { readFile } from 'node:fs/promises';
 
 import { markdownTable } from './report/markdown-table.format';
 
-interface CallFrame {
+export interface CallFrame {
   functionName: string;
   url: string;
   lineNumber: number;
@@ -25,7 +25,7 @@ interface ProfileNode {
   children?: number[];
 }
 
-interface CpuProfile {
+export interface CpuProfile {
   nodes: ProfileNode[];
   startTime: number;
   endTime: number;
@@ -45,7 +45,7 @@ interface ProfileSummary {
 }
 
 /** The package or part of the runtime a frame belongs to. */
-function areaOf(frame: CallFrame): string {
+export function areaOf(frame: CallFrame): string {
   const { url, functionName } = frame;
   if (!url) {
     if (functionName === '(idle)') return '(idle)';

@@ -21,7 +21,7 @@ export function baselineNodeFlags(): string[] {
   return startNodeFlags();
 }
 
-/** Starts a baseline server as a child process, with holdfast's API's node flags. */
-export function launchBaseline(kind: BaselineServer, env: { BENCH_REDIS_URL: string; BENCH_KEY_PREFIX: string }): Promise<ChildServer> {
-  return launchChildServer({ entry: path.join(__dirname, BASELINE_SERVERS[kind]), env, nodeArgs: baselineNodeFlags() });
+/** Starts a baseline server as a child process, with holdfast's API's node flags (and `extraNodeArgs`, e.g. a CPU profile's). */
+export function launchBaseline(kind: BaselineServer, env: { BENCH_REDIS_URL: string; BENCH_KEY_PREFIX: string }, extraNodeArgs: string[] = []): Promise<ChildServer> {
+  return launchChildServer({ entry: path.join(__dirname, BASELINE_SERVERS[kind]), env, nodeArgs: [...baselineNodeFlags(), ...extraNodeArgs] });
 }
