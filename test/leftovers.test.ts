@@ -42,3 +42,21 @@ test('when a suite leaves an event\'s key, an idempotency key, a hold\'s job and
     redis.disconnect();
   }
 });
+
+test('when a run makes a year\'s order-number row (the first confirm on a new database), then the check does not name it: every run shares it', async () => {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  // A year no other suite numbers orders in.
+  const year = 2400 + Math.floor(Math.random() * 500);
+  try {
+    const before = await snapshot(databaseUrl, redisUrl);
+    await db.query('INSERT INTO order_sequences (year, last_value) VALUES ($1, 1)', [year]);
+
+    const left = await leftovers(before, databaseUrl, redisUrl);
+    expect(left.rows.has('order_sequences')).toBe(false);
+    expect(describeLeftovers(left).filter((line) => line.includes('order_sequences'))).toEqual([]);
+  } finally {
+    await db.query('DELETE FROM order_sequences WHERE year = $1', [year]);
+    await db.end();
+  }
+});

@@ -9,12 +9,18 @@ import { createRedisClient } from '../packages/hold-store/src/redis-client';
  * Counted: rows of every table, and the keys a test makes per event, hold,
  * request or delivery (an event's keys, idempotency keys, the jobs of holds
  * and deliveries). Not counted: a queue's own keys (its meta, id, events,
- * schedulers and the jobs they keep, at most 100 each), which every run shares.
+ * schedulers and the jobs they keep, at most 100 each), and the current
+ * year's order-number row (order_sequences): every run shares them. The first
+ * confirm on a new database makes the year's row, and removing it would
+ * number a later run's orders from 1 again.
  */
 export interface Snapshot {
   keys: Set<string>;
   rows: Map<string, number>;
 }
+
+/** Tables every run shares (see above). */
+const SHARED_TABLES = ['_prisma_migrations', 'order_sequences'];
 
 /** Keys made per event, hold, request or delivery. */
 const PER_TEST_KEY = /^(\{ev:|idem:|[^:]+:[^:]+:(exp_|hld_|wh_))/;
@@ -74,7 +80,7 @@ async function rowsOf(databaseUrl: string): Promise<Map<string, number>> {
   await client.connect();
   try {
     const tables = await client.query<{ name: string }>(
-      `SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations' ORDER BY 1`);
+      `SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> ALL ($1::text[]) ORDER BY 1`, [SHARED_TABLES]);
     const rows = new Map<string, number>();
     if (!tables.rows.length) return rows;
     const counts = await client.query<{ name: string; n: number }>(
