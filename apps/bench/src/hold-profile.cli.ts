@@ -14,7 +14,7 @@
  * and each side's CPU per request read from /proc over the same windows.
  * The profiles are deleted unless `--keep DIR` is given.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -30,7 +30,7 @@ import { openHoldfastFixture, type BenchEvent, type HoldfastFixture } from './ho
 import { runHttpLoad, type HttpLoadResult } from './http-load.generator';
 import { withProcessCpu } from './process-cpu.probe';
 import { markdownTable } from './report/markdown-table.format';
-import { warmUpRounds } from './warm-up.rounds';
+import { cpuPerRequest, warmUpRounds } from './warm-up.rounds';
 
 const { values } = parseArgs({
   options: {
@@ -76,12 +76,12 @@ async function measuredRound(side: Side, tag: string): Promise<void> {
 }
 
 async function readProfile(dir: string): Promise<CpuProfile> {
-  const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile'));
-  // The server's own process wrote the largest (a tsx loader thread may write one of its own).
-  const sized = await Promise.all(files.map(async (f) => ({ f, text: await readFile(path.join(dir, f), 'utf8') })));
-  const largest = sized.sort((a, b) => b.text.length - a.text.length)[0];
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(dir, f));
+  // The server's own thread wrote the largest (tsx's loader thread writes one of its own).
+  const sized = await Promise.all(files.map(async (file) => ({ file, size: (await stat(file)).size })));
+  const largest = sized.sort((a, b) => b.size - a.size)[0];
   if (!largest) throw new Error(`no CPU profile in ${dir}`);
-  return JSON.parse(largest.text) as CpuProfile;
+  return JSON.parse(await readFile(largest.file, 'utf8')) as CpuProfile;
 }
 
 async function main(): Promise<void> {
@@ -116,10 +116,7 @@ async function main(): Promise<void> {
     };
     sides.push(bareSide, holdfastSide);
     for (const side of sides) {
-      const cpu = await warmUpRounds(MAX_WARM_UP_ROUNDS, async (round) => {
-        const { result, cpuMs } = await withProcessCpu(side.server.pid, () => side.load(holds, `warm-${round}`));
-        return cpuMs === null ? null : cpuMs / result.requests;
-      });
+      const cpu = await warmUpRounds(MAX_WARM_UP_ROUNDS, (round) => cpuPerRequest(side.server.pid, () => side.load(holds, `warm-${round}`)));
       log(`${side.name}: ${cpu.length} warm-up rounds of ${holds} (CPU ms a request ${cpu.map((ms) => ms?.toFixed(3) ?? '?').join(', ')})`);
     }
     for (let round = 1; round <= rounds; round += 1) {

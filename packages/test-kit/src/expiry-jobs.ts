@@ -1,4 +1,5 @@
 import type { Job, Queue } from 'bullmq';
+import { holdIdOf } from '@holdfast/contracts';
 import { EXPIRE_HOLDS_JOB } from '@holdfast/jobs';
 import { waitFor, type WaitOptions } from './wait';
 
@@ -29,4 +30,22 @@ export function finishedJob(what: string, find: () => Promise<Job | undefined>, 
     const job = await find();
     return job?.finishedOn !== undefined && also(job) && job;
   }, options);
+}
+
+/**
+ * Removes the expiry jobs of an event's holds, whatever their state: a batch's
+ * job id names its first hold (`exp_<hold id>_<n>`), a hold's own job is its
+ * id, and a hold id carries its event's id (holdIdOf). Left, they wait in the
+ * queue for a worker of some later run. `keysMatching` lists the keys of a
+ * SCAN pattern (on every master of a cluster).
+ */
+export async function removeExpiryJobsOf(queue: Queue, keysMatching: (pattern: string) => Promise<string[]>, eventId: string): Promise<void> {
+  const hold = holdIdOf(eventId, '');
+  const prefix = queue.toKey('');
+  for (const jobId of [`exp_${hold}`, hold]) {
+    const keys = await keysMatching(`${prefix}${jobId}*`);
+    // A job's own keys are `<prefix><id>` and `<prefix><id>:logs` (or `:lock`): the job is the id before them.
+    const ids = new Set(keys.map((k) => k.slice(prefix.length).split(':')[0]!));
+    for (const id of ids) await queue.remove(id);
+  }
 }

@@ -1,9 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { loadConfig, type Config } from '@holdfast/config';
-import { holdIdOf } from '@holdfast/contracts';
 import { eventKeyPattern, IdempotencyStore, masters } from '@holdfast/hold-store';
 import { checkResponse, createApiRuntime, createLogger, signToken, type ApiRuntime } from '@holdfast/api';
+import { removeExpiryJobsOf } from './expiry-jobs';
 import { RedisProcess } from './redis-process';
 import { standIn } from './stand-in';
 
@@ -117,21 +117,9 @@ export async function dropTestEvent(api: TestApi, eventId: string): Promise<void
   await dropExpiryJobsOf(api, eventId);
 }
 
-/**
- * Removes the delayed expiry jobs of an event's holds (a batch's job id names
- * its first hold, a hold's own job is its id; hold ids carry their event), so a
- * suite leaves no job behind for a worker of a later run.
- */
+/** Removes the expiry jobs of an event's holds from the API's queue (removeExpiryJobsOf). */
 export async function dropExpiryJobsOf(api: TestApi, eventId: string): Promise<void> {
-  const queue = api.rt.queues.expiry;
-  const hold = holdIdOf(eventId, '');
-  const prefix = queue.toKey('');
-  for (const jobId of [`exp_${hold}`, hold]) {
-    const [, keys] = await scanOn(api, '0', 'MATCH', `${prefix}${jobId}*`, 'COUNT', 1000);
-    // A job's own keys are `<prefix><id>` and `<prefix><id>:logs` (or `:lock`): the job is the id before them.
-    const ids = new Set(keys.map((k) => k.slice(prefix.length).split(':')[0]!));
-    for (const id of ids) await queue.remove(id);
-  }
+  await removeExpiryJobsOf(api.rt.queues.expiry, async (pattern) => (await scanOn(api, '0', 'MATCH', pattern, 'COUNT', 1000))[1], eventId);
 }
 
 /**

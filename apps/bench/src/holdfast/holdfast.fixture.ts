@@ -2,13 +2,13 @@ import { createSecretKey, randomBytes } from 'node:crypto';
 import path from 'node:path';
 
 import { createDb, ensureDatabase, listSeats, migrateDatabase, type Db } from '@holdfast/db';
-import { createDomain, createEvent, holdIdOf, type DomainContext } from '@holdfast/domain';
+import { createDomain, createEvent, type DomainContext } from '@holdfast/domain';
 import { eventKeyPattern, HoldStore } from '@holdfast/hold-store';
 import { EXPIRY_QUEUE } from '@holdfast/jobs';
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import jwt from 'jsonwebtoken';
-import { sign as signStripe, WorkerProcess } from '@holdfast/test-kit';
+import { removeExpiryJobsOf, sign as signStripe, WorkerProcess } from '@holdfast/test-kit';
 
 import { launchChildServer, type ChildServer } from '../baselines/child-server.launcher';
 import { benchDatabaseUrl } from '../bench-database.service';
@@ -105,7 +105,11 @@ export async function openHoldfastFixture(): Promise<HoldfastFixture> {
     await db.$executeRaw`DELETE FROM holds WHERE event_id = ${eventId}::uuid`;
     await db.$executeRaw`DELETE FROM events WHERE id = ${eventId}::uuid`;
     await forEachKeyBatch(redis, eventKeyPattern(eventId), (keys) => redis.unlink(...keys));
-    await removeExpiryJobs(expiry, redis, eventId);
+    await removeExpiryJobsOf(expiry, async (pattern) => {
+      const keys: string[] = [];
+      await forEachKeyBatch(redis, pattern, async (batch) => keys.push(...batch));
+      return keys;
+    }, eventId);
     created.delete(eventId);
   };
 
@@ -215,23 +219,6 @@ async function forEachKeyBatch(redis: Redis, pattern: string, each: (keys: strin
     if (keys.length > 0) await each(keys);
     cursor = next;
   } while (cursor !== '0');
-}
-
-/**
- * Removes the expiry jobs of an event's holds: a job's id names its first hold (`exp_<hold id>_<n>`),
- * or is a hold's id, and a hold id carries its event's id (holdIdOf). Left, they stayed in the
- * queue's delayed set after their event was gone, about a thousand a `--quick` run, in a Redis no
- * worker drains. The other events' jobs stay.
- */
-async function removeExpiryJobs(queue: Queue, redis: Redis, eventId: string): Promise<void> {
-  const holdPrefix = holdIdOf(eventId, '');
-  const base = `${queue.opts.prefix ?? 'bull'}:${queue.name}:`;
-  for (const idPrefix of [`exp_${holdPrefix}`, holdPrefix]) {
-    await forEachKeyBatch(redis, `${base}${idPrefix}*`, async (keys) => {
-      // A job's own hash; its other keys (logs, lock) go with it.
-      for (const key of keys) if (!key.includes(':', base.length)) await queue.remove(key.slice(base.length));
-    });
-  }
 }
 
 /** How long dropEvent waits for the API to persist an event's last holds. */
