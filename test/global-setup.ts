@@ -2,7 +2,7 @@ import './test-env';
 import pg from 'pg';
 import { ensureDatabase, migrateDatabase } from '../packages/db/src/admin';
 import { ISOLATED_DATABASES, isolatedDatabaseUrl } from '../packages/test-kit/src/isolated-database';
-import { snapshot, type Snapshot } from './leftovers';
+import { snapshot, type Snapshot } from '../packages/test-kit/src/leftovers';
 
 /**
  * Creates the test database when missing and applies the migrations, once per

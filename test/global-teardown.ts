@@ -1,8 +1,8 @@
 import './test-env';
-import { describeLeftovers, leftovers, type Snapshot } from './leftovers';
+import { describeLeftovers, leftovers, type Snapshot } from '../packages/test-kit/src/leftovers';
 
 /**
- * Fails the run when its suites left rows or keys behind (see leftovers.ts):
+ * Fails the run when its suites left rows or keys behind (see packages/test-kit/src/leftovers.ts):
  * each suite removes what it made, so runs do not pile up on a machine.
  */
 export default async function globalTeardown(): Promise<void> {

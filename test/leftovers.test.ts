@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { createRedisClient } from '../packages/hold-store/src/redis-client';
-import { describeLeftovers, leftovers, snapshot } from './leftovers';
+import { describeLeftovers, leftovers, snapshot } from '../packages/test-kit/src/leftovers';
 
 const databaseUrl = process.env.DATABASE_URL!;
 const redisUrl = process.env.REDIS_URL!;

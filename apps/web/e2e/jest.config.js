@@ -13,6 +13,9 @@ module.exports = {
     '/node_modules/jose/.+\\.js$': ['ts-jest', { isolatedModules: true, diagnostics: false, tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022' } }],
   },
   transformIgnorePatterns: ['/node_modules/(?!jose/)'],
+  // What the run made in its own database and Redis index is removed after it, and checked.
+  globalSetup: '<rootDir>/global-setup.ts',
+  globalTeardown: '<rootDir>/global-teardown.ts',
   testTimeout: 180000,
   maxWorkers: 1,
 };

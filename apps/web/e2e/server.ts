@@ -10,6 +10,10 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** The database and Redis index the browser tests' servers use (theirs alone: the run removes what it made there). */
+export const E2E_DATABASE_URL = process.env.E2E_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/holdfast_e2e';
+export const E2E_REDIS_URL = process.env.E2E_REDIS_URL ?? 'redis://127.0.0.1:6379/14';
+
 export async function startServer(): Promise<RunningServer> {
   if (process.env.E2E_BASE_URL) return { baseUrl: process.env.E2E_BASE_URL.replace(/\/$/, ''), stop: async () => {} };
   const port = await freePort();
@@ -18,8 +22,8 @@ export async function startServer(): Promise<RunningServer> {
     PORT: String(port),
     NODE_ENV: 'development',
     DEMO_MODE: 'true',
-    DATABASE_URL: process.env.E2E_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/holdfast_e2e',
-    REDIS_URL: process.env.E2E_REDIS_URL ?? 'redis://127.0.0.1:6379/14',
+    DATABASE_URL: E2E_DATABASE_URL,
+    REDIS_URL: E2E_REDIS_URL,
     HOLD_RATE_LIMIT_PER_MINUTE: '1000',
     LOG_LEVEL: 'warn',
   }, { detached: true });

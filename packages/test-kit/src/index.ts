@@ -20,3 +20,6 @@ export * from './tcp-relay';
 export * from './clock';
 export * from './otlp-receiver';
 export * from './webhook-receiver';
+export * from './event-rows';
+export * from './leftovers';
+export * from './run-cleanup';

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { loadConfig, type Config } from '@holdfast/config';
 import { eventKeyPattern, IdempotencyStore, masters } from '@holdfast/hold-store';
 import { checkResponse, createApiRuntime, createLogger, signToken, type ApiRuntime } from '@holdfast/api';
+import { EVENT_ROWS_DELETE } from './event-rows';
 import { removeExpiryJobsOf } from './expiry-jobs';
 import { RedisProcess } from './redis-process';
 import { standIn } from './stand-in';
@@ -108,11 +109,7 @@ export async function dropTestEvent(api: TestApi, eventId: string): Promise<void
   // Holds still in the outbox are written first: drained after the event's row is gone, PostgreSQL
   // would refuse them and they would be parked in a stream made anew, after its keys were deleted.
   await api.rt.ctx.persister.flush().catch(() => undefined);
-  const db = api.rt.db;
-  await db.$executeRaw`DELETE FROM order_items WHERE order_id IN (SELECT id FROM orders WHERE event_id = ${eventId}::uuid)`;
-  await db.$executeRaw`DELETE FROM payments WHERE event_id = ${eventId}::uuid OR hold_id IN (SELECT id FROM holds WHERE event_id = ${eventId}::uuid)`;
-  await db.$executeRaw`DELETE FROM audit_entries WHERE event_id = ${eventId}::uuid`;
-  await db.$executeRaw`DELETE FROM events WHERE id = ${eventId}::uuid`;
+  for (const sql of EVENT_ROWS_DELETE) await api.rt.db.$executeRawUnsafe(sql, eventId);
   await forgetEventInRedis(api, eventId);
   await dropExpiryJobsOf(api, eventId);
 }

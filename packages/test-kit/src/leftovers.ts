@@ -1,10 +1,11 @@
 import pg from 'pg';
-import { createRedisClient } from '../packages/hold-store/src/redis-client';
+import { createRedisClient } from '@holdfast/hold-store';
 
 /**
- * What a test run leaves behind in the machine's Redis (the tests' REDIS_URL)
- * and in the test database (DATABASE_URL): every suite removes the rows and
- * keys it made, so a run that ends with more than it started with names them.
+ * What a test run leaves behind in a Redis database and a PostgreSQL database
+ * (`npm test`'s REDIS_URL and DATABASE_URL, the browser tests' own): every
+ * suite removes the rows and keys it made, so a run that ends with more than
+ * it started with names them.
  *
  * Counted: rows of every table, and the keys a test makes per event, hold,
  * request or delivery (an event's keys, idempotency keys, the jobs of holds
@@ -17,6 +18,8 @@ import { createRedisClient } from '../packages/hold-store/src/redis-client';
 export interface Snapshot {
   keys: Set<string>;
   rows: Map<string, number>;
+  /** The ids of the events there were. */
+  events: Set<string>;
 }
 
 /** Tables every run shares (see above). */
@@ -26,7 +29,7 @@ const SHARED_TABLES = ['_prisma_migrations', 'order_sequences'];
 const PER_TEST_KEY = /^(\{ev:|idem:|[^:]+:[^:]+:(exp_|hld_|wh_))/;
 
 export async function snapshot(databaseUrl: string, redisUrl: string): Promise<Snapshot> {
-  return { keys: await keysOf(redisUrl), rows: await rowsOf(databaseUrl) };
+  return { keys: await keysOf(redisUrl), ...(await rowsOf(databaseUrl)) };
 }
 
 export interface Leftovers {
@@ -34,6 +37,8 @@ export interface Leftovers {
   rows: Map<string, number>;
   /** Keys that were not there before. */
   keys: string[];
+  /** Events that were not there before. */
+  events: string[];
 }
 
 /** What is in Redis and the database now that was not in `before`. */
@@ -44,7 +49,11 @@ export async function leftovers(before: Snapshot, databaseUrl: string, redisUrl:
     const was = before.rows.get(table) ?? 0;
     if (n > was) rows.set(table, n - was);
   }
-  return { rows, keys: [...now.keys].filter((k) => !before.keys.has(k)).sort() };
+  return {
+    rows,
+    keys: [...now.keys].filter((k) => !before.keys.has(k)).sort(),
+    events: [...now.events].filter((id) => !before.events.has(id)).sort(),
+  };
 }
 
 /** Leftovers as lines: a table each, and keys alike but for their ids as one line with a count and an example. */
@@ -75,18 +84,20 @@ async function keysOf(redisUrl: string): Promise<Set<string>> {
   }
 }
 
-async function rowsOf(databaseUrl: string): Promise<Map<string, number>> {
+async function rowsOf(databaseUrl: string): Promise<Pick<Snapshot, 'rows' | 'events'>> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     const tables = await client.query<{ name: string }>(
       `SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> ALL ($1::text[]) ORDER BY 1`, [SHARED_TABLES]);
     const rows = new Map<string, number>();
-    if (!tables.rows.length) return rows;
+    const events = new Set<string>();
+    if (!tables.rows.length) return { rows, events };
     const counts = await client.query<{ name: string; n: number }>(
       tables.rows.map((t) => `SELECT '${t.name}' AS name, count(*)::int AS n FROM public.${t.name}`).join(' UNION ALL '));
     for (const { name, n } of counts.rows) rows.set(name, n);
-    return rows;
+    if (rows.has('events')) for (const { id } of (await client.query<{ id: string }>('SELECT id FROM events')).rows) events.add(id);
+    return { rows, events };
   } finally {
     await client.end();
   }
