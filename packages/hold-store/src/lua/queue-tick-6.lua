@@ -14,6 +14,10 @@
     ARGV[1] sale start ms ('' open)   ARGV[2] admit per minute   ARGV[3] max active
     ARGV[4] pass ms   ARGV[5] change channel
 
+  A room with none of its keys (its event's keys were removed, or Redis lost
+  them) has nobody to admit: the tick answers it empty and writes nothing, so
+  a process still ticking it never makes a room anew (a bare cfg kept two days).
+
   Output:
     {"OK", now ms, ...the room (queueReply)}
 ]]
@@ -23,8 +27,11 @@
 local now = nowMs()
 local q = { KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6] }
 local s = queueSettings(q, ARGV[2], ARGV[3], now)
-local out = queueAdmit(q, s, now, tonumber(ARGV[4]), ARGV[1], ARGV[5])
-queueKeep(q)
+local out = { admitted = 0, timeout = 0, holdExpired = 0, waits = {} }
+if redis.call('EXISTS', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]) > 0 then
+  out = queueAdmit(q, s, now, tonumber(ARGV[4]), ARGV[1], ARGV[5])
+  queueKeep(q)
+end
 local reply = { 'OK', now }
 for _, v in ipairs(queueReply(out, s, q)) do reply[#reply + 1] = v end
 return reply
