@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { createRedisClient } from '../packages/hold-store/src/redis-client';
+import { isolatedDatabaseUrl } from '../packages/test-kit/src/isolated-database';
 import { describeLeftovers, leftovers, snapshot } from '../packages/test-kit/src/leftovers';
 
-const databaseUrl = process.env.DATABASE_URL!;
+// A database of this suite's own: the check counts rows, and on the shared test database another
+// suite's cleanup running at the same moment (audit entries deleted) can hide the row added here.
+const databaseUrl = isolatedDatabaseUrl('leftovers');
 const redisUrl = process.env.REDIS_URL!;
 
 test('when a suite leaves an event\'s key, an idempotency key, a hold\'s job and a row behind, then the run\'s check names each, and once they are gone it names none of them', async () => {
