@@ -19,19 +19,32 @@ export function freePort(): Promise<number> {
 }
 
 
-function answersPing(port: number): Promise<boolean> {
+/**
+ * The process id of the redis-server answering on the port (its INFO server), or
+ * null when nothing answers there as a Redis does.
+ */
+function serverPid(port: number): Promise<number | null> {
   return new Promise((resolve) => {
     const sock = net.connect(port, '127.0.0.1');
-    const done = (ok: boolean) => {
+    let text = '';
+    const done = (pid: number | null) => {
       sock.destroy();
-      resolve(ok);
+      resolve(pid);
     };
-    sock.setTimeout(300, () => done(false));
-    sock.once('error', () => done(false));
-    sock.once('connect', () => sock.write('PING\r\n'));
-    sock.once('data', (d) => done(d.toString().startsWith('+PONG')));
+    sock.setTimeout(300, () => done(null));
+    sock.once('error', () => done(null));
+    sock.once('connect', () => sock.write('INFO server\r\n'));
+    sock.on('data', (d) => {
+      text += d.toString();
+      const pid = /process_id:(\d+)/.exec(text);
+      if (pid) done(Number(pid[1]));
+      else if (text.startsWith('-')) done(null);
+    });
   });
 }
+
+/** The port was taken between freePort and redis-server's bind: by what answered there instead, or its bind failed. */
+class PortTakenError extends Error {}
 
 /**
  * A redis-server of the test's own on a spare loopback port, without
@@ -46,10 +59,21 @@ export class RedisProcess {
 
   private constructor(readonly port: number) {}
 
+  /**
+   * Starts one on a free port; when another process took that port first (freePort
+   * releases it before redis-server binds it), on another one.
+   */
   static async start(): Promise<RedisProcess> {
-    const r = new RedisProcess(await freePort());
-    await r.start();
-    return r;
+    for (let attempt = 1; ; attempt += 1) {
+      const r = new RedisProcess(await freePort());
+      try {
+        await r.start();
+        return r;
+      } catch (err) {
+        rmSync(r.dir, { recursive: true, force: true });
+        if (!(err instanceof PortTakenError) || attempt === 5) throw err;
+      }
+    }
   }
 
   get url(): string {
@@ -66,8 +90,18 @@ export class RedisProcess {
       '--maxmemory-policy', 'noeviction', '--loglevel', 'warning',
     ], { stdio: 'ignore' });
     const port = this.port;
-    await waitFor(`redis-server on port ${port} to answer PING`, () => answersPing(port), { timeoutMs: 10_000, intervalMs: 50 })
-      .catch(() => { throw new Error(`redis-server on port ${port} did not start`); });
+    const proc = this.proc;
+    // The server answering must be this one: a relay or a server of another test that took the
+    // port would otherwise answer PING, and the suite would run (and FLUSHALL) on its Redis.
+    const answer = await waitFor(`redis-server on port ${port} to answer`, async () => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return 'exited';
+      const pid = await serverPid(port);
+      return pid !== null && (pid === proc.pid ? 'ours' : 'another process');
+    }, { timeoutMs: 10_000, intervalMs: 50 }).catch(() => { throw new Error(`redis-server on port ${port} did not start`); });
+    if (answer !== 'ours') {
+      await this.kill();
+      throw new PortTakenError(`redis-server on port ${port}: ${answer === 'exited' ? 'it exited (the port is taken)' : 'another process answers there'}`);
+    }
   }
 
   /** kill -9: the data is gone (no persistence). */
