@@ -15,4 +15,5 @@ module.exports = {
   setupFiles: ['<rootDir>/test/test-env.ts'],
   testTimeout: 60000,
   maxWorkers: 2,
+  workerIdleMemoryLimit: '1GB',
 };
