@@ -15,9 +15,10 @@ module.exports = {
   setupFiles: ['<rootDir>/test/test-env.ts'],
   testTimeout: 60000,
   maxWorkers: 2,
-  // A worker exits by itself once its last file is done; the kernel's teardown of its memory
-  // takes time by its size (165 ms for a 1.3 GB worker here), and past jest's 500 ms jest kills it
-  // and prints 'a worker process has failed to exit gracefully'. A worker whose heap passed 512 MB
-  // after a file is replaced, so the last ones end small (177 MB, 29-37 ms to exit).
+  // A worker exits by itself once its last file is done, and the more memory it holds the longer
+  // its exit takes (from jest's end message to the parent seeing the exit: 79 ms at 653 MB, 165 ms
+  // at 1.3 GB, on a 2-core AMD EPYC); past 500 ms jest kills it and prints 'a worker process has
+  // failed to exit gracefully'. A worker whose heap passed 512 MB after a file is replaced, so the
+  // last ones end small (177 MB each, 29-37 ms to exit, in the run that chose it).
   workerIdleMemoryLimit: '512MB',
 };
