@@ -1,9 +1,9 @@
 /**
  * The system under test: `npm start`'s entry point from the repository root on
- * a free port, with its own database and Redis index, in demo mode. With
+ * a port the system gives it, with its own database and Redis index, in demo mode. With
  * E2E_BASE_URL set, the tests use that running server instead.
  */
-import { freePort, ServerProcess, waitFor } from '@holdfast/test-kit';
+import { ServerProcess, waitFor } from '@holdfast/test-kit';
 
 export interface RunningServer {
   baseUrl: string;
@@ -16,10 +16,10 @@ export const E2E_REDIS_URL = process.env.E2E_REDIS_URL ?? 'redis://127.0.0.1:637
 
 export async function startServer(): Promise<RunningServer> {
   if (process.env.E2E_BASE_URL) return { baseUrl: process.env.E2E_BASE_URL.replace(/\/$/, ''), stop: async () => {} };
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
+  // Port 0: the server takes a port the system gives it and prints it (demo mode's checkout-page
+  // line); a port picked here and released could be taken by another process before the server binds it.
   const server = ServerProcess.start({
-    PORT: String(port),
+    PORT: '0',
     NODE_ENV: 'development',
     DEMO_MODE: 'true',
     DATABASE_URL: E2E_DATABASE_URL,
@@ -30,9 +30,13 @@ export async function startServer(): Promise<RunningServer> {
   const stop = async () => {
     await server.stop(10_000);
   };
+  let baseUrl = '';
   try {
     const ready = await waitFor('npm start to be ready or exit', async () => {
       if (server.child.exitCode !== null) return 'exited';
+      const port = /checkout page at http:\/\/[^/:]+:(\d+)\//.exec(server.stdout)?.[1];
+      if (!port) return false;
+      baseUrl = `http://127.0.0.1:${port}`;
       return (await fetch(`${baseUrl}/readyz`)).ok && 'ready';
     }, { timeoutMs: 90_000, intervalMs: 300 });
     if (ready === 'exited') throw new Error(`npm start exited with ${server.child.exitCode}:\n${server.output.slice(-20_000)}`);

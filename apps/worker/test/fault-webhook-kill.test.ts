@@ -4,7 +4,7 @@ import { Queue } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { recordWebhookEvent } from '@holdfast/domain';
 import { WEBHOOK_QUEUE, workerConnection } from '@holdfast/jobs';
-import { freePort, isolatedDatabaseUrl, useTestApi, waitFor, WebhookReceiver, WorkerProcess } from '@holdfast/test-kit';
+import { isolatedDatabaseUrl, useTestApi, waitFor, WebhookReceiver, WorkerProcess } from '@holdfast/test-kit';
 
 let receiver: WebhookReceiver;
 // Declared before useTestApi's, so they run first: no worker outlives the test's Redis.
@@ -35,7 +35,7 @@ test('when the worker is killed with -9 while a receiver holds its request, then
       REDIS_URL: redis.url, DATABASE_URL: api.config.databaseUrl, RECONCILE_EVERY_SECONDS: '3600', WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_TIMEOUT_MS: '60000', WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_DISPATCH_EVERY_MS: '100',
     };
-    const w1 = await WorkerProcess.start({ ...env, WORKER_METRICS_PORT: String(await freePort()) });
+    const w1 = await WorkerProcess.start({ ...env, WORKER_METRICS_PORT: '0' });
     const hung = await waitFor('the receiver to hold a request open', () => receiver.received[0], { timeoutMs: 20_000 });
     const hungEvent = JSON.parse(hung.body).id as string;
     expect(eventIds).toContain(hungEvent);
@@ -43,7 +43,7 @@ test('when the worker is killed with -9 while a receiver holds its request, then
     expect(active.map((j) => j.data.deliveryId).length).toBeGreaterThanOrEqual(1);
     expect((await w1.signal('SIGKILL')).signal).toBe('SIGKILL');
 
-    const w2 = await WorkerProcess.start({ ...env, WORKER_METRICS_PORT: String(await freePort()) });
+    const w2 = await WorkerProcess.start({ ...env, WORKER_METRICS_PORT: '0' });
     try {
       const deliveries = await waitFor('every delivery to succeed', async () => {
         const d = (await api.call('GET', `/v1/admin/webhooks/${webhookId}/deliveries`, { token: admin })).body.deliveries as {

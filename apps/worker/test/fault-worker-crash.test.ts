@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { EXPIRY_QUEUE, workerConnection } from '@holdfast/jobs';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
 import { EXPIRE_HOLDS_PER_TRANSACTION } from '../src';
-import { createTestEvent, dropTestEvent, seatGrid, useTestApi, freePort, recordMeasurements, RedisProcess, WorkerProcess, isolatedDatabaseUrl, sleep, waitFor } from '@holdfast/test-kit';
+import { createTestEvent, dropTestEvent, seatGrid, useTestApi, recordMeasurements, RedisProcess, WorkerProcess, isolatedDatabaseUrl, sleep, waitFor } from '@holdfast/test-kit';
 
 const HOLDS = 200;
 
@@ -32,7 +32,7 @@ test('when a worker is killed with -9 in the middle of expiry jobs, then another
     let activeAtKill: string[] = [];
     let kills = 0;
     while (!activeAtKill.length && kills < 5) {
-      w1 = await WorkerProcess.start({ ...env, WORKER_METRICS_PORT: String(await freePort()) });
+      w1 = await WorkerProcess.start({ ...env, WORKER_METRICS_PORT: '0' });
       const floor = (await api.rt.db.hold.count({ where: { id: { in: holdIds }, status: 'EXPIRED' } })) + 10;
       let started = false;
       const midStream = await waitFor('the worker mid-stream, holding a job', async () => {
@@ -49,7 +49,7 @@ test('when a worker is killed with -9 in the middle of expiry jobs, then another
     expect(expiredAtKill).toBeGreaterThanOrEqual(10);
     expect(expiredAtKill).toBeLessThan(HOLDS);
 
-    w2 = await WorkerProcess.start({ ...env, WORKER_METRICS_PORT: String(await freePort()) });
+    w2 = await WorkerProcess.start({ ...env, WORKER_METRICS_PORT: '0' });
     const expired = await waitFor('every hold expired and every job it held run again', async () => {
       const n = await api.rt.db.hold.count({ where: { id: { in: holdIds }, status: 'EXPIRED' } });
       const pending = await Promise.all(activeAtKill.map(async (id) => (await queue.getJob(id))?.getState()));
@@ -93,7 +93,7 @@ test('when a worker gets SIGTERM while its Redis is down, then it still exits 0 
   const own = await RedisProcess.start();
   try {
     const w = await WorkerProcess.start({
-      REDIS_URL: own.url, DATABASE_URL: api.config.databaseUrl, WORKER_METRICS_PORT: String(await freePort()),
+      REDIS_URL: own.url, DATABASE_URL: api.config.databaseUrl, WORKER_METRICS_PORT: '0',
     });
     await own.kill();
     await sleep(500); // the worker has been without Redis a while when told to stop

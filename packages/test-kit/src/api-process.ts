@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { collectOutput, isRunning, printed, REPO_ROOT } from './child-process';
-import { freePort } from './redis-process';
 
 /** The API alone as a child process (`node --import tsx <this path>`), for tests that stop or kill it. */
 export const API_PROCESS_MAIN = require.resolve('./api-process.main');
@@ -10,24 +9,25 @@ export const API_PROCESS_MAIN = require.resolve('./api-process.main');
  * test that freezes it (SIGSTOP) or kills it while another API runs in-process.
  */
 export class ApiProcess {
-  private readonly output: { readonly both: string };
+  private constructor(readonly proc: ChildProcess, readonly url: string, private readonly output: { readonly both: string }) {}
 
-  private constructor(readonly proc: ChildProcess, readonly url: string) {
-    this.output = collectOutput(proc);
-  }
-
-  /** Starts it with these variables over the test's own (PORT is chosen here) and waits until it listens. */
+  /**
+   * Starts it with these variables over the test's own and waits until it
+   * listens. It binds port 0 and prints the port the system gave it: a port
+   * picked beforehand and released could be taken by another process before
+   * the API binds it.
+   */
   static async start(env: Record<string, string> = {}): Promise<ApiProcess> {
-    const port = await freePort();
     const proc = spawn(process.execPath, ['--import', 'tsx', API_PROCESS_MAIN], {
-      cwd: REPO_ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: REPO_ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const api = new ApiProcess(proc, `http://127.0.0.1:${port}`);
-    if (!(await printed(proc, api.output, 'listening', 'the API process to listen or exit'))) {
+    const output = collectOutput(proc);
+    const port = (await printed(proc, output, 'listening ', 'the API process to listen or exit')) ? /listening (\d+)\n/.exec(output.both)?.[1] : undefined;
+    if (!port) {
       proc.kill('SIGKILL');
-      throw new Error(`API process did not start: ${api.log}`);
+      throw new Error(`API process did not start: ${output.both}`);
     }
-    return api;
+    return new ApiProcess(proc, `http://127.0.0.1:${port}`, output);
   }
 
   get running(): boolean {
