@@ -7,10 +7,11 @@ const names = [`copycheck${process.pid}a`, `copycheck${process.pid}b`];
 const template = decodeURIComponent(new URL(url).pathname.slice(1));
 const copies = names.map((n) => `${template}_${n}`);
 
-async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
+/** Runs `work` on a connection to `database` on the test database's server. */
+async function onDatabase<T>(database: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  const client = new pg.Client({ connectionString: u.toString() });
   await client.connect();
   try {
     return await work(client);
@@ -19,19 +20,8 @@ async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T>
   }
 }
 
-const existing = () => withAdmin(async (c) => (await c.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname = ANY($1) ORDER BY datname', [copies])).rows.map((r) => r.datname));
-
-async function auditRowsIn(database: string): Promise<number> {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  const client = new pg.Client({ connectionString: u.toString() });
-  await client.connect();
-  try {
-    return (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_entries')).rows[0]!.n;
-  } finally {
-    await client.end();
-  }
-}
+const existing = () => onDatabase('postgres', async (c) => (await c.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname = ANY($1) ORDER BY datname', [copies])).rows.map((r) => r.datname));
+const auditRowsIn = (database: string) => onDatabase(database, async (c) => (await c.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_entries')).rows[0]!.n);
 
 afterAll(async () => {
   await dropIsolatedDatabases(url, names);
@@ -43,18 +33,14 @@ test('when the setup makes the copies again, then each is a fresh copy of the te
   const fresh = await auditRowsIn(copies[0]!);
 
   // An earlier run's rows in a copy.
-  const u = new URL(url);
-  u.pathname = `/${copies[0]}`;
-  const writer = new pg.Client({ connectionString: u.toString() });
-  await writer.connect();
-  await writer.query(`INSERT INTO audit_entries (id, actor, action) VALUES (gen_random_uuid(), 'test', 'copies.check')`);
-  await writer.end();
+  await onDatabase(copies[0]!, (c) => c.query(`INSERT INTO audit_entries (id, actor, action) VALUES (gen_random_uuid(), 'test', 'copies.check')`));
   expect(await auditRowsIn(copies[0]!)).toBe(fresh + 1);
 
   await recreateIsolatedDatabases(url, names);
   expect(await auditRowsIn(copies[0]!)).toBe(fresh);
 
   // A session left open in a copy (a suite's pool that was not closed) does not stop the drop.
+  const u = new URL(url);
   u.pathname = `/${copies[1]}`;
   const straggler = new pg.Client({ connectionString: u.toString() });
   straggler.on('error', () => undefined);
