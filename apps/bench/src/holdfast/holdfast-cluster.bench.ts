@@ -13,7 +13,7 @@ import { createSecretKey, randomUUID } from 'node:crypto';
 import path from 'node:path';
 
 import { createRedisClient, eventKeyPattern, HoldStore, masters, type RedisClient } from '@holdfast/hold-store';
-import { freePort, RedisCluster } from '@holdfast/test-kit';
+import { RedisCluster } from '@holdfast/test-kit';
 import jwt from 'jsonwebtoken';
 import pg from 'pg';
 
@@ -62,11 +62,21 @@ interface Setup {
   env: Record<string, string>;
 }
 
+/** The port named by the JSON log line carrying `ready`, once that line is whole. */
+function listeningPort(out: string, ready: string): number | undefined {
+  const at = out.indexOf(ready);
+  if (at < 0) return undefined;
+  const end = out.indexOf('\n', at);
+  if (end < 0) return undefined;
+  const port = (JSON.parse(out.slice(out.lastIndexOf('\n', at) + 1, end)) as { port?: unknown }).port;
+  return typeof port === 'number' && port > 0 ? port : undefined;
+}
+
 /** `npm start -- --only api` with the setup's environment; resolves once every API process listens. */
 async function startApi(setup: Setup, databaseUrl: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await freePort();
+  // Port 0: the API processes share the port the system gives the first (Node's cluster), named in the ready line.
   const env: NodeJS.ProcessEnv = {
-    ...process.env, ...setup.env, DATABASE_URL: databaseUrl, PORT: String(port), API_PROCESSES: String(setup.apiProcesses),
+    ...process.env, ...setup.env, DATABASE_URL: databaseUrl, PORT: '0', API_PROCESSES: String(setup.apiProcesses),
     NODE_ENV: 'production', DEMO_MODE: 'false', JWT_SECRET: SECRET, STRIPE_WEBHOOK_SECRET: 'whsec_bench_cluster',
     HOLD_RATE_LIMIT_PER_MINUTE: '100000', LOG_LEVEL: 'info', LOG_FORMAT: 'json',
   };
@@ -79,7 +89,8 @@ async function startApi(setup: Setup, databaseUrl: string): Promise<{ url: strin
   child.stderr!.on('data', (d) => (out += d));
   const ready = setup.apiProcesses > 1 ? '"msg":"holdfast API processes listening"' : '"msg":"holdfast API listening"';
   const deadline = Date.now() + 120_000;
-  while (!out.includes(ready)) {
+  let port: number | undefined;
+  while (!(port = listeningPort(out, ready))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ }
       throw new Error(`the API (${setup.name}) did not start: ${out.slice(-500)}`);
