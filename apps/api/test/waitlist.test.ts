@@ -261,6 +261,47 @@ describe('cancelling an order', () => {
     expect({ orders: sales.orders, revenueCents: sales.revenueCents }).toEqual({ orders: 2, revenueCents: 3000 });
   });
 
+  test('when a confirm of a cancelled order\'s hold comes after the cancel, then it answers the cancelled order and the seat stays with the customer it was offered to', async () => {
+    const { event } = await newEvent({ maxTicketsPerCustomer: 2, seats: seatGrid(['A'], 1, 1, 'floor') });
+    const [a, w] = ['a', 'w'].map(customer) as [string, string];
+    const admin = api.token('admin', customer('admin'));
+    const held = await hold(event.id, a, { tier: 'floor', quantity: 1 });
+    const seatId = held.items[0]!.seatId!;
+    const order = (await confirmVia(api, held.id)).body.order;
+    await join(event.id, w, { tier: 'floor', quantity: 1 });
+    expect((await api.call('POST', `/v1/admin/orders/${order.id}/cancel`, { token: admin, body: { reason: 'moved' } })).status).toBe(200);
+    const offer = (await entryOf(event.id, w)).offer!;
+
+    // A second payment event for the cancelled order (or a retried confirm) arrives.
+    const late = await confirmVia(api, held.id);
+    expect({ status: late.status, id: late.body.order.id, state: late.body.order.status }).toEqual({ status: 200, id: order.id, state: 'cancelled' });
+    const k = eventKeys(event.id);
+    expect({ sold: await api.rt.redis.sismember(k.sold, seatId), owner: await api.rt.redis.get(k.seat(seatId)) }).toEqual({ sold: 0, owner: offer.holdId });
+    expect((await confirmVia(api, offer.holdId)).status).toBe(201);
+    await flush(event.id);
+    await expectInvariants(api.rt.db, event.id);
+  });
+
+  test('when a confirm of a cancelled order\'s hold comes after its cancelled mark lapsed in Redis, then it takes nothing: the seat stays free for the next buyer', async () => {
+    const { event } = await newEvent({ maxTicketsPerCustomer: 2, seats: seatGrid(['A'], 1, 1, 'floor') });
+    const [a, b] = ['a', 'b'].map(customer) as [string, string];
+    const admin = api.token('admin', customer('admin'));
+    const held = await hold(event.id, a, { tier: 'floor', quantity: 1 });
+    const seatId = held.items[0]!.seatId!;
+    const order = (await confirmVia(api, held.id)).body.order;
+    expect((await api.call('POST', `/v1/admin/orders/${order.id}/cancel`, { token: admin, body: { reason: 'moved' } })).status).toBe(200);
+    const k = eventKeys(event.id);
+    await api.rt.redis.del(k.hold(held.id));
+
+    const late = await confirmVia(api, held.id);
+    expect({ status: late.status, state: late.body.order.status }).toEqual({ status: 200, state: 'cancelled' });
+    expect({ sold: await api.rt.redis.sismember(k.sold, seatId), owner: await api.rt.redis.get(k.seat(seatId)) }).toEqual({ sold: 0, owner: null });
+    const next = await holdPost(api, event.id, b, { tier: 'floor', quantity: 1 });
+    expect({ status: next.status, seat: next.body.hold?.items[0].seatId }).toEqual({ status: 201, seat: seatId });
+    await flush(event.id);
+    await expectInvariants(api.rt.db, event.id);
+  });
+
   test('when an order of two seats is cancelled as refunded, then a party of 2 waiting gets them side by side and the payment reads refunded', async () => {
     const { event } = await newEvent({ maxTicketsPerCustomer: 2, seats: seatGrid(['A'], 1, 2, 'floor') });
     const [a, party] = ['a', 'party'].map(customer) as [string, string];

@@ -3,7 +3,7 @@
 // whose conditional writes are the fence, the order numbers taken last for the whole batch.
 import { randomUUID } from 'node:crypto';
 import {
-  ConfirmOutcomeUnknown, findHold, TransactionConflict, UniqueViolation, type ConfirmBatchItem, type ConfirmBatchResult, type HoldRow,
+  ConfirmOutcomeUnknown, findHold, findOrderByHold, TransactionConflict, UniqueViolation, type ConfirmBatchItem, type ConfirmBatchResult, type HoldRow,
 } from '@holdfast/db';
 import type { ClaimHoldInput, ClaimResult } from '@holdfast/hold-store';
 import type { DomainContext } from './context';
@@ -284,6 +284,12 @@ export async function finishConfirm(ctx: DomainContext, claim: HoldClaim, outcom
     );
     throw outcome.error;
   }
+  if (outcome.order.status === 'cancelled') {
+    // An admin cancelled the order since: its items went back (cancel-order), maybe to another
+    // buyer by now, so nothing is marked sold; what this claim took again goes back.
+    if (claim.held) await freeCancelledOrdersHold(ctx, outcome.row, claim.token);
+    return { order: outcome.order, created: false };
+  }
   await endHoldInRedis(ctx, outcome.row, 'confirmed').catch((err: unknown) =>
     ctx.log.warn({ err, holdId: outcome.row.id }, 'order committed but Redis was not updated; reconciliation will repair it'),
   );
@@ -311,11 +317,27 @@ export async function giveBackClaim(ctx: DomainContext, claim: HoldClaim): Promi
     await ctx.store.releaseClaim(hold.eventId, hold.id, claim.token);
     const row = await findHold(ctx.db, hold.id);
     if (!row || row.status === 'ACTIVE') return;
+    if (row.status === 'CONFIRMED' && (await findOrderByHold(ctx.db, row.id))?.status === 'cancelled') {
+      await freeCancelledOrdersHold(ctx, row);
+      return;
+    }
     const mode = row.status === 'CONFIRMED' ? 'confirmed' : row.status === 'RELEASED' ? 'released' : 'expired';
     await endHoldInRedis(ctx, row, mode);
   } catch (err) {
     ctx.log.warn({ err, holdId: hold.id }, 'a confirm that did not commit could not give its claim back; it lapses by itself');
   }
+}
+
+/**
+ * The hold of a cancelled order, met by a confirm that came after the cancel (a
+ * second payment event, a retry): a claim taken once the order's cancelled mark
+ * had lapsed in Redis took its free items again, and they go back as on a
+ * release (to the waiting lists first). Its seats are never marked sold.
+ */
+async function freeCancelledOrdersHold(ctx: DomainContext, row: ClaimedHold, claimToken?: string): Promise<void> {
+  await endHoldInRedis(ctx, row, 'released', claimToken).catch((err: unknown) =>
+    ctx.log.warn({ err, holdId: row.id }, 'a cancelled order\'s hold could not be freed in Redis; its claim lapses by itself'),
+  );
 }
 
 /** Bounded exponential backoff with full jitter: 0..10 ms, 0..20 ms, ... capped at 160 ms. */

@@ -146,7 +146,7 @@ export type ReadClaimResult =
 
 export type ClaimResult =
   | { kind: 'live' | 'retaken' }
-  | { kind: 'ended'; status: 'released' | 'confirmed' }
+  | { kind: 'ended'; status: 'released' | 'confirmed' | 'cancelled' }
   | { kind: 'not_ready' }
   | { kind: 'unavailable'; seatIds: string[] }
   | { kind: 'sold_out'; available: number }
@@ -337,7 +337,7 @@ function parseClaim(reply: (string | number)[]): ClaimResult {
     case 'OK':
       return { kind: reply[1] === 'retaken' ? 'retaken' : 'live' };
     case 'ENDED':
-      return { kind: 'ended', status: reply[1] === 'confirmed' ? 'confirmed' : 'released' };
+      return { kind: 'ended', status: reply[1] === 'confirmed' || reply[1] === 'cancelled' ? reply[1] : 'released' };
     case 'NOT_READY':
       return { kind: 'not_ready' };
     case 'UNAVAILABLE':

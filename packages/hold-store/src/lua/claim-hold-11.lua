@@ -25,7 +25,7 @@
 
   Output:
     {"OK", "live" | "retaken"}   the lease is this confirm's until now + lease ms
-    {"NOT_READY"}   {"ENDED", "released" | "confirmed"}
+    {"NOT_READY"}   {"ENDED", "released" | "confirmed" | "cancelled" (its order was cancelled)}
     {"UNAVAILABLE", seat id, ...}   {"SOLD_OUT", available}
     {"LIMIT_EXCEEDED", tickets in use}   taking the lapsed items again would pass the
                                          customer's limit (bought + other live holds)

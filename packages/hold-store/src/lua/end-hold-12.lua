@@ -22,7 +22,7 @@
     ARGV[9..] seat ids in KEYS order
 
   Output:
-    {"OK", seats freed (including seats whose lease had lapsed), offers made to waiting lists}   {"ALREADY"} when this end was applied before
+    {"OK", seats freed (including seats whose lease had lapsed), offers made to waiting lists}   {"ALREADY"} when this end was applied before, or the hold's order was cancelled
     {"CLAIMED"} a confirm (other than ARGV[8]'s) claims the hold: nothing done
     {"NOT_DUE", ms left}  an expiry of a hold whose time has not come on Redis's clock: nothing done
 ]]

@@ -14,7 +14,8 @@ local function claimLease(k, a, now)
   local holdId, lease = a.holdId, tonumber(a.lease)
   local status = a.status
   if status == nil then status = redis.call('HGET', k.record, 'status') end
-  if status == 'released' or status == 'confirmed' then return {'ENDED', status} end
+  -- "cancelled": the hold's order was cancelled (cancel-order gave its items back): nothing to claim.
+  if status == 'released' or status == 'confirmed' or status == 'cancelled' then return {'ENDED', status} end
   local untilMs = now + lease
   -- Times go to Redis as text made once (a number passed to redis.call is formatted each time).
   local untilText = string.format('%d', untilMs)

@@ -16,7 +16,9 @@ local function endLease(k, a)
     if liveClaims(k.claims, nowMs()) then return {'CLAIMED'} end
   end
   local record = redis.call('HMGET', k.record, 'status', 'expiresAt')
-  if record[1] == mode then return {'ALREADY'} end
+  -- A hold whose order was cancelled has nothing left to end: cancel-order gave its items
+  -- back (maybe to another buyer by now), and its mark keeps cancel-order from applying twice.
+  if record[1] == mode or record[1] == 'cancelled' then return {'ALREADY'} end
   if mode == 'expired' and record[1] == 'active' and record[2] then
     local left = tonumber(record[2]) - nowMs()
     if left > 0 then return {'NOT_DUE', left} end
