@@ -8,6 +8,8 @@ const { api } = useTestApi({ HOLD_RATE_LIMIT_PER_MINUTE: '100000' });
 
 const run = `${process.pid}-${Date.now().toString(36)}`;
 
+type Entry = { state: string; offer: { holdId: string } | null };
+
 /** Sends every request through `connections` closed loops (one request in flight per connection). */
 async function overConnections<T>(connections: number, requests: (() => Promise<T>)[]): Promise<T[]> {
   const out = new Array<T>(requests.length);
@@ -99,4 +101,53 @@ test('when every hold of a flash sale lapses in the same second, then buyers of 
   } finally {
     await dropTestEvent(api, event.id);
   }
+});
+
+// The waiting list gets what comes back before any buyer (issue 30), however many leases
+// lapsed before the one it waits for: the hold scripts hand back at most 256 lapsed leases
+// before serving the lines, and a buyer must not reach a later one ahead of the line.
+describe('when more than 256 leases lapsed, the last of them the seat a waiting customer waits for', () => {
+  /**
+   * Runs `then` on an event whose 300 tier-A leases, then its one tier-B seat's, all
+   * lapsed while `waiter` waited in tier B's line; the event is dropped after.
+   */
+  async function lapsedWithWaiter(tag: string, then: (eventId: string, seatB: string, entry: () => Promise<Entry>) => Promise<void>) {
+    const seats = [...seatGrid(['A'], 15, 20, 'A', 5000), ...seatGrid(['B'], 1, 1, 'B', 9000)];
+    const { event, seats: rows } = await createTestEvent(api, { holdTtlSeconds: 4, maxTicketsPerCustomer: 100, seats });
+    try {
+      const tierA = rows.filter((s) => s.tier === 'A').map((s) => s.id);
+      const seatB = rows.find((s) => s.tier === 'B')!.id;
+      const heldA = await Promise.all([0, 1, 2].map((i) => holdPost(api, event.id, `${tag}a-${run}-${i}`, { seatIds: tierA.slice(100 * i, 100 * i + 100) })));
+      const heldB = await holdPost(api, event.id, `${tag}b-${run}`, { seatIds: [seatB] });
+      expect(tally([...heldA, heldB])).toEqual({ '201': 4 });
+      const waiter = api.token('customer', `${tag}w-${run}`);
+      const joined = await api.call('POST', `/v1/events/${event.id}/waitlist`, { token: waiter, body: { tier: 'B', quantity: 1 } });
+      expect(joined.status).toBe(201);
+      await untilLapsed(event.id, 301);
+      await longHoldsFromNow(event.id);
+      await then(event.id, seatB, async () => (await api.call('GET', `/v1/events/${event.id}/waitlist/me`, { token: waiter })).body.entries[0]);
+    } finally {
+      await dropTestEvent(api, event.id);
+    }
+  }
+
+  test('when a buyer asks for best available in its tier, then the waiting customer is offered the seat and the buyer finds the tier sold out', async () => {
+    await lapsedWithWaiter('wb', async (eventId, seatB, entry) => {
+      const ask = await holdPost(api, eventId, `wbo-${run}`, { tier: 'B', quantity: 1 });
+      expect({ status: ask.status, code: ask.body.error?.code }).toEqual({ status: 409, code: 'SOLD_OUT' });
+      const offered = await entry();
+      expect(offered.state).toBe('offered');
+      expect(await api.rt.redis.get(eventKeys(eventId).seat(seatB))).toBe(offered.offer!.holdId);
+    });
+  });
+
+  test('when a buyer asks for that very seat, then the waiting customer is offered it and the buyer is refused', async () => {
+    await lapsedWithWaiter('ws', async (eventId, seatB, entry) => {
+      const ask = await holdPost(api, eventId, `wso-${run}`, { seatIds: [seatB] });
+      expect({ status: ask.status, code: ask.body.error?.code }).toEqual({ status: 409, code: 'SEATS_UNAVAILABLE' });
+      const offered = await entry();
+      expect(offered.state).toBe('offered');
+      expect(await api.rt.redis.get(eventKeys(eventId).seat(seatB))).toBe(offered.offer!.holdId);
+    });
+  });
 });

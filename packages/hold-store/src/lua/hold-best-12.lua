@@ -118,7 +118,10 @@ local prefix = ARGV[10]
 local nowText = string.format('%d', now)
 -- Up to `count` leases whose time has passed give their seats back, earliest first; a lease
 -- moved on keeps its entry, re-dated. Answers whether `count` were found (more may be left).
+-- Seats given back go to the waiting lists first (serveWaitlists, which hands back only the
+-- earliest 256 itself): this caller picks from what the lines leave.
 local function giveBackLapsed(count)
+  local freed = 0
   local lapsed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', nowText, 'LIMIT', '0', count)
   for _, seatId in ipairs(lapsed) do
     local ttl = redis.call('PTTL', prefix .. seatId)
@@ -129,8 +132,10 @@ local function giveBackLapsed(count)
     else
       redis.call('ZREM', KEYS[3], seatId)
       freeSeatBack(KEYS[9], KEYS[10], KEYS[2], seatId)
+      freed = freed + 1
     end
   end
+  if freed > 0 then serveWaitlists(p, now) end
   return #lapsed == count
 end
 local moreLapsed = giveBackLapsed(64)

@@ -67,8 +67,19 @@ if present % 2 == 1 then
   for i = 10 + 2 * ncand, #ARGV - 4 do seatIds[#seatIds + 1] = ARGV[i] end
   return seatIds
 end
--- Items that came back (leases that lapsed) go to the waiting lists first (includes/waitlist).
-if present % 4 >= 2 then serveWaitlists(p, now) end
+-- Items that came back (leases that lapsed) go to the waiting lists first (includes/waitlist),
+-- the requested seats among them wherever their leases stand in the held set (serveWaitlists
+-- hands back only the earliest 256): a buyer never takes a lapsed seat ahead of the line.
+if present % 4 >= 2 then
+  local firstSeat = 10 + 2 * tonumber(ARGV[8])
+  for i = firstSeat, #ARGV - 4 do
+    if redis.call('EXISTS', KEYS[10 + i - firstSeat]) == 0 and redis.call('ZSCORE', KEYS[3], ARGV[i]) then
+      redis.call('ZREM', KEYS[3], ARGV[i])
+      freeSeatBack(KEYS[9], p .. 'seatix', KEYS[2], ARGV[i])
+    end
+  end
+  serveWaitlists(p, now)
+end
 if outsideSaleWindow(ARGV[#ARGV - 3], ARGV[#ARGV - 2], now) then return {'SALES_CLOSED', now} end
 local passRefused = queuePassRefused(KEYS[#KEYS - 1], KEYS[#KEYS], ARGV[#ARGV], ARGV[2], now)
 if passRefused then return {'QUEUE_PASS', passRefused} end
