@@ -4,7 +4,8 @@
 import { expireHold, reconcile } from '@holdfast/domain';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
 import {
-  confirmVia, deliverEvent, dropTestWebhooks, expectInvariants, forgetEventInRedis, holdPost, ordersOfHold, paymentIntentEvent, seatGrid, sleepUntil, useTestApi, waitFor,
+  confirmVia, deliverEvent, dropTestWebhooks, expectInvariants, forgetEventInRedis, holdPost, ordersOfHold, paymentIntentEvent, scanOn, seatGrid, sleepUntil,
+  useTestApi, waitFor,
 } from '@holdfast/test-kit';
 
 const { api, newEvent } = useTestApi();
@@ -388,6 +389,49 @@ test('when Redis loses the event, then its next use loads the lines back from Po
   expect((await Promise.all([first, second, third].map((w) => entryOf(event.id, w)))).map((e) => e.state)).toEqual(['offered', 'offered', 'waiting']);
   await flush(event.id);
   await expectInvariants(api.rt.db, event.id);
+});
+
+describe('reconciliation putting entries back from an earlier read of PostgreSQL', () => {
+  /** What reconciliation's walk sends for an entry it read as waiting (restoreWaitlist, joinInput). */
+  async function putBack(event: { id: string; currency: string }, entryId: string, customerId: string) {
+    const rows = await api.rt.db.$queryRawUnsafe<{ seq: bigint }[]>('SELECT seq FROM waitlist_entries WHERE id = $1::uuid', entryId);
+    return api.rt.ctx.store.waitlistJoin({
+      eventId: event.id, entryId, seq: Number(rows[0]?.seq ?? 1), customerId, scope: 't:floor', quantity: 1,
+      currency: event.currency, offerMs: 120_000, maxPerCustomer: 2, restore: true,
+    });
+  }
+
+  test('when a customer leaves the line after the walk read it, then the walk does not put the entry back and what comes back goes to the next buyer', async () => {
+    const { event } = await newEvent({ maxTicketsPerCustomer: 2, seats: seatGrid(['A'], 1, 1, 'floor') });
+    const [a, w, b] = ['a', 'w', 'b'].map(customer) as [string, string, string];
+    const held = await hold(event.id, a, { tier: 'floor', quantity: 1 });
+    const entry = (await join(event.id, w, { tier: 'floor', quantity: 1 })).body.entry;
+    const left = await api.call('DELETE', `/v1/events/${event.id}/waitlist/${entry.id}`, { token: api.token('customer', w) });
+    expect(left.body.entry).toMatchObject({ id: entry.id, state: 'left' });
+
+    expect(await putBack(event, entry.id, w)).toEqual({ kind: 'gone' });
+    expect(await api.rt.redis.zscore(eventKeys(event.id).waitLine('t:floor'), entry.id)).toBeNull();
+    // The seat that comes back is nobody's offer: the next buyer holds it.
+    await release(held.id, a);
+    expect((await holdPost(api, event.id, b, { tier: 'floor', quantity: 1 })).status).toBe(201);
+    expect((await entryOf(event.id, w)).state).toBe('left');
+    await flush(event.id);
+    await expectInvariants(api.rt.db, event.id);
+  });
+
+  test('when a join is answered WAITLIST_NOT_NEEDED after the walk read its row, then the walk does not put that entry in line', async () => {
+    const { event } = await newEvent({ maxTicketsPerCustomer: 2, seats: seatGrid(['A'], 1, 1, 'floor') });
+    const w = customer('w');
+    const res = await join(event.id, w, { tier: 'floor', quantity: 1 });
+    expect(res.body.error.code).toBe('WAITLIST_NOT_NEEDED');
+    // The entry's row is gone; Redis marked its id (the walk would have read the row before it was deleted).
+    const [, marks] = await scanOn(api, '0', 'MATCH', `${eventKeys(event.id).waitGone('')}*`, 'COUNT', 1000);
+    expect(marks).toHaveLength(1);
+    const entryId = marks[0]!.slice(eventKeys(event.id).waitGone('').length);
+    expect(await putBack(event, entryId, w)).toEqual({ kind: 'gone' });
+    expect(await api.rt.redis.zcard(eventKeys(event.id).waitLine('t:floor'))).toBe(0);
+    expect((await holdPost(api, event.id, customer('b'), { tier: 'floor', quantity: 1 })).status).toBe(201);
+  });
 });
 
 test('when an admin reads an event\'s waiting list and removes entries, then it lists place, customer, quantity, state and offer in join order, and a removal is audited and releases an open offer', async () => {

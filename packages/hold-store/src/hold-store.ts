@@ -6,7 +6,7 @@ import { eventKeys, type EventKeys } from './keys';
 import { registerScripts, runWhole, scriptCommand, writeCoalescer, type ScriptName, type ScriptRunner } from './scripts';
 import { PendingUndos } from './pending-undos';
 import { mayHaveRun, StoreUnavailableError, translateErrorsOf } from './store-errors';
-import { ENDED_HOLD_TTL_MS, HOLD_RECORD_TTL_MS } from './ttls';
+import { ENDED_HOLD_TTL_MS, HOLD_RECORD_TTL_MS, WAITLIST_GONE_TTL_MS } from './ttls';
 
 /** A hold answered only once this many replicas have it (WAIT after the hold script). */
 export interface ReplicaAcks {
@@ -196,6 +196,8 @@ export interface WaitlistJoinInput {
 export type WaitlistJoinResult =
   | { kind: 'ok'; offers: { entryId: string; holdId: string }[] }
   | { kind: 'already' }
+  /** Restore only: the entry left its line, or was not needed, since PostgreSQL was read. */
+  | { kind: 'gone' }
   | { kind: 'available'; free: number }
   | { kind: 'not_ready' };
 
@@ -958,16 +960,16 @@ export class HoldStore {
   }
 
   /**
-   * Puts a waiting-list entry in its line (lua/waitlist-join-5.lua), then serves
+   * Puts a waiting-list entry in its line (lua/waitlist-join-6.lua), then serves
    * the event's lines: the offers made come back (this entry's among them or not).
    */
   async waitlistJoin(input: WaitlistJoinInput): Promise<WaitlistJoinResult> {
     const k = eventKeys(input.eventId);
-    const keys = [k.ready, k.waitlist, k.waitLine(input.scope), k.waitScopes, k.waitConfig];
+    const keys = [k.ready, k.waitlist, k.waitLine(input.scope), k.waitScopes, k.waitConfig, k.waitGone(input.entryId)];
     const data = JSON.stringify({ c: input.customerId, q: input.quantity, s: input.scope, n: input.name ?? null, p: input.priceCents ?? 0 });
     const args = [
       input.entryId, input.seq, data, input.scope, input.quantity, input.eventId, input.currency, input.offerMs,
-      HOLD_RECORD_TTL_MS, input.maxPerCustomer, input.restore ? 'restore' : '',
+      HOLD_RECORD_TTL_MS, input.maxPerCustomer, input.restore ? 'restore' : '', WAITLIST_GONE_TTL_MS,
     ];
     const reply = await this.run.waitlistJoin(keys, args);
     switch (reply[0]) {
@@ -977,6 +979,7 @@ export class HoldStore {
         return { kind: 'ok', offers };
       }
       case 'ALREADY': return { kind: 'already' };
+      case 'GONE': return { kind: 'gone' };
       case 'AVAILABLE': return { kind: 'available', free: Number(reply[1]) };
       case 'NOT_READY': return { kind: 'not_ready' };
       default: throw new Error(`unexpected waitlist join reply ${String(reply[0])}`);
@@ -986,7 +989,9 @@ export class HoldStore {
   /** Takes an entry out of its line; an entry with an offer is left alone and its offer's hold id answered. */
   async waitlistLeave(eventId: string, entryId: string, scope: string): Promise<{ kind: 'left' } | { kind: 'offered'; holdId: string }> {
     const k = eventKeys(eventId);
-    const reply = await this.run.waitlistLeave([k.waitlist, k.waitLine(scope), k.waitOffer(entryId), k.waitScopes], [entryId, scope]);
+    const reply = await this.run.waitlistLeave(
+      [k.waitlist, k.waitLine(scope), k.waitOffer(entryId), k.waitScopes, k.waitGone(entryId)], [entryId, scope, WAITLIST_GONE_TTL_MS],
+    );
     return reply[0] === 'OFFERED' ? { kind: 'offered', holdId: String(reply[1]) } : { kind: 'left' };
   }
 

@@ -43,6 +43,8 @@ const PER_ID_KEYS = {
   waitLine: 'wlq',
   /** An entry's offer ("hold id|expiresAt ms"), by entry id. */
   waitOffer: 'wlo',
+  /** An entry that left its line or was never needed (WAITLIST_GONE_TTL_MS): putting entries back (restore) skips it. */
+  waitGone: 'wlg',
 } as const;
 
 export type SingleKeyKind = keyof typeof SINGLE_KEYS;
@@ -93,6 +95,7 @@ function buildEventKeys(eventId: string) {
     waitConfig: one('waitConfig'),
     waitLine: perId('waitLine'),
     waitOffer: perId('waitOffer'),
+    waitGone: perId('waitGone'),
     /** The waiting room (issue 29, includes/queue-room.lua): its six keys in the scripts' order, and the proofs of work taken. */
     queue: Object.freeze([
       one('queueConfig'), one('queuePre'), one('queueLine'), one('queueActive'), one('queuePasses'), one('queueJoinedAt'),

@@ -31,6 +31,15 @@ export const ENDED_HOLD_TTL_MS = {
   expired: 15 * 60 * 1000,
 } as const;
 
+/**
+ * How long Redis remembers that a waiting-list entry left its line (or was
+ * answered "not needed" and deleted): putting PostgreSQL's waiting entries back
+ * (reconciliation, priming) reads them first and then puts them back one by
+ * one, so an entry that leaves in between must not be put back from that read.
+ * An hour covers the longest such walk (100,000 entries, one round trip each).
+ */
+export const WAITLIST_GONE_TTL_MS = 3600 * 1000;
+
 /** The window of a customer's hold rate limit (holdRateLimitPerMinute): a minute. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 

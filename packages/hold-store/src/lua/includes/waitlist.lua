@@ -13,6 +13,8 @@
 --   <p>wlcfg        hash  eventId, currency, offerMs, recordMs, max (per customer)
 --   <p>wlo:<entry>  string "hold id|expiresAt ms" of the entry's offer (until
 --                         PostgreSQL has it; the hold's record is the truth)
+--   <p>wlg:<entry>  string, set when the entry left its line or was not needed: putting
+--                         entries back (waitlist-join's restore) skips it
 --
 -- Order of service: the line is walked in join order and each entry is served
 -- when what is free in its scope covers its quantity (and its customer's limit

@@ -6,15 +6,19 @@
   Input:
     KEYS[1] ready marker   KEYS[2] entries (hash, <p>wl)   KEYS[3] the scope's line (zset)
     KEYS[4] scopes with entries (hash, <p>wls)   KEYS[5] settings (hash, <p>wlcfg)
+    KEYS[6] the entry's gone mark (string, <p>wlg:<entry>: it left, or was not needed)
     ARGV[1] entry id   ARGV[2] join sequence   ARGV[3] entry JSON {c, q, s, n, p}
     ARGV[4] scope ("t:<tier>" | "tt:<ticket type id>")   ARGV[5] quantity
     ARGV[6] event id   ARGV[7] currency   ARGV[8] offer ms   ARGV[9] record ttl ms
     ARGV[10] max tickets per customer   ARGV[11] "restore" (no AVAILABLE check) | ""
+    ARGV[12] how long a gone mark stays (ms)
 
   Output:
     {"OK", entry id, hold id, ...}  in line (the offers made, this entry's among them or not)
     {"ALREADY"}  the entry is in line or has an offer already: nothing done
+    {"GONE"}  restore only: the entry left its line, or was not needed (its gone mark): nothing done
     {"AVAILABLE", free}  nobody waits and what is free covers the quantity: hold it instead
+                         (the entry's gone mark is set: the caller deletes its row)
     {"NOT_READY"}  the event must be primed first
 ]]
 --- @include "now-ms"
@@ -24,6 +28,8 @@
 --- @include "waitlist"
 
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_READY'} end
+-- Entries are put back (restore) from a read of PostgreSQL made before: one that left since stays out.
+if ARGV[11] == 'restore' and redis.call('EXISTS', KEYS[6]) == 1 then return {'GONE'} end
 local now = nowMs()
 local p = eventPrefixOf(KEYS[1])
 local entryId, scope, quantity = ARGV[1], ARGV[4], tonumber(ARGV[5])
@@ -41,7 +47,10 @@ if ARGV[11] ~= 'restore' and redis.call('ZCARD', KEYS[3]) == 0 then
     if redis.call('EXISTS', p .. 'tt:' .. ttId) == 0 then return {'NOT_READY'} end
     free = ticketAvailability(p .. 'tt:' .. ttId, p .. 'ttexp:' .. ttId, p .. 'ttq:' .. ttId, now)
   end
-  if free >= quantity then return {'AVAILABLE', free} end
+  if free >= quantity then
+    redis.call('SET', KEYS[6], '1', 'PX', ARGV[12])
+    return {'AVAILABLE', free}
+  end
 end
 
 redis.call('ZADD', KEYS[3], tonumber(ARGV[2]), entryId)
