@@ -105,3 +105,33 @@ test('when the payment intent\'s and the session\'s events for one payment of an
   expect(map.body.seats.map((s: { status: string }) => s.status)).toEqual(Array(30).fill('sold'));
   await expectInvariants(suite.api.rt.db, event.id);
 });
+
+test('when the payment intent\'s and the session\'s events for one payment of a released hold arrive, together or one after the other, then the charge is recorded refund_required once', async () => {
+  const { event, seats } = await newEvent({ seats: seatGrid(['A'], 1, 6, 'standard', 2500) });
+  const holds = [];
+  for (let i = 0; i < 6; i++) holds.push(await holdSeats(suite.api, event.id, `buyer-${i}`, [seats[i]!.id]));
+  for (const [i, hold] of holds.entries()) {
+    const res = await suite.api.call('DELETE', `/v1/holds/${hold.id}`, { token: suite.api.token('customer', `buyer-${i}`) });
+    expect(res.status).toBe(200);
+  }
+  const results = await Promise.all(holds.map(async (hold, i) => {
+    const intentId = rid('pi');
+    const pi = paymentIntentEvent({ holdId: hold.id, amount: 2500, currency: 'usd', intentId });
+    const cs = checkoutSessionEvent({ holdId: hold.id, amount: 2500, currency: 'usd', paymentIntent: intentId });
+    const pair = i % 2 ? [pi, cs] : [cs, pi];
+    // Half the pairs arrive together, half one after the other; then both are delivered again.
+    const answers = i < 3 ? await Promise.all(pair.map((e) => deliverEvent(suite.api, e))) : [await deliverEvent(suite.api, pair[0]!), await deliverEvent(suite.api, pair[1]!)];
+    for (const e of pair) answers.push(await deliverEvent(suite.api, e));
+    return { hold, intentId, answers };
+  }));
+  for (const { hold, intentId, answers } of results) {
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    expect(await ordersOfHold(suite.api, hold.id)).toHaveLength(0);
+    const payments = await paymentsOfHold(suite.api, hold.id);
+    expect(payments.map((p) => ({ status: p.status, reference: p.reference, amountCents: p.amountCents })))
+      .toEqual([{ status: 'REFUND_REQUIRED', reference: intentId, amountCents: 2500 }]);
+    const audit = await suite.api.rt.db.auditEntry.findMany({ where: { action: 'payment.refund_required', holdId: hold.id } });
+    expect(audit).toHaveLength(1);
+  }
+  await expectInvariants(suite.api.rt.db, event.id);
+});

@@ -67,6 +67,26 @@ export async function insertPayment(tx: DbClient, payment: NewPayment): Promise<
   return id;
 }
 
+/**
+ * The refund_required record of a hold's payment (its provider and reference),
+ * or null: one charge reaches holdfast as more than one event (Stripe sends a
+ * Checkout payment's payment_intent.succeeded and checkout.session.completed).
+ */
+export async function findRefundRequiredPayment(db: DbClient, holdId: string, provider: string, reference: string): Promise<PaymentRow | null> {
+  const r = await translated(() => db.payment.findFirst({
+    where: { holdId, provider, reference, status: 'REFUND_REQUIRED' }, orderBy: { receivedAt: 'asc' },
+  }));
+  return r && paymentRow(r);
+}
+
+/**
+ * Orders the transactions recording payments of one hold (until COMMIT), also
+ * when PostgreSQL has no row of the hold to lock (an unknown hold id).
+ */
+export async function lockPaymentsOfHold(tx: DbClient, holdId: string): Promise<void> {
+  await translated(() => tx.$queryRaw`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtextextended(${`payments:${holdId}`}, 0))) AS l`);
+}
+
 export async function findPaymentByProviderEvent(db: DbClient, providerEventId: string): Promise<PaymentRow | null> {
   const r = await translated(() => db.payment.findUnique({ where: { providerEventId } }));
   return r && paymentRow(r);

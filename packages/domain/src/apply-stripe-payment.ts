@@ -2,7 +2,8 @@
 // payment that cannot become an order is recorded refund_required with a reason and an audit entry.
 // A payment without a holdId is not holdfast's (another product on the account): recorded ignored.
 import {
-  findOrderByHold, findPayment, findPaymentByProviderEvent, insertPayment, lockHold, recordAudit, runTransaction, UniqueViolation,
+  findOrderByHold, findPayment, findPaymentByProviderEvent, findRefundRequiredPayment, insertPayment, lockHold, lockPaymentsOfHold,
+  recordAudit, runTransaction, UniqueViolation,
 } from '@holdfast/db';
 import { confirmHold, type ConfirmOptions } from './confirm-hold';
 import type { DomainContext } from './context';
@@ -45,8 +46,10 @@ const NOT_CONFIRMABLE: Record<string, string> = {
  * `duplicate`; concurrent deliveries of one event either meet on the hold's
  * row lock (the second finds the order the first made, with the same payment
  * reference) or on payments.provider_event_id (the second refund record is
- * refused and rolled back with its audit entry). Every outcome is committed
- * before this returns, so the webhook answers only after the work is durable.
+ * refused and rolled back with its audit entry). One charge refused under two
+ * event ids (a Checkout payment's two events) is recorded refund_required once:
+ * the other event answers `duplicate`. Every outcome is committed before this
+ * returns, so the webhook answers only after the work is durable.
  */
 export async function applyStripePayment(
   ctx: DomainContext, payment: StripePayment, options: ConfirmOptions = {},
@@ -57,6 +60,10 @@ export async function applyStripePayment(
   const refuse = (error: AppError, reason: string) => recordRefundRequired(ctx, payment, error, reason);
 
   if (!payment.holdId) return recordIgnored(ctx, payment, 'no holdId in the payment metadata: not a holdfast payment');
+  // Another event of the same charge was refused already: the charge is owed its one refund, and
+  // never makes an order afterwards (the seats coming back since would sell it twice over: an order
+  // and a refund for one payment).
+  if (await findRefundRequiredPayment(ctx.db, payment.holdId, 'stripe', payment.reference)) return { kind: 'duplicate' };
   const hold = await findAnyHold(ctx, payment.holdId);
   if (!hold) return refuse(errors.holdNotFound(), NOT_CONFIRMABLE.HOLD_NOT_FOUND!);
   const currency = payment.currency.toUpperCase();
@@ -93,7 +100,7 @@ async function recordRefundRequired(
   ctx: DomainContext, payment: StripePayment, error: AppError, reason: string,
 ): Promise<StripeOutcome> {
   const eventId = payment.holdId ? eventOfHoldId(payment.holdId) : null;
-  let applied: Order | null = null;
+  let applied: Order | 'duplicate' | null = null;
   try {
     applied = await runTransaction(ctx.db, async (tx) => {
       // A payment already applied to the hold's order (the same payment reference, e.g. the session's
@@ -102,6 +109,11 @@ async function recordRefundRequired(
       if (payment.holdId && eventId && (await lockHold(tx, payment.holdId))) {
         const order = await findOrderByHold(tx, payment.holdId);
         if (order && order.paymentReference === payment.reference) return orderFromRow(order);
+      }
+      // Another event of the same charge, refused at the same time, recorded its refund first: owed once.
+      if (payment.holdId) {
+        await lockPaymentsOfHold(tx, payment.holdId);
+        if (await findRefundRequiredPayment(tx, payment.holdId, 'stripe', payment.reference)) return 'duplicate' as const;
       }
       const paymentId = await insertPayment(tx, {
         provider: 'stripe',
@@ -128,6 +140,7 @@ async function recordRefundRequired(
     if (err instanceof UniqueViolation) return { kind: 'duplicate' };
     throw err;
   }
+  if (applied === 'duplicate') return { kind: 'duplicate' };
   if (applied) return { kind: 'confirmed', order: applied, created: false };
   ctx.log.warn({ providerEventId: payment.providerEventId, holdId: payment.holdId, reason }, 'payment recorded as refund_required');
   return { kind: 'refund_required', reason, error };
