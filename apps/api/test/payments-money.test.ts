@@ -135,3 +135,21 @@ test('when the payment intent\'s and the session\'s events for one payment of a 
   }
   await expectInvariants(suite.api.rt.db, event.id);
 });
+
+test('when a charge was recorded refund_required and its hold\'s seat is free again when the charge\'s second event arrives, then no order is made of it', async () => {
+  const { event, seats } = await newEvent({ holdTtlSeconds: 1, seats: seatGrid(['A'], 1, 1, 'standard', 2500) });
+  const first = await holdSeats(suite.api, event.id, 'buyer-1', [seats[0]!.id]);
+  await waitUntilExpired(first);
+  // Another buyer holds the seat meanwhile: the charge's first event cannot become an order.
+  const second = await holdSeats(suite.api, event.id, 'buyer-2', [seats[0]!.id]);
+  const intentId = rid('pi');
+  expect((await deliverEvent(suite.api, paymentIntentEvent({ holdId: first.id, amount: 2500, currency: 'usd', intentId }))).status).toBe(200);
+  expect((await paymentsOfHold(suite.api, first.id)).map((p) => p.status)).toEqual(['REFUND_REQUIRED']);
+  // The seat comes back; the same charge's session event arrives.
+  expect((await suite.api.call('DELETE', `/v1/holds/${second.id}`, { token: suite.api.token('customer', 'buyer-2') })).status).toBe(200);
+  const cs = checkoutSessionEvent({ holdId: first.id, amount: 2500, currency: 'usd', paymentIntent: intentId });
+  expect((await deliverEvent(suite.api, cs)).status).toBe(200);
+  expect(await ordersOfHold(suite.api, first.id)).toHaveLength(0);
+  expect((await paymentsOfHold(suite.api, first.id)).map((p) => p.status)).toEqual(['REFUND_REQUIRED']);
+  await expectInvariants(suite.api.rt.db, event.id);
+});
