@@ -43,7 +43,7 @@ async function keyedBuyer() {
     return send();
   };
   const seatHolder = () => api.rt.redis.get(eventKeys(event.id).seat(body.seatIds[0]!));
-  return { event, customer, earlier, retry, send, seatHolder };
+  return { event, customer, key, body, path, earlier, retry, send, seatHolder };
 }
 
 test('when the earlier request died before its hold script ran, then the retry holds under the claim\'s hold id, and that script run late takes nothing more', async () => {
@@ -112,4 +112,24 @@ test('when the earlier request\'s hold was given back before its script ran (onl
   expect(res.status).toBe(201);
   expect(res.body.hold.id).not.toBe(holdId);
   expect(await seatHolder()).toBe(res.body.hold.id);
+});
+
+test('when the request that took the claim over fails with a 5xx, then the next retry still answers the earlier request\'s hold, and nothing more is held', async () => {
+  const { event, customer, key, body, path, earlier, send, seatHolder } = await keyedBuyer();
+  const { holdId, hold } = await earlier('its hold');
+  await sleep(LEASE_MS + 100);
+  // The retry that takes the claim over fails (PostgreSQL away while it looked for the hold: a 503), so its key is released.
+  const principal = `customer:${customer}`;
+  const over = await api.rt.ctx.idempotency.begin(principal, key, requestFingerprint('POST', path, body), LEASE_MS);
+  expect(over).toMatchObject({ kind: 'started', takenOver: true });
+  if (over.kind !== 'started') return;
+  expect(await api.rt.ctx.idempotency.release(principal, key, over.token, LEASE_MS)).toBe(true);
+
+  const res = await send();
+  expect(res.status).toBe(201);
+  expect(res.body.hold).toEqual({ ...hold, status: 'active' });
+  expect(await seatHolder()).toBe(holdId);
+  await api.rt.ctx.persister.flush([event.id]);
+  expect(await api.rt.db.hold.count({ where: { eventId: event.id } })).toBe(1);
+  await expectInvariants(api.rt.db, event.id);
 });

@@ -34,7 +34,8 @@ export type IdempotencyClaim =
  * key). begin claims it with an in-progress marker whose lease lapses after
  * leaseMs, so a process that dies mid-request does not block the key for a day:
  * the next request takes the claim over, with its seed; complete stores the
- * answer for 24 hours; release frees the key for a retry.
+ * answer for 24 hours; release frees the key for a retry (a claim taken over
+ * keeps its seed, so that retry still finds the earlier request's hold).
  */
 export class IdempotencyStore {
   private readonly run: Record<ScriptName, ScriptRunner>;

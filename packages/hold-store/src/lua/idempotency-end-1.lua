@@ -2,7 +2,9 @@
   Finish an idempotency key this request claimed: store its answer, release
   the key so a retry runs afresh, or give its claim a new seed. Compare-and-set
   on the token: a request whose lease ran out and was taken by another changes
-  nothing.
+  nothing. A claim this request took over (an earlier request never answered)
+  is released with its seed kept and its lease ended: the retry takes it over at
+  once and still finds the hold the earlier request may have taken.
 
   Input:
     KEYS[1] the key's record (hash)
@@ -15,7 +17,11 @@
 ]]
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
 if ARGV[2] == 'release' then
-  redis.call('DEL', KEYS[1])
+  if redis.call('HEXISTS', KEYS[1], 'over') == 1 then
+    redis.call('HSET', KEYS[1], 'token', '', 'until', 0)
+  else
+    redis.call('DEL', KEYS[1])
+  end
   return 1
 end
 if ARGV[2] == 'reseed' then
