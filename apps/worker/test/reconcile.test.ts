@@ -201,6 +201,47 @@ test('when a hold was released in PostgreSQL but Redis missed the end, then reco
   }
 });
 
+test('when an admin cancels an order while reconciliation walks the sold seats, then the lease a waiting customer\'s offer took on its seat stays', async () => {
+  const { event, seats } = await createTestEvent(api, { maxTicketsPerCustomer: 2, seats: seatGrid(['A'], 1, 1, 'floor') });
+  const k = eventKeys(event.id);
+  const seatId = seats[0]!.id;
+  try {
+    const hold = await holdSeat(event.id, seatId);
+    const order = await api.call('POST', `/v1/holds/${hold.id}/confirm`, { token: api.token('service', 'integrator'), body: { paymentReference: `ref-${hold.id}` } });
+    expect(order.status).toBe(201);
+    const waiter = api.token('customer', `waiter-${event.id}`);
+    expect((await api.call('POST', `/v1/events/${event.id}/waitlist`, { token: waiter, body: { tier: 'floor', quantity: 1 } })).status).toBe(201);
+    // The cancel lands after reconciliation read the sold seats (Redis's, then PostgreSQL's) and before it reads their leases.
+    let armed = false;
+    let cancelled = false;
+    const between = new (class extends ReconcileStore {
+      override async soldSeats(eventId: string) {
+        const sold = await super.soldSeats(eventId);
+        armed ||= eventId === event.id;
+        return sold;
+      }
+
+      override async seatLeases(eventId: string, seatIds: string[]) {
+        if (armed && eventId === event.id && !cancelled) {
+          cancelled = true;
+          const res = await api.call('POST', `/v1/admin/orders/${order.body.order.id}/cancel`, { token: api.token('admin'), body: { reason: 'moved' } });
+          expect(res.status).toBe(200);
+        }
+        return super.seatLeases(eventId, seatIds);
+      }
+    })(api.rt.redis);
+    const report = await reconcile(api.rt.ctx, between);
+    expect(cancelled).toBe(true);
+    expect(count(report, event.id, 'sold_seat_key')).toBe(0);
+    const offer = (await api.call('GET', `/v1/events/${event.id}/waitlist/me`, { token: waiter })).body.entries[0].offer;
+    expect(await api.rt.redis.get(k.seat(seatId))).toBe(offer.holdId);
+    expect(await api.rt.redis.zscore(k.held, seatId)).not.toBeNull();
+    expect(await api.rt.redis.sismember(k.sold, seatId)).toBe(0);
+  } finally {
+    await dropTestEvent(api, event.id);
+  }
+});
+
 describe('admin endpoints', () => {
   let worker: WorkerHandle;
   beforeAll(async () => {

@@ -229,12 +229,18 @@ async function reconcileSold(ctx: DomainContext, rs: ReconcileStore, eventId: st
   }
   const sold = [...pgSold];
   const leases = await rs.seatLeases(eventId, sold);
+  // Only while the seat is still in the sold set: an order cancelled since PostgreSQL was read gave
+  // its seats back (cancel-order), maybe to a waiting customer's offer, whose lease this must not take.
+  const leased = new Set<string>();
   for (const [seatId, lease] of leases) {
-    if (lease.owner && (await rs.fixSeatKey(eventId, seatId, lease.owner, 0))) {
+    if (!lease.owner) continue;
+    if (await rs.fixSeatKey(eventId, seatId, lease.owner, 0, true)) {
       repair('sold_seat_key', eventId, `lease of hold ${lease.owner} on sold seat ${seatId} removed`);
+    } else {
+      leased.add(seatId);
     }
   }
-  const heldSold = await rs.heldEntries(eventId, sold);
+  const heldSold = (await rs.heldEntries(eventId, sold)).filter((id) => !leased.has(id));
   if (heldSold.length) {
     await rs.removeHeldEntries(eventId, heldSold);
     for (const id of heldSold) repair('sold_seat_key', eventId, `held entry of sold seat ${id} removed`);

@@ -167,10 +167,14 @@ export class ReconcileStore {
     if (seatIds.length) await this.redis.zrem(eventKeys(eventId).held, ...seatIds);
   }
 
-  /** Gives the seat key a TTL (ms > 0) or removes it (ms = 0), only while `owner` still has it (and no confirm claims it). */
-  async fixSeatKey(eventId: string, seatId: string, owner: string, ms: number): Promise<boolean> {
+  /**
+   * Gives the seat key a TTL (ms > 0) or removes it (ms = 0), only while `owner`
+   * still has it (and no confirm claims it), and with `onlySold` only while the
+   * seat is in the sold set.
+   */
+  async fixSeatKey(eventId: string, seatId: string, owner: string, ms: number, onlySold = false): Promise<boolean> {
     const k = eventKeys(eventId);
-    const r = await this.run.fixSeatKey([k.seat(seatId), k.held, k.claim(owner), k.free, k.seatIndex, k.sold], [owner, seatId, ms]);
+    const r = await this.run.fixSeatKey([k.seat(seatId), k.held, k.claim(owner), k.free, k.seatIndex, k.sold], [owner, seatId, ms, onlySold ? 'sold' : '']);
     return Number(r) === 1;
   }
 

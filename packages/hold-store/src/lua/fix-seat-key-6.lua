@@ -9,14 +9,18 @@
     a removed key gives its seat back to the free set (see includes/free-seats)
     ARGV[1] the owner (hold id) reconciliation saw   ARGV[2] seat id
     ARGV[3] ttl ms to set, or 0 to remove the key (and its held entry)
+    ARGV[4] "sold": only while the seat is in the sold set (a lease on a sold seat; an order
+            cancelled since gave the seat back, maybe to a new hold of it) | ""
 
-  Output: 1 when repaired, 0 when the key changed meanwhile or is claimed (nothing done)
+  Output: 1 when repaired, 0 when the key changed meanwhile, is claimed, or (ARGV[4]) the
+  seat is sold no more (nothing done)
 ]]
 --- @include "now-ms"
 --- @include "live-claims"
 --- @include "free-seats"
 
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[4] == 'sold' and redis.call('SISMEMBER', KEYS[6], ARGV[2]) == 0 then return 0 end
 local ms = tonumber(ARGV[3])
 if ms <= 0 and liveClaims(KEYS[3], nowMs()) then return 0 end
 if ms > 0 then
