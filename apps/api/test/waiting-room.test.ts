@@ -267,8 +267,8 @@ function solve(eventId: string, customer: string, bits: number, fail = false, fr
   }
 }
 
-test('when the room asks for a proof of work, then a solved nonce joins, and a missing, wrong or reused one answers 400', async () => {
-  const { event } = await roomEvent({ challengeBits: 10 });
+test('when the room asks for a proof of work, then a solved nonce joins, a missing or wrong one answers 400, and a reused one keeps the pass but takes no new place', async () => {
+  const { event, ga } = await roomEvent({ challengeBits: 10 });
   const c = `pow-${run}`;
   const missing = await join(event.id, c);
   expect(missing.status).toBe(400);
@@ -279,12 +279,35 @@ test('when the room asks for a proof of work, then a solved nonce joins, and a m
   const ok = await join(event.id, c, { nonce });
   expect(ok.status).toBe(200);
   expect(ok.body.queue.state).toBe('admitted');
+  // Joining again (a retry of a join that answered 503 sends the same proof) keeps the pass.
+  const again = await join(event.id, c, { nonce });
+  expect({ status: again.status, state: again.body.queue?.state, pass: again.body.queue?.pass }).toEqual({ status: 200, state: 'admitted', pass: ok.body.queue.pass });
+  // Another customer's proof does not hold for this one.
+  expect((await join(event.id, `pow2-${run}`, { nonce })).status).toBe(400);
+  // Once the pass ended (its hold released), the proof used before takes no new place; a new one does.
+  const held = await holdGa(event.id, ga, c, ok.body.queue.pass);
+  expect(held.status).toBe(201);
+  expect((await api.call('DELETE', `/v1/holds/${held.body.hold.id}`, { token: api.token('customer', c) })).status).toBe(200);
+  expect((await me(event.id, c)).body.queue.state).toBe('ended');
   const replayed = await join(event.id, c, { nonce });
   expect(replayed.status).toBe(400);
   expect(replayed.body.error.details.fields[0].message).toMatch(/used before/);
-  // Another customer's proof does not hold for this one.
-  expect((await join(event.id, `pow2-${run}`, { nonce })).status).toBe(400);
   expect((await join(event.id, c, { nonce: solve(event.id, c, 10, false, Number(nonce) + 1) })).status).toBe(200);
+});
+
+test('when no queue call reaches the room for three minutes (an outage), then the next calls admit at most 5 s of the set pace, not the whole pause at once', async () => {
+  const { event } = await roomEvent({ admitPerMinute: 600 });
+  expect((await patchQueue(event.id, { paused: true })).status).toBe(200);
+  const customers = Array.from({ length: 100 }, (_, i) => `gap-${i}-${run}`);
+  for (const c of customers) expect((await join(event.id, c)).body.queue.state).toBe('waiting');
+  expect((await patchQueue(event.id, { paused: false })).status).toBe(200);
+  const before = (await adminQueue(event.id)).body.admitted as number;
+  // The bucket was last filled three minutes ago: what a room reads after every call stopped that long.
+  await api.rt.redis.hset(eventKeys(event.id).queue[0], 'at', (await redisTimeMs(api.rt.redis)) - 180_000);
+  const after = (await adminQueue(event.id)).body.admitted as number;
+  // 600 a minute is 10 a second: 5 s of it, plus a second's tick that may land in between.
+  expect(after - before).toBeGreaterThanOrEqual(50);
+  expect(after - before).toBeLessThanOrEqual(61);
 });
 
 test('when the seller pauses the room, then nobody is admitted until it resumes, and each change is audited', async () => {

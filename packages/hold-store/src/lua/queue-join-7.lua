@@ -17,7 +17,8 @@
 
   Output:
     {"SALES_CLOSED", now ms}   before ARGV[2] or from the sale's end: nothing written
-    {"PROOF_REUSED"}           the proof was taken before: nothing written
+    {"PROOF_REUSED"}           the proof was taken before and the customer has no place or live pass
+                               to keep (a join that keeps one takes any proof): nothing written
     {"OK", now ms, state, position, pass, pass ends ms, ...the room (queueReply)}
 ]]
 --- @include "now-ms"
@@ -28,9 +29,15 @@ local q = { KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6] }
 if (ARGV[2] ~= '' and now < tonumber(ARGV[2])) or (ARGV[4] ~= '' and now >= tonumber(ARGV[4])) then
   return {'SALES_CLOSED', now}
 end
-if ARGV[11] ~= '' and redis.call('SISMEMBER', KEYS[7], ARGV[11]) == 1 then return {'PROOF_REUSED'} end
-
 local customer = ARGV[1]
+if ARGV[11] ~= '' and redis.call('SISMEMBER', KEYS[7], ARGV[11]) == 1 then
+  -- Joining again keeps the place or the pass (a retry after a 503 sends its proof again): only a
+  -- join that would take a new place needs a proof not used before.
+  local passEnds = redis.call('ZSCORE', q[4], customer)
+  local placed = redis.call('ZSCORE', q[2], customer) or redis.call('ZSCORE', q[3], customer) or (passEnds and tonumber(passEnds) > now)
+  if not placed then return {'PROOF_REUSED'} end
+end
+
 local s = queueSettings(q, ARGV[5], ARGV[6], now)
 local passMs = tonumber(ARGV[7])
 local out = queueAdmit(q, s, now, passMs, ARGV[3], ARGV[8])

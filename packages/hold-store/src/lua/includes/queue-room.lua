@@ -26,6 +26,10 @@ local QUEUE_IDLE_MS = 172800000
 local QUEUE_WAITS_KEPT = 101
 -- The shortest window the admission rate is measured over, ms.
 local QUEUE_MEASURE_MS = 10000
+-- The most time one call credits to the bucket, ms: while buyers wait the tick calls every second,
+-- so only a pause in every call (Redis or PostgreSQL away, a failover) is longer, and admission
+-- after it goes on at the set pace instead of making up the whole pause in one burst.
+local QUEUE_FILL_MAX_MS = 5000
 
 -- The room's numbers: the event's settings unless an admin overrode them.
 -- A new room's bucket holds one token.
@@ -43,8 +47,8 @@ local function queueWaiting(q)
 end
 
 -- Ends the passes whose time is up, then admits places in order while the
--- bucket (filled at rate a minute, on Redis's clock, from the opening on, and
--- frozen while paused) has a whole token, fewer than max passes are active and anyone waits. Returns what
+-- bucket (filled at rate a minute, on Redis's clock, from the opening on, at most
+-- QUEUE_FILL_MAX_MS' worth a call, and frozen while paused) has a whole token, fewer than max passes are active and anyone waits. Returns what
 -- it did: admitted, passes ended (timeout: no hold; hold_expired: its hold's
 -- time), the ms each admitted place waited.
 local function queueAdmit(q, s, now, passMs, startMs, channel)
@@ -61,7 +65,7 @@ local function queueAdmit(q, s, now, passMs, startMs, channel)
     s.at = now
     return out
   end
-  local tokens = s.tokens + math.max(0, now - math.max(s.at, start)) * s.rate / 60000
+  local tokens = s.tokens + math.min(QUEUE_FILL_MAX_MS, math.max(0, now - math.max(s.at, start))) * s.rate / 60000
   local active = redis.call('ZCARD', q[4])
   local nPre = redis.call('ZCARD', q[2])
   local waiting = nPre + redis.call('ZCARD', q[3])
