@@ -107,6 +107,9 @@ test('when /admin/queues is opened, then only the admin role gets the dashboard:
   expect((await fetch(url, { headers: { authorization: `Bearer ${suite.api.token('customer')}` } })).status).toBe(403);
   expect((await fetch(url, { headers: { cookie: `hf_queues=${suite.api.token('service')}` } })).status).toBe(403);
   expect((await fetch(url, { headers: { cookie: 'hf_queues=forged.token.here' } })).status).toBe(401);
+  // A cookie that is not valid percent-encoding: no token, the same 401 (the error body for an API call).
+  const undecodable = await fetch(`${suite.api.url}/admin/queues/api/queues`, { headers: { cookie: 'hf_queues=%' } });
+  expect({ status: undecodable.status, code: ((await undecodable.json()) as { error: { code: string } }).error.code }).toEqual({ status: 401, code: 'UNAUTHORIZED' });
   const apiCall = await fetch(`${suite.api.url}/admin/queues/api/queues`, { headers: { authorization: `Bearer ${suite.api.token('customer')}` } });
   expect(apiCall.status).toBe(403);
 

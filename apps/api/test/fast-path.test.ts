@@ -174,6 +174,7 @@ describe('when the same hold requests reach the lean path and the Express steps'
   test.each([
     ['text/plain', hold(10, { 'content-type': 'text/plain' }), 400],
     ['a gzip body', (s: Sale) => ({ ...hold(15, { 'content-encoding': 'gzip' })(s), body: gzipSync(JSON.stringify({ seatIds: [s.seatIds[15]] })) }), 201],
+    ['a body its gzip header does not describe', (s: Sale) => ({ ...hold(19, { 'content-encoding': 'gzip' })(s), body: JSON.stringify({ seatIds: [s.seatIds[19]] }) }), 400],
     ['a chunked body', (s: Sale) => ({ ...hold(16)(s), chunked: true }), 201],
     ['an empty body', (s: Sale) => ({ ...hold(17, { 'content-length': 0 })(s), body: '' }), 400],
     ['a body over 100 KiB', (s: Sale) => ({ ...hold(18)(s), body: JSON.stringify({ seatIds: [s.seatIds[18]], pad: 'x'.repeat(110_000) }) }), 413],

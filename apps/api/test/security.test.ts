@@ -99,6 +99,15 @@ test('when CORS_ORIGINS is unset, then no CORS header is sent; when set, then on
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-headers')).toContain('Idempotency-Key');
     expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
+    // The typed client's waiting-room header, and an admin's PATCH.
+    const withPass = await on.call('OPTIONS', '/v1/events/x/holds', {
+      headers: { origin: 'https://admin.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,holdfast-queue-pass' },
+    });
+    expect(withPass.headers.get('access-control-allow-headers')?.toLowerCase().split(/,\s*/)).toEqual(expect.arrayContaining(['authorization', 'content-type', 'holdfast-queue-pass']));
+    const patch = await on.call('OPTIONS', '/v1/admin/events/x', {
+      headers: { origin: 'https://admin.example', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'authorization,content-type' },
+    });
+    expect(patch.headers.get('access-control-allow-methods')?.split(/,\s*/)).toContain('PATCH');
   } finally {
     await on.close();
   }

@@ -19,8 +19,9 @@ export function cors(origins: string[]): (req: IncomingMessage, res: ServerRespo
     res.setHeader('Access-Control-Allow-Origin', any ? '*' : origin);
     res.setHeader('Access-Control-Expose-Headers', 'X-Request-Id, Idempotent-Replayed, Retry-After');
     if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) {
-      res.setHeader('Access-Control-Allow-Methods', 'GET, POST, DELETE');
-      res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, Idempotency-Key, X-Request-Id');
+      // Every method and request header the API reads (the typed client's Holdfast-Queue-Pass among them).
+      res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PATCH, DELETE');
+      res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, Idempotency-Key, X-Request-Id, Holdfast-Queue-Pass');
       res.setHeader('Access-Control-Max-Age', '600');
       res.statusCode = 204;
       res.end();

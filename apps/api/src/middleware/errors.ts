@@ -5,7 +5,7 @@ import { translateRedisError } from '@holdfast/hold-store';
 import { formatBytes, JSON_BODY_LIMIT_BYTES } from './body';
 
 /** Express's body parser errors, as the contract words them. */
-export function bodyParserError(err: { type?: string; status?: number; limit?: number }): AppError | null {
+export function bodyParserError(err: { type?: string; status?: number; limit?: number; code?: unknown }): AppError | null {
   if (err.type === 'entity.too.large') {
     // The endpoint's own limit (the parser that refused says which), 100 KiB unless it declares one.
     const limitBytes = typeof err.limit === 'number' ? err.limit : JSON_BODY_LIMIT_BYTES;
@@ -16,6 +16,11 @@ export function bodyParserError(err: { type?: string; status?: number; limit?: n
   }
   if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported' || err.type === 'request.aborted') {
     return errors.validation({ fields: [{ path: '(body)', message: 'the body could not be read as UTF-8 JSON' }] });
+  }
+  // A body its Content-Encoding does not describe (not gzip, deflate or br data after all): the parser
+  // passes zlib's error on with status 400 and no type.
+  if (err.status === 400 && typeof err.code === 'string' && err.code.startsWith('Z_')) {
+    return errors.validation({ fields: [{ path: '(body)', message: 'the body could not be decompressed as its Content-Encoding says' }] });
   }
   return null;
 }

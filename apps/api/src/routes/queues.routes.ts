@@ -39,7 +39,13 @@ const COOKIE_MAX_AGE_SECONDS = 3600;
 function cookieToken(req: Request): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const [k, ...v] = part.trim().split('=');
-    if (k === COOKIE) return decodeURIComponent(v.join('='));
+    if (k !== COOKIE) continue;
+    // A cookie that is not valid percent-encoding carries no token: 401 as without one.
+    try {
+      return decodeURIComponent(v.join('='));
+    } catch {
+      return undefined;
+    }
   }
   return undefined;
 }

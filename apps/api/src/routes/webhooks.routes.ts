@@ -22,9 +22,12 @@ export async function receiveStripeEvent(
 ): Promise<StripeDeliveryResult> {
   if (!signature) throw errors.invalidSignature();
   // Stripe's check refuses old timestamps only; one more than the tolerance ahead of our clock
-  // would stretch the replay window the same way, so it is refused too.
-  const t = Number(/(?:^|,)\s*t=(\d+)/.exec(signature)?.[1]);
-  if (Number.isFinite(t) && t - Date.now() / 1000 > SIGNATURE_TOLERANCE_SECONDS) throw errors.invalidSignature();
+  // would stretch the replay window the same way, so it is refused too. Every t= is looked at:
+  // Stripe's own parser takes the last one.
+  for (const m of signature.matchAll(/(?:^|,)\s*t=([^,]*)/g)) {
+    const t = Number(m[1]);
+    if (Number.isFinite(t) && t - Date.now() / 1000 > SIGNATURE_TOLERANCE_SECONDS) throw errors.invalidSignature();
+  }
   let event: unknown;
   try {
     event = Stripe.webhooks.constructEvent(raw, signature, secret, SIGNATURE_TOLERANCE_SECONDS);
