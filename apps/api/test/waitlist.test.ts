@@ -364,6 +364,46 @@ test('when an endpoint subscribes, then an order cancelled, its ticket offered a
   }
 });
 
+test('when the outbox reaches PostgreSQL only after the offered customer paid (or declined), then the entry ends as its hold did and no waitlist.offered follows', async () => {
+  const admin = api.token('admin');
+  const hook = await api.call('POST', '/v1/admin/webhooks', {
+    token: admin, body: { url: 'https://203.0.113.10/holdfast-late-drain', events: ['waitlist.offered', 'order.confirmed', 'hold.released'] },
+  });
+  expect(hook.status).toBe(201);
+  const persister = api.rt.ctx.persister;
+  const notify = persister.notify.bind(persister);
+  try {
+    const { event } = await newEvent({ maxTicketsPerCustomer: 2, ticketTypes: [{ name: 'GA', priceCents: 900, capacity: 2 }] });
+    const tt = event.ticketTypes[0].id;
+    const [a, paid, declined] = ['late-a', 'late-paid', 'late-declined'].map(customer) as [string, string, string];
+    const held = await hold(event.id, a, { ticketTypeId: tt, quantity: 2 });
+    const entries = [(await join(event.id, paid, { ticketTypeId: tt, quantity: 1 })).body.entry, (await join(event.id, declined, { ticketTypeId: tt, quantity: 1 })).body.entry];
+    await flush(event.id);
+    // The outbox falls behind (a drainer that died, PostgreSQL slow): the offers made now are not written yet.
+    persister.notify = () => undefined;
+    await release(held.id, a);
+    const holdIds = await Promise.all(entries.map(async (e) => (await api.rt.redis.get(eventKeys(event.id).waitOffer(e.id)))!.split('|')[0]!));
+    expect((await confirmVia(api, holdIds[0]!)).status).toBe(201);
+    expect((await release(holdIds[1]!, declined)).status).toBe(200);
+    persister.notify = notify;
+    await flush(event.id);
+
+    const states = await api.rt.db.$queryRawUnsafe<{ id: string; state: string; hold_id: string }[]>(
+      'SELECT id::text, state, hold_id FROM waitlist_entries WHERE id = ANY($1::uuid[])', entries.map((e: { id: string }) => e.id));
+    expect(Object.fromEntries(states.map((r) => [r.id, [r.state, r.hold_id]]))).toEqual({
+      [entries[0].id]: ['purchased', holdIds[0]], [entries[1].id]: ['left', holdIds[1]],
+    });
+    const events = await api.rt.db.$queryRawUnsafe<{ type: string; ordering_key: string }[]>(
+      `SELECT type, ordering_key FROM webhook_events ev WHERE ordering_key = ANY($1::text[])
+       ORDER BY (SELECT min(seq) FROM webhook_deliveries d WHERE d.event_id = ev.id)`, holdIds);
+    expect(events.map((e) => [e.type, e.ordering_key])).toEqual([['order.confirmed', holdIds[0]], ['hold.released', holdIds[1]]]);
+    await expectInvariants(api.rt.db, event.id);
+  } finally {
+    persister.notify = notify;
+    await dropTestWebhooks(api, [hook.body.webhook.id]);
+  }
+});
+
 test('when Redis loses the event, then its next use loads the lines back from PostgreSQL in join order, and reconciliation puts back an entry a line lacks', async () => {
   const { event } = await newEvent({ maxTicketsPerCustomer: 2, seats: seatGrid(['A'], 1, 2, 'floor') });
   const [a, first, second, third] = ['a', 'first', 'second', 'third'].map(customer) as [string, string, string, string];

@@ -90,17 +90,35 @@ export async function listEventWaitlist(db: DbClient, eventId: string, liveOnly:
   return rows.map(row);
 }
 
-/** The entries' offers, from their holds' records (the outbox): only entries still waiting move; those that did are answered. */
+/**
+ * The entries' offers, from their holds' records (the outbox): only entries
+ * still waiting move; those that did are answered. Runs in the transaction that
+ * wrote the holds' rows, and locks them first: an offer whose hold already
+ * ended (bought, released or expired before the outbox reached PostgreSQL: the
+ * confirm or the release wrote its row) ends its entry as that hold did, and is
+ * not answered (no offer to announce any more); a release or confirm of a hold
+ * still active waits for this transaction, so the offer comes first.
+ */
 export async function markWaitlistOffered(
   db: DbClient, offers: { entryId: string; holdId: string; offeredAt: Date; expiresAt: Date }[],
 ): Promise<WaitlistEntryRow[]> {
   if (!offers.length) return [];
+  const args = [
+    offers.map((o) => o.entryId), offers.map((o) => o.holdId), offers.map((o) => o.offeredAt.toISOString()),
+    offers.map((o) => o.expiresAt.toISOString()),
+  ];
+  await translated(() => db.$queryRawUnsafe(`SELECT id FROM holds WHERE id = ANY ($1::text[]) ORDER BY id FOR UPDATE`, args[1]));
+  await translated(() => db.$executeRawUnsafe(`
+    UPDATE waitlist_entries w
+    SET state = CASE h.status WHEN 'CONFIRMED' THEN 'purchased' WHEN 'RELEASED' THEN 'left' ELSE 'expired' END,
+        hold_id = u.hold_id, offered_at = u.offered_at, offer_expires_at = u.expires_at, ended_at = COALESCE(h.ended_at, now())
+    FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::timestamptz[]) AS u(id, hold_id, offered_at, expires_at)
+    JOIN holds h ON h.id = u.hold_id AND h.status <> 'ACTIVE'
+    WHERE w.id = u.id AND w.state = 'waiting'`, ...args));
   const moved = await translated(() => db.$queryRawUnsafe<{ id: string }[]>(`
     UPDATE waitlist_entries w SET state = 'offered', hold_id = u.hold_id, offered_at = u.offered_at, offer_expires_at = u.expires_at
     FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::timestamptz[]) AS u(id, hold_id, offered_at, expires_at)
-    WHERE w.id = u.id AND w.state = 'waiting' RETURNING w.id::text AS id`,
-  offers.map((o) => o.entryId), offers.map((o) => o.holdId), offers.map((o) => o.offeredAt.toISOString()),
-  offers.map((o) => o.expiresAt.toISOString())));
+    WHERE w.id = u.id AND w.state = 'waiting' RETURNING w.id::text AS id`, ...args));
   const rows = await translated(() => db.$queryRawUnsafe<Raw[]>(`${SELECT} WHERE w.id = ANY($1::uuid[]) ORDER BY w.seq`, moved.map((m) => m.id)));
   return rows.map(row);
 }
