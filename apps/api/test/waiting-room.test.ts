@@ -341,6 +341,33 @@ test('when a customer joins before salesStartAt − preQueueSeconds, then 409 SA
   expect((await me(event.id, `soon-${run}`)).body.queue).toEqual({ state: 'none', position: 0, etaSeconds: 0 });
 });
 
+test('when a buyer ends or extends a hold taken with an earlier pass, or confirms it again, then their later pass stays as it is', async () => {
+  const { event, ga } = await roomEvent({ passSeconds: 600 });
+  const c = `later-${run}`;
+  const first = await admitted(event.id, c);
+  const kept = await holdGa(event.id, ga, c, first);
+  const bought = await holdGa(event.id, ga, c, first);
+  expect([kept.status, bought.status]).toEqual([201, 201]);
+  // Buying one ends the pass they were taken with; the other hold stays live.
+  expect((await confirmVia(api, bought.body.hold.id)).status).toBe(201);
+  expect((await me(event.id, c)).body.queue.state).toBe('ended');
+  const second = (await join(event.id, c)).body.queue;
+  expect(second).toMatchObject({ state: 'admitted', pass: expect.any(String) });
+  expect(second.pass).not.toBe(first);
+
+  // Extending, releasing and confirming again holds of the first pass leave the second alone.
+  expect((await api.call('POST', `/v1/holds/${kept.body.hold.id}/extend`, { token: api.token('customer', c) })).status).toBe(200);
+  expect((await me(event.id, c)).body.queue).toMatchObject({ state: 'admitted', pass: second.pass, passExpiresAt: second.passExpiresAt });
+  expect((await api.call('DELETE', `/v1/holds/${kept.body.hold.id}`, { token: api.token('customer', c) })).status).toBe(200);
+  expect((await confirmVia(api, bought.body.hold.id)).status).toBe(200);
+  expect((await me(event.id, c)).body.queue).toMatchObject({ state: 'admitted', pass: second.pass, passExpiresAt: second.passExpiresAt });
+  // A hold taken with the second pass still ends it when released.
+  const third = await holdGa(event.id, ga, c, second.pass);
+  expect(third.status).toBe(201);
+  expect((await api.call('DELETE', `/v1/holds/${third.body.hold.id}`, { token: api.token('customer', c) })).status).toBe(200);
+  expect((await me(event.id, c)).body.queue.state).toBe('ended');
+});
+
 test('when a buyer holds with their pass and extends the hold, then the pass ends with the hold, at its new time', async () => {
   const { event, ga } = await roomEvent({ maxActive: 1, passSeconds: 30 });
   const c = `ext-${run}`;

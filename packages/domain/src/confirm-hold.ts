@@ -294,7 +294,7 @@ export async function finishConfirm(ctx: DomainContext, claim: HoldClaim, outcom
     ctx.log.warn({ err, holdId: outcome.row.id }, 'order committed but Redis was not updated; reconciliation will repair it'),
   );
   // The buyer's queue pass (issue 29) ends with the order: the next place is admitted.
-  await endQueuePass(ctx, outcome.row.eventId, outcome.row.customerId, 'confirmed');
+  await endQueuePass(ctx, outcome.row.eventId, outcome.row.customerId, outcome.row.id, 'confirmed');
   return { order: outcome.order, created: outcome.kind === 'created' };
 }
 

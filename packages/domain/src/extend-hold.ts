@@ -58,6 +58,6 @@ export async function extendHold(ctx: DomainContext, principal: Principal, holdI
   });
   ctx.log.info({ holdId, eventId, expiresAt: row.expiresAt, extensions: row.extensions }, 'hold extended');
   // The buyer's queue pass (issue 29) lasts as long as their hold: it moves with it.
-  if (event.waitingRoom) await holdQueuePassUntil(ctx, eventId, row.customerId, row.expiresAt.getTime());
+  if (event.waitingRoom) await holdQueuePassUntil(ctx, eventId, row.customerId, row.id, row.expiresAt.getTime());
   return holdFromRow(row);
 }

@@ -79,7 +79,7 @@ export async function releaseHold(ctx: DomainContext, holdId: string, by: Releas
   if (outcome.changed) {
     await endHoldInRedis(ctx, outcome.row, 'released');
     // The buyer's queue pass (issue 29) ends with their hold: the next place is admitted.
-    await endQueuePass(ctx, outcome.row.eventId, outcome.row.customerId, 'released');
+    await endQueuePass(ctx, outcome.row.eventId, outcome.row.customerId, outcome.row.id, 'released');
   }
   return holdFromRow(outcome.row);
 }

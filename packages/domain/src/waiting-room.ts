@@ -151,15 +151,19 @@ export async function queueStanding(ctx: DomainContext, eventId: string, custome
 }
 
 /**
- * The customer's pass ends (their order was confirmed, or they released their
- * hold): the next place is admitted. Nothing to do for events without a room.
- * Never fails its caller: a pass that cannot be ended now ends by its time.
+ * The pass hold `holdId` was taken with ends (its order was confirmed, or the
+ * customer released it): the next place is admitted. Nothing to do for events
+ * without a room, for a hold taken without a pass (a waiting-list offer), or
+ * when the customer's pass now is a later one. Never fails its caller: a pass
+ * that cannot be ended now ends by its time.
  */
-export async function endQueuePass(ctx: DomainContext, eventId: string, customerId: string, reason: 'confirmed' | 'released'): Promise<void> {
+export async function endQueuePass(
+  ctx: DomainContext, eventId: string, customerId: string, holdId: string, reason: 'confirmed' | 'released',
+): Promise<void> {
   try {
     const event = await ctx.catalog.settings(eventId);
     if (!event?.waitingRoom) return;
-    const tick = await ctx.store.queue.endPass({ ...queueRoom(event as RoomEvent), customerId });
+    const tick = await ctx.store.queue.endPass({ ...queueRoom(event as RoomEvent), customerId, holdId });
     if (tick.ended) ctx.metrics.queuePassEnded?.(reason);
     reportTick(ctx, eventId, tick);
   } catch (err) {
@@ -168,11 +172,12 @@ export async function endQueuePass(ctx: DomainContext, eventId: string, customer
 }
 
 /**
- * A hold of the customer now lasts until `untilMs` (extended): so does their live
- * pass (never a pass that ended). A pass not moved now ends at the hold's old time.
+ * A hold of the customer now lasts until `untilMs` (extended): so does the pass it
+ * was taken with, while that is their live pass (never a pass that ended, nor a
+ * later one). A pass not moved now ends at the hold's old time.
  */
-export async function holdQueuePassUntil(ctx: DomainContext, eventId: string, customerId: string, untilMs: number): Promise<void> {
-  await ctx.store.queue.extendPass(eventId, customerId, untilMs).catch((err: unknown) =>
+export async function holdQueuePassUntil(ctx: DomainContext, eventId: string, customerId: string, holdId: string, untilMs: number): Promise<void> {
+  await ctx.store.queue.extendPass(eventId, customerId, untilMs, holdId).catch((err: unknown) =>
     ctx.log.warn({ err: (err as Error).message, eventId }, 'a queue pass could not be moved with its extended hold'));
 }
 

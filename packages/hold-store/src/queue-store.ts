@@ -127,9 +127,13 @@ export class QueueStore {
     return this.acknowledged ? this.acknowledged(name, keys, args) : this.run[name](keys, args);
   }
 
-  /** A live pass of the customer lasts at least until `untilMs` (their hold was extended); an ended pass stays ended. */
-  async extendPass(eventId: string, customerId: string, untilMs: number): Promise<void> {
-    await this.redis.zadd(eventKeys(eventId).queueActive, 'XX', 'GT', untilMs, customerId);
+  /**
+   * The pass hold `holdId` was taken with lasts at least until `untilMs` (the hold
+   * was extended), while it is the customer's live pass; an ended pass stays ended.
+   */
+  async extendPass(eventId: string, customerId: string, untilMs: number, holdId: string): Promise<void> {
+    const k = eventKeys(eventId);
+    await this.run.queueExtendPass([k.queueActive, k.queuePasses], [customerId, untilMs, holdId]);
   }
 
   /**
@@ -159,9 +163,9 @@ export class QueueStore {
   }
 
   /** Ends the customer's pass (confirmed, released): its place goes to the next. */
-  async endPass(room: QueueRoom & { customerId: string }): Promise<QueueTick & { ended: boolean }> {
+  async endPass(room: QueueRoom & { customerId: string; holdId: string }): Promise<QueueTick & { ended: boolean }> {
     const { keys, start, channel } = roomArgs(room);
-    const reply = await this.run.queueEndPass(keys, [room.customerId, start, room.admitPerMinute, room.maxActive, room.passMs, channel]);
+    const reply = await this.run.queueEndPass(keys, [room.customerId, start, room.admitPerMinute, room.maxActive, room.passMs, channel, room.holdId]);
     return { ...tickOf(reply, 3, Number(reply[1])), ended: Number(reply[2]) === 1 };
   }
 

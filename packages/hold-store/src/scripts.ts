@@ -31,6 +31,7 @@ const SCRIPT_FILES = {
   queueJoin: 'queue-join-7.lua',
   queueMe: 'queue-me-6.lua',
   queueEndPass: 'queue-end-pass-6.lua',
+  queueExtendPass: 'queue-extend-pass-2.lua',
   queueAdmin: 'queue-admin-6.lua',
   queueTick: 'queue-tick-6.lua',
   cancelOrder: 'cancel-order-7.lua',

@@ -271,7 +271,7 @@ for i, s in ipairs(chosen) do
   sum = sum + s[4]
 end
 addCustomerHold(KEYS[4], ARGV[1], q, expiresAt, mineSum, mineEarliest)
-queuePassHolding(KEYS[11], KEYS[12], ARGV[18], ARGV[2], expiresText)
+queuePassHolding(KEYS[11], KEYS[12], ARGV[18], ARGV[2], expiresText, ARGV[1])
 local json = '{"eventId":' .. cjson.encode(ARGV[11]) .. ',"customerId":' .. cjson.encode(ARGV[2]) .. ',"items":['
   .. table.concat(items, ',') .. '],"currency":' .. cjson.encode(ARGV[12]) .. ',"totalCents":' .. string.format('%d', sum) .. '}'
 redis.call('HSET', KEYS[7], 'json', json, 'createdAt', nowText, 'expiresAt', expiresText, 'status', 'active')

@@ -138,7 +138,7 @@ for i = 1, size do
   quoted[i] = cjson.encode(seatId)
 end
 addCustomerHold(KEYS[4], ARGV[1], size, expiresAt, mineSum, mineEarliest)
-queuePassHolding(KEYS[#KEYS - 1], KEYS[#KEYS], ARGV[#ARGV], ARGV[2], expiresText)
+queuePassHolding(KEYS[#KEYS - 1], KEYS[#KEYS], ARGV[#ARGV], ARGV[2], expiresText, ARGV[1])
 local json = ARGV[jsonAt + chosen - 1]
 redis.call('HSET', KEYS[7], 'json', json, 'createdAt', nowText, 'expiresAt', expiresText, 'status', 'active')
 redis.call('PEXPIRE', KEYS[7], ARGV[9])

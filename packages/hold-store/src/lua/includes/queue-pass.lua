@@ -16,8 +16,11 @@ end
 
 -- After a hold with a pass: the pass now ends with the hold (its expiry, release
 -- or confirm), no longer after passSeconds; with several holds, with the last to expire.
-local function queuePassHolding(passKey, activeKey, pass, customer, expiresAt)
+-- The hold names its pass (o:<hold id>), so its release or confirm ends that pass only,
+-- never a later one of the customer's (queue-end-pass, queue-extend-pass).
+local function queuePassHolding(passKey, activeKey, pass, customer, expiresAt, holdId)
   if pass == '' then return end
+  redis.call('HSET', passKey, 'o:' .. holdId, pass)
   if redis.call('HSETNX', passKey, 'h:' .. customer, '1') == 1 then
     redis.call('ZADD', activeKey, 'XX', expiresAt, customer)
   else

@@ -14,7 +14,8 @@
 --   line   zset customer -> seq: joined after the opening, in arrival order, behind pre
 --   active zset customer -> ms the pass ends (admitted now)
 --   pass   hash c:<customer> -> the customer's latest pass ('' until they are told it),
---          t:<pass> -> its customer, h:<customer> -> '1' while the pass has a hold
+--          t:<pass> -> its customer, h:<customer> -> '1' while the pass has a hold,
+--          o:<hold id> -> the pass the hold was taken with (until that pass ends by the hold)
 --   at     hash customer -> ms joined (while waiting)
 -- Every queue script ends with queueKeep: the keys expire a day or two after the room's last call.
 local QUEUE_BATCH = 1000
