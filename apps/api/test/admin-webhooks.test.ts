@@ -3,6 +3,7 @@
 // delete and deliveries, admin only and audited. Public receivers here are TEST-NET addresses:
 // they pass the check and are never called (no worker runs on this suite's database).
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { loadConfig } from '@holdfast/config';
 import { dropTestEvent, dropTestWebhooks, startApi, useTestApi, type TestApi } from '@holdfast/test-kit';
 
@@ -174,4 +175,38 @@ test('when the WEBHOOK_* settings are read, then plain http follows demo mode or
   expect(loadConfig({ NODE_ENV: 'test' }).webhooks).toMatchObject({ allowPrivate: false, allowHttp: true });
   expect(() => loadConfig({ ...prod, WEBHOOK_ALLOW_PRIVATE: 'maybe' })).toThrow(/WEBHOOK_ALLOW_PRIVATE/);
   expect(() => loadConfig({ ...prod, WEBHOOK_TIMEOUT_MS: '0' })).toThrow(/WEBHOOK_TIMEOUT_MS/);
+});
+
+test('when an endpoint is deleted while a release records its event, then the release succeeds and the deleted endpoint gets no delivery', async () => {
+  const res = await register(api, { url: `${PUBLIC}/deleted-meanwhile`, events: ['hold.released'] });
+  expect(res.status).toBe(201);
+  const webhookId = res.body.webhook.id as string;
+  const { event } = await api.call('POST', '/v1/admin/events', {
+    token: api.token('admin'),
+    body: { name: 'Delete race', startsAt: '2027-01-01T19:00:00Z', ticketTypes: [{ name: 'GA', priceCents: 500, capacity: 5 }] },
+  }).then((r) => r.body);
+  const customer = api.token('customer', `delete-race-${randomUUID()}`);
+  try {
+    const held = await api.call('POST', `/v1/events/${event.id}/holds`, { token: customer, body: { ticketTypeId: event.ticketTypes[0].id, quantity: 1 } });
+    expect(held.status).toBe(201);
+    await api.rt.ctx.persister.flush([event.id]);
+    // The delete has taken the endpoint's row and not committed yet (an admin's delete in flight).
+    const client = new pg.Client({ connectionString: api.config.databaseUrl });
+    await client.connect();
+    let released: Promise<{ status: number }>;
+    try {
+      await client.query('BEGIN');
+      await client.query('DELETE FROM webhook_endpoints WHERE id = $1::uuid', [webhookId]);
+      released = api.call('DELETE', `/v1/holds/${held.body.hold.id}`, { token: customer });
+      await new Promise((r) => setTimeout(r, 300));
+      await client.query('COMMIT');
+    } finally {
+      await client.end();
+    }
+    expect((await released).status).toBe(200);
+    expect(await api.rt.db.webhookDelivery.count({ where: { endpointId: webhookId } })).toBe(0);
+    expect((await api.call('GET', `/v1/holds/${held.body.hold.id}`, { token: customer })).body.hold.status).toBe('released');
+  } finally {
+    await dropTestEvent(api, event.id);
+  }
 });

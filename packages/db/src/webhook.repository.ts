@@ -39,7 +39,10 @@ export async function insertWebhookEvent(tx: DbClient, event: WebhookEventInput)
  * insertWebhookEvent for many events of one type, in the same ONE statement: each event's
  * deliveries are numbered (seq) in the order the events are given, so per key and endpoint they
  * go out in that order, after any recorded before. Returns the ids of the events written (none
- * without a subscribed endpoint).
+ * without a subscribed endpoint). The endpoints are read with the key-share lock their deliveries'
+ * foreign key takes anyway, taken first: an endpoint being deleted meanwhile is waited for and then
+ * skipped, where the foreign key's check would fail the caller's whole transaction (a release, a
+ * cancel, an expiry) once the delete committed.
  */
 export async function insertWebhookEvents(
   tx: DbClient, type: string, events: readonly { data: unknown; orderingKey: string | null }[],
@@ -47,7 +50,7 @@ export async function insertWebhookEvents(
   if (!events.length) return [];
   const ids = events.map(() => randomUUID());
   const rows = await translated(() => tx.$queryRawUnsafe<{ id: string }[]>(`
-    WITH ep AS (SELECT id FROM webhook_endpoints WHERE enabled AND $1 = ANY (events)),
+    WITH ep AS (SELECT id FROM webhook_endpoints WHERE enabled AND $1 = ANY (events) FOR KEY SHARE),
     input AS (SELECT * FROM unnest($2::uuid[], $3::jsonb[], $4::text[]) WITH ORDINALITY AS u(id, data, ordering_key, n)),
     ev AS (
       INSERT INTO webhook_events (id, type, data, ordering_key)
