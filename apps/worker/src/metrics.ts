@@ -53,7 +53,13 @@ export async function serveMetrics(metrics: WorkerMetrics, port: number): Promis
     res.writeHead(404, { 'Content-Type': 'application/json' });
     res.end(JSON.stringify({ error: { code: 'NOT_FOUND', message: 'No such endpoint.' } }));
   });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const address = server.address();
   const actual = typeof address === 'object' && address ? address.port : port;
   return { server, url: `http://127.0.0.1:${actual}/metrics` };

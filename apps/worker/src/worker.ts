@@ -212,7 +212,15 @@ export async function startWorker(config: Config, opts: WorkerOptions = {}): Pro
   const metricsPort = opts.metricsPort === undefined ? config.workerMetricsPort : opts.metricsPort;
   let server: Server | null = null;
   let metricsUrl: string | null = null;
-  if (metricsPort !== null) ({ server, url: metricsUrl } = await serveMetrics(metrics, metricsPort));
+  if (metricsPort !== null) {
+    // A port that is taken (another worker on the host) costs the metrics, never the jobs: the
+    // worker goes on without them (a crash here would restart it for ever, re-running its jobs).
+    try {
+      ({ server, url: metricsUrl } = await serveMetrics(metrics, metricsPort));
+    } catch (err) {
+      log.error({ err: (err as Error).message, port: metricsPort }, 'worker metrics not served: the port could not be opened; set WORKER_METRICS_PORT to a free one (0 picks one)');
+    }
+  }
   log.info({ sweepEveryMs, reconcileEveryMs, webhookRetentionEveryMs, metricsUrl }, 'worker started');
 
   return {

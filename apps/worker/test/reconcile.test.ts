@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { lastReconcileReport, newHoldId, reconcile, type ReconcileReport, type RepairKind } from '@holdfast/domain';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
 import { createTestEvent, dropTestEvent, seatGrid, useTestApi, isolatedDatabaseUrl, waitFor } from '@holdfast/test-kit';
@@ -239,6 +240,26 @@ test('when an admin cancels an order while reconciliation walks the sold seats, 
     expect(await api.rt.redis.sismember(k.sold, seatId)).toBe(0);
   } finally {
     await dropTestEvent(api, event.id);
+  }
+});
+
+test('when the worker\'s metrics port is taken, then the worker runs without its metrics (logged) instead of crashing', async () => {
+  const taken = net.createServer();
+  await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+  const port = (taken.address() as net.AddressInfo).port;
+  try {
+    const before = (await lastReconcileReport(rs))?.finishedAt ?? '';
+    const worker = await startWorker(api.config, { sweepEveryMs: 60_000, reconcileEveryMs: 3_600_000, metricsPort: port });
+    try {
+      expect(worker.metricsUrl).toBeNull();
+      // It works: a reconciliation it is asked for runs.
+      expect((await api.call('POST', '/v1/admin/reconcile', { token: api.token('admin'), body: {} })).status).toBe(202);
+      await waitFor('a new reconciliation report', async () => ((await lastReconcileReport(rs))?.finishedAt ?? '') !== before, { timeoutMs: 10_000, intervalMs: 100 });
+    } finally {
+      await worker.close();
+    }
+  } finally {
+    await new Promise((r) => taken.close(r));
   }
 });
 
