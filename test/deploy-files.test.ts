@@ -45,11 +45,14 @@ test('when the api and worker start, then they run the compiled server with node
     expect(Object.keys(svc.depends_on ?? {}).sort()).toEqual(['postgres', 'redis']);
     expect(svc.environment!.DATABASE_URL).toMatch(/@postgres:5432\//);
     expect(svc.environment!.REDIS_URL).toBe('redis://redis:6379');
-    expect(svc.environment!.JWT_SECRET).toMatch(/^\$\{JWT_SECRET/);
+    expect(svc.environment!.JWT_SECRET).toBe('${JWT_SECRET:-}');
+    expect(svc.environment!.STRIPE_WEBHOOK_SECRET).toBe('${STRIPE_WEBHOOK_SECRET:-}');
     expect(svc.command).toEqual([...dockerfile.cmd, '--only', name]);
     expect(svc.init).toBe(true);
   }
-  // The worker serves no /readyz (the image's check): compose checks its metrics instead.
+  // Compose checks a required variable (`${X:?}`) for the whole file: `up -d postgres redis` would refuse without the secrets.
+  expect(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8')).not.toMatch(/\$\{[A-Z_]+:\?/);
+  // The worker serves no HTTP API (the image's check): compose checks its metrics instead.
   expect(compose.services.worker!.healthcheck!.test.join(' ')).toMatch(/^CMD node -e .*127\.0\.0\.1:9464\/metrics/);
   expect(compose.services.api!.healthcheck).toBeUndefined();
 });
@@ -88,14 +91,14 @@ test('when the Dockerfile is read, then it builds in a stage with every dependen
   expect(user).toBeLessThan(run.lines.findIndex((l) => l.startsWith('CMD ')));
 });
 
-test('when the image starts, then node runs the compiled server with the semi-space flag and the health check asks /readyz', () => {
+test('when the image starts, then node runs the compiled server with the semi-space flag and the health check asks /healthz (not /readyz: a database outage must not get the container replaced)', () => {
   expect(dockerfile.cmd).toEqual(['node', '--max-semi-space-size=64', 'apps/server/dist/main.js']);
   expect(readFileSync(path.join(root, 'package.json'), 'utf8')).toContain(`"start": "npm run build:server --silent && exec ${dockerfile.cmd.join(' ')}"`);
   const check = dockerfile.stages[1]!.lines.find((l) => l.startsWith('HEALTHCHECK '))!;
   expect(check).toMatch(/--start-period=\d+s/);
   const cmd = JSON.parse(check.slice(check.indexOf(' CMD ') + 5)) as string[];
   expect(cmd[0]).toBe('node'); // node:20-slim has no curl or wget
-  expect(cmd.join(' ')).toMatch(/127\.0\.0\.1:' \+ \(process\.env\.PORT \|\| 3000\) \+ '\/readyz'/);
+  expect(cmd.join(' ')).toMatch(/127\.0\.0\.1:' \+ \(process\.env\.PORT \|\| 3000\) \+ '\/healthz'/);
 });
 
 test('when the final stage installs with --omit=dev, then what only builds, tests or runs TypeScript is left out by the lock file', () => {
