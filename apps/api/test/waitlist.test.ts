@@ -1,6 +1,7 @@
 // The waiting list: buyers who came after the sell-out line up for a tier or ticket
 // type; what comes back (a release, a lapse, a cancelled order) is offered in join
 // order as their own hold, in the same Redis step, and paid like any hold.
+import { randomUUID } from 'node:crypto';
 import { expireHold, reconcile } from '@holdfast/domain';
 import { eventKeys, ReconcileStore } from '@holdfast/hold-store';
 import {
@@ -402,6 +403,38 @@ test('when the outbox reaches PostgreSQL only after the offered customer paid (o
     persister.notify = notify;
     await dropTestWebhooks(api, [hook.body.webhook.id]);
   }
+});
+
+test('when an admin changes the offer time while a join from a process with the old settings runs, then offers take the new time; reconciliation writes it back if Redis lost it', async () => {
+  const { event } = await newEvent({ maxTicketsPerCustomer: 2, waitlistOfferSeconds: 1800, ticketTypes: [{ name: 'GA', priceCents: 900, capacity: 1 }] });
+  const tt = event.ticketTypes[0].id;
+  const [a, b] = ['cfg-a', 'cfg-b'].map(customer) as [string, string];
+  const held = await hold(event.id, a, { ticketTypeId: tt, quantity: 1 });
+  expect((await join(event.id, b, { ticketTypeId: tt, quantity: 1 })).status).toBe(201);
+  const patched = await api.call('PATCH', `/v1/admin/events/${event.id}`, { token: api.token('admin'), body: { waitlistOfferSeconds: 600 } });
+  expect(patched.status).toBe(200);
+  const cfg = eventKeys(event.id).waitConfig;
+  expect(await api.rt.redis.hget(cfg, 'offerMs')).toBe('600000');
+  // A join in another API process whose copy of the event is still the old one (it lasts up to a second).
+  const stale = randomUUID();
+  const joined = await api.rt.ctx.store.waitlistJoin({
+    eventId: event.id, entryId: stale, seq: 1_000_000, customerId: customer('cfg-stale'), scope: `tt:${tt}`, quantity: 1,
+    name: 'GA', priceCents: 900, currency: event.currency, offerMs: 1_800_000, maxPerCustomer: 2,
+  });
+  expect(joined.kind).toBe('ok');
+  await api.rt.ctx.store.waitlistLeave(event.id, stale, `tt:${tt}`);
+  expect(await api.rt.redis.hget(cfg, 'offerMs')).toBe('600000');
+  // Redis's copy goes wrong anyway (a write lost in a failover): reconciliation writes PostgreSQL's back.
+  await api.rt.redis.hset(cfg, 'offerMs', '1', 'max', '99');
+  await reconcile(api.rt.ctx, new ReconcileStore(api.rt.redis));
+  expect(await api.rt.redis.hmget(cfg, 'offerMs', 'max')).toEqual(['600000', '2']);
+
+  await release(held.id, a);
+  const offer = (await entryOf(event.id, b)).offer!;
+  const offered = (await holdOf(offer.holdId, b)).body.hold;
+  expect(Date.parse(offered.expiresAt) - Date.parse(offered.createdAt)).toBe(600_000);
+  await flush(event.id);
+  await expectInvariants(api.rt.db, event.id);
 });
 
 test('when Redis loses the event, then its next use loads the lines back from PostgreSQL in join order, and reconciliation puts back an entry a line lacks', async () => {

@@ -148,7 +148,7 @@ export async function updateEvent(
   ctx.catalog.invalidate(eventId);
   // Offers made from now on take the new offer time and limit (the waiting lists' copy in Redis).
   await ctx.store.setWaitlistConfig(eventId, next.waitlistOfferSeconds * 1000, next.maxTicketsPerCustomer).catch((err: Error) => {
-    ctx.log.warn({ err: err.message, eventId }, 'waiting-list settings not updated in Redis; the next join writes them');
+    ctx.log.warn({ err: err.message, eventId }, 'waiting-list settings not updated in Redis; the next reconciliation writes them');
   });
   if (patch.waitingRoom) await resetWaitingRoomOverrides(ctx, eventId);
   return getEvent(ctx, eventId);

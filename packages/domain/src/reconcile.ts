@@ -91,6 +91,9 @@ async function reconcileEvent(
     // Waiting entries PostgreSQL has and Redis's lines lack (lost with Redis's data): put back, in join order.
     const restored = await restoreWaitlist(ctx, eventId);
     if (restored) repair('waitlist_restored', eventId, `${restored} waiting-list entr${restored === 1 ? 'y' : 'ies'} put back in line`, restored);
+    // The lines' copy of the offer time and limit (an admin's change that did not reach Redis).
+    const settings = await ctx.catalog.settings(eventId);
+    if (settings) await ctx.store.setWaitlistConfig(eventId, settings.waitlistOfferSeconds * 1000, settings.maxTicketsPerCustomer);
   }
   if (keys) {
     await reconcileTtls(ctx, rs, keys, repair);

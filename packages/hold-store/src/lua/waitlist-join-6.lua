@@ -5,7 +5,7 @@
 
   Input:
     KEYS[1] ready marker   KEYS[2] entries (hash, <p>wl)   KEYS[3] the scope's line (zset)
-    KEYS[4] scopes with entries (hash, <p>wls)   KEYS[5] settings (hash, <p>wlcfg)
+    KEYS[4] scopes with entries (hash, <p>wls)   KEYS[5] settings (hash, <p>wlcfg; written here when absent)
     KEYS[6] the entry's gone mark (string, <p>wlg:<entry>: it left, or was not needed)
     ARGV[1] entry id   ARGV[2] join sequence   ARGV[3] entry JSON {c, q, s, n, p}
     ARGV[4] scope ("t:<tier>" | "tt:<ticket type id>")   ARGV[5] quantity
@@ -33,7 +33,11 @@ if ARGV[11] == 'restore' and redis.call('EXISTS', KEYS[6]) == 1 then return {'GO
 local now = nowMs()
 local p = eventPrefixOf(KEYS[1])
 local entryId, scope, quantity = ARGV[1], ARGV[4], tonumber(ARGV[5])
-redis.call('HSET', KEYS[5], 'eventId', ARGV[6], 'currency', ARGV[7], 'offerMs', ARGV[8], 'recordMs', ARGV[9], 'max', ARGV[10])
+-- The settings are written by the first join (or restore) only: a join from a process whose copy of
+-- the event is a moment old must not undo an admin's change (setWaitlistConfig, and reconciliation).
+if redis.call('EXISTS', KEYS[5]) == 0 then
+  redis.call('HSET', KEYS[5], 'eventId', ARGV[6], 'currency', ARGV[7], 'offerMs', ARGV[8], 'recordMs', ARGV[9], 'max', ARGV[10])
+end
 if redis.call('ZSCORE', KEYS[3], entryId) or redis.call('EXISTS', p .. 'wlo:' .. entryId) == 1 then return {'ALREADY'} end
 
 if ARGV[11] ~= 'restore' and redis.call('ZCARD', KEYS[3]) == 0 then
