@@ -249,7 +249,10 @@ export class ConfigError extends Error {
 }
 
 /** Parse an environment (process.env by default). Throws ConfigError with a one-line message. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+export function loadConfig(raw: Record<string, string | undefined> = process.env): Config {
+  // A variable set to nothing (`PORT=`, Compose's `${X:-}`) is not set: its default applies, or its
+  // "required" error; never a 0 made of '' (PORT= listened on a random port, a 0 timeout meant none).
+  const env = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== ''));
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
