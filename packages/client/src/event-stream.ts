@@ -25,7 +25,12 @@ export interface EventStreamOptions {
   signal?: AbortSignal;
   /** Reconnect after a drop or a refused connection (default true); false ends the iterator on a drop and throws on a refusal. */
   reconnect?: boolean;
-  /** Wait before reconnecting after a drop (default: the stream's `retry:`, 2 s from this API); doubled after each failed attempt, at most `maxDelayMs`. */
+  /**
+   * Wait before reconnecting after a drop (default: the stream's `retry:`, 2 s from this API); doubled
+   * after each failed attempt or short-lived connection, at most `maxDelayMs`, back to this once a
+   * connection stayed open 30 s. Each wait is drawn between it and twice it, so the many pages an API
+   * restart drops do not all come back at once.
+   */
   delayMs?: number;
   /** Longest wait between attempts (default 30 s). */
   maxDelayMs?: number;
@@ -35,6 +40,12 @@ export interface StreamDeps {
   baseUrl: string;
   fetch: (request: Request) => Promise<Response>;
 }
+
+/** A connection open this long counts as healthy: the next drop waits the base delay again. */
+const STABLE_MS = 30_000;
+
+/** The wait before the next attempt: at least `ms` (a Retry-After is a floor), spread up to twice it. */
+const spread = (ms: number) => Math.round(ms * (1 + Math.random()));
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -89,7 +100,7 @@ export async function* eventStream(deps: StreamDeps, eventId: string, options: E
       refusal = error;
     } else if (response?.body) {
       yield { type: 'open', reconnected: opened++ > 0 };
-      delay = baseDelay;
+      const openedAt = Date.now();
       try {
         const serverRetry = (ms: number) => {
           if (options.delayMs !== undefined) return;
@@ -112,8 +123,11 @@ export async function* eventStream(deps: StreamDeps, eventId: string, options: E
         if (!reconnect) throw error;
       }
       if (!reconnect || signal?.aborted) return;
+      // A connection cut soon after it opened (a proxy's timeout, a server shedding load) backs off like a refusal.
+      if (Date.now() - openedAt >= STABLE_MS) delay = baseDelay;
       waitMs = delay;
     }
+    waitMs = spread(waitMs);
     yield { type: 'reconnecting', retryInMs: waitMs, ...(refusal ? { error: refusal } : {}) };
     await sleep(waitMs, signal);
     delay = Math.min(delay * 2, maxDelayMs);

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { eventKeys } from '@holdfast/hold-store';
 import { seatGrid, startRelay, useTestApi, waitFor } from '@holdfast/test-kit';
 import { createHoldfastClient, isHoldfastError, type HoldfastClientOptions, type StreamItem } from '../src';
@@ -169,7 +171,11 @@ test('when the event stream is read through the client, then changes arrive as t
     await waitFor('the stream to open again', () => items.some((i) => i.type === 'open' && i.reconnected));
     const dropped = items.findIndex((i) => i.type === 'reconnecting');
     expect(dropped).toBeGreaterThan(0);
-    expect(items[dropped]).toEqual({ type: 'reconnecting', retryInMs: 200 });
+    // The wait is spread between the delay and twice it (so dropped pages do not all come back at once).
+    const wait = (items[dropped] as { retryInMs: number }).retryInMs;
+    expect(items[dropped]).toEqual({ type: 'reconnecting', retryInMs: wait });
+    expect(wait).toBeGreaterThanOrEqual(200);
+    expect(wait).toBeLessThanOrEqual(400);
     expect(dropped).toBeLessThan(items.findIndex((i) => i.type === 'open' && i.reconnected));
     await buyer.client.hold(event.id, { seatIds: [seats[1]!.id] });
     await waitFor('a change after the reconnection', () => items.some((i) => i.type === 'seat' && i.seatId === seats[1]!.id));
@@ -181,4 +187,47 @@ test('when the event stream is read through the client, then changes arrive as t
   // An event that does not exist: the iterator throws its 404 instead of retrying.
   const missing = createHoldfastClient({ baseUrl: suite.api.url }).events(randomUUID());
   await expect(missing.next()).rejects.toMatchObject({ status: 404, code: 'EVENT_NOT_FOUND' });
+});
+
+test('when the stream keeps being cut just after it opens, or refused, then each wait doubles from the delay and is spread between it and twice it', async () => {
+  // A server whose stream opens and ends at once (a proxy's timeout), then one that refuses with 503.
+  let mode: 'cut' | 'refuse' = 'cut';
+  const server = http.createServer((_req, res) => {
+    if (mode === 'refuse') {
+      res.writeHead(503, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 'SERVICE_UNAVAILABLE', message: 'down' } }));
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+    res.end(': opened\n\n');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const waits = async (count: number, options: { delayMs: number; maxDelayMs: number }) => {
+    const abort = new AbortController();
+    const out: number[] = [];
+    for await (const item of createHoldfastClient({ baseUrl }).events(randomUUID(), { ...options, signal: abort.signal })) {
+      if (item.type !== 'reconnecting') continue;
+      out.push(item.retryInMs);
+      if (out.length === count) abort.abort();
+    }
+    return out;
+  };
+  try {
+    // Cut at once each time: 5, 10, 20, 40 ms, each spread up to twice.
+    const cut = await waits(4, { delayMs: 5, maxDelayMs: 40 });
+    cut.forEach((w, i) => {
+      expect(w).toBeGreaterThanOrEqual(5 * 2 ** i);
+      expect(w).toBeLessThanOrEqual(10 * 2 ** i);
+    });
+    mode = 'refuse';
+    const refused = await waits(30, { delayMs: 20, maxDelayMs: 20 });
+    for (const w of refused) {
+      expect(w).toBeGreaterThanOrEqual(20);
+      expect(w).toBeLessThanOrEqual(40);
+    }
+    expect(new Set(refused).size).toBeGreaterThan(1);
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
 });
