@@ -111,3 +111,31 @@ test('when a subscription failed while Redis was away, then once it is back a ne
     await dropTestEvent(api, event.id);
   }
 }, 180_000);
+
+test('when Redis restarts under an open stream, then the stream ends (its reader opens it again and re-reads), and the new one hears live changes', async () => {
+  const { event, seats } = await createTestEvent(api, { seats: seatGrid(['R'], 1, 2) });
+  try {
+    const reader = (await open(event.id, 10_000)).reader!;
+    // Changes published while the subscriber reconnects are never heard: the stream must not stay open as if nothing was missed.
+    await redis.kill();
+    await redis.start();
+    let ended = false;
+    const deadline = Date.now() + 15_000;
+    while (!ended && Date.now() < deadline) {
+      const chunk = await Promise.race([reader.read(), new Promise<null>((r) => setTimeout(() => r(null), 1000))]);
+      if (chunk?.done) ended = true;
+    }
+    expect(ended).toBe(true);
+    await waitForRedis();
+    const again = await waitFor('a new stream to open', async () => {
+      const r = await open(event.id, 10_000);
+      return r.status === 200 && r;
+    }, { timeoutMs: 20_000, intervalMs: 200 });
+    expect(await hearsHold(again.reader!, event.id, seats[0]!.id)).toBe(true);
+    await again.reader!.cancel();
+    await api.rt.ctx.persister.flush([event.id]);
+  } finally {
+    await redis.start();
+    await dropTestEvent(api, event.id);
+  }
+}, 120_000);

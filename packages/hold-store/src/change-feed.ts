@@ -15,6 +15,8 @@ const SUBSCRIBE_TIMEOUT_MS = 1000;
 
 interface Subscription {
   listeners: Set<Listener>;
+  /** Told when the subscriber connection is lost: changes published meanwhile are never heard. */
+  interrupted: Map<Listener, () => void>;
   /** Settles when Redis confirmed the SUBSCRIBE; a failure forgets the subscription. */
   ready: Promise<void>;
 }
@@ -25,7 +27,10 @@ interface Subscription {
  * while anyone listens to it (ioredis re-subscribes after a reconnect). A
  * listener is refused at once while the connection is down, and a SUBSCRIBE
  * that fails or times out is forgotten, so the next listener subscribes again
- * (never a channel that looks subscribed and hears nothing).
+ * (never a channel that looks subscribed and hears nothing). When the
+ * connection is lost (Redis restarted, a shard failed over), every listener's
+ * `onInterrupted` is called: changes published until ioredis has subscribed
+ * again are never heard, so a listener that shows state must read it again.
  */
 export class ChangeFeed {
   private readonly subscriptions = new Map<string, Subscription>();
@@ -37,6 +42,14 @@ export class ChangeFeed {
   constructor(private readonly subscriber: RedisClient, private readonly subscribeTimeoutMs = SUBSCRIBE_TIMEOUT_MS) {
     this.sharded = isCluster(subscriber);
     subscriber.on(this.sharded ? 'smessage' : 'message', (channel: string, message: string) => this.dispatch(channel, message));
+    subscriber.on('close', () => this.interrupt());
+    // On a cluster a node that leaves (a failed-over master) takes its shard's subscriptions with it.
+    if (this.sharded) subscriber.on('-node', () => this.interrupt());
+  }
+
+  /** Every listener hears that its changes may have been missed. */
+  private interrupt(): void {
+    for (const sub of this.subscriptions.values()) for (const told of [...sub.interrupted.values()]) told();
   }
 
   /** Events with a subscription (confirmed or under way). */
@@ -45,14 +58,14 @@ export class ChangeFeed {
   }
 
   /** Refused with StoreUnavailableError ('subscription') while Redis cannot take the subscription. */
-  async listen(eventId: string, listener: Listener): Promise<() => void> {
+  async listen(eventId: string, listener: Listener, onInterrupted?: () => void): Promise<() => void> {
     if (this.subscriber.status !== 'ready') {
       throw new StoreUnavailableError('subscription', `Redis is not connected for subscriptions (${this.subscriber.status})`);
     }
     const channel = eventKeys(eventId).channel;
     let sub = this.subscriptions.get(eventId);
     if (!sub) {
-      const created: Subscription = { listeners: new Set(), ready: this.subscribe(channel) };
+      const created: Subscription = { listeners: new Set(), interrupted: new Map(), ready: this.subscribe(channel) };
       sub = created;
       this.subscriptions.set(eventId, created);
       this.channelToEvent.set(channel, eventId);
@@ -60,14 +73,17 @@ export class ChangeFeed {
     }
     const current = sub;
     current.listeners.add(listener);
+    if (onInterrupted) current.interrupted.set(listener, onInterrupted);
     const stop = () => {
       current.listeners.delete(listener);
+      current.interrupted.delete(listener);
       if (current.listeners.size === 0) this.forget(eventId, current, channel);
     };
     try {
       await current.ready;
     } catch (err) {
       current.listeners.delete(listener);
+      current.interrupted.delete(listener);
       throw err;
     }
     return stop;

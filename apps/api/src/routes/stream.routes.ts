@@ -95,6 +95,7 @@ export const STREAM_ENDPOINTS = [
         res.write(frame);
       };
       let stop: () => void;
+      let lost = false;
       try {
         await getEvent(ctx, eventId);
         // A room with buyers waiting is ticked by this process too, while they wait (its readers' process may be gone).
@@ -106,6 +107,11 @@ export const STREAM_ENDPOINTS = [
           const frame = `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
           if (open) send(frame);
           else early.push(frame);
+        }, () => {
+          // Redis's subscription was lost: changes went unheard. The stream ends, so the reader
+          // opens it again and re-reads what it shows (its reconnect's re-read, docs/http-api.md).
+          if (!open) lost = true;
+          else if (!res.destroyed) res.end();
         });
       } catch (err) {
         release();
@@ -115,6 +121,12 @@ export const STREAM_ENDPOINTS = [
         stop(); // the client left while we subscribed
         release();
         return;
+      }
+      if (lost) {
+        // The connection was lost while subscribing: the reader tries again (503, Retry-After).
+        stop();
+        release();
+        throw errors.unavailable('Redis');
       }
       res.writeHead(200, {
         'Content-Type': 'text/event-stream',
