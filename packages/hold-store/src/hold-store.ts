@@ -433,6 +433,10 @@ export class HoldStore {
     if (!res) throw new Error('hold pipeline was aborted');
     const [[e1, reply], [e2, acked]] = res as [[Error | null, unknown], [Error | null, unknown]];
     if (e1) {
+      // The slot moved (nothing ran there): learn the new owner now, so the caller's retry finds it.
+      if (/^(MOVED|ASK) /.test(e1.message) && 'refreshSlotsCache' in this.redis) {
+        (this.redis as unknown as { refreshSlotsCache(cb?: () => void): void }).refreshSlotsCache();
+      }
       giveBackIfLost(e1, giveBack);
       throw e1;
     }

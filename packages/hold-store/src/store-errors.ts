@@ -35,7 +35,9 @@ export class StoreUnavailableError extends Error {
 
 /** What ioredis's and Redis's messages mean, first match wins. */
 const UNAVAILABLE: readonly (readonly [StoreUnavailableReason, RegExp])[] = [
-  ['cluster', /CLUSTERDOWN|MASTERDOWN|TRYAGAIN|Too many Cluster redirections|Failed to refresh slots cache|None of startup nodes is available|Cluster isn't ready/],
+  // MOVED / ASK reach a caller only from a pipeline (the script and WAIT, HOLD_REPLICA_ACKS), which ioredis
+  // does not redirect: the slot moved (a failover, a resharding) and nothing ran; a retry goes to the new owner.
+  ['cluster', /CLUSTERDOWN|MASTERDOWN|TRYAGAIN|Too many Cluster redirections|Failed to refresh slots cache|None of startup nodes is available|Cluster isn't ready|^MOVED |^ASK /],
   ['loading', /LOADING/],
   ['replicas', /NOREPLICAS/],
   ['memory', /^OOM |OOM command not allowed/],

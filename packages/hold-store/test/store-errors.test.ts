@@ -24,6 +24,9 @@ test('when ioredis or Redis say they cannot serve now, then the translation name
     [new ReplyError('CLUSTERDOWN The cluster is down'), 'cluster'],
     [new Error('Too many Cluster redirections. Last error: Error: Connection is closed.'), 'cluster'],
     [new Error("Cluster isn't ready and enableOfflineQueue options is false"), 'cluster'],
+    // From a pipeline (a hold with HOLD_REPLICA_ACKS), which ioredis does not redirect after a failover or resharding.
+    [new ReplyError('MOVED 12182 127.0.0.1:7102'), 'cluster'],
+    [new ReplyError('ASK 12182 127.0.0.1:7102'), 'cluster'],
     [new ReplyError('NOREPLICAS Not enough good replicas to write.'), 'replicas'],
     [new ReplyError("OOM command not allowed when used memory > 'maxmemory'."), 'memory'],
     [new ReplyError("READONLY You can't write against a read only replica."), 'read-only'],
@@ -50,6 +53,7 @@ test('when a call failed, then it may have run only if it was sent and its answe
     [new Error("Stream isn't writeable and enableOfflineQueue options is false"), false],
     [new Error("Cluster isn't ready and enableOfflineQueue options is false"), false],
     [new ReplyError('CLUSTERDOWN The cluster is down'), false],
+    [new ReplyError('MOVED 12182 127.0.0.1:7102'), false],
     [new ReplyError('LOADING Redis is loading the dataset in memory'), false],
     [new ReplyError("READONLY You can't write against a read only replica."), false],
     [new ReplyError('ERR wrong number of arguments'), false],
