@@ -115,6 +115,10 @@ test('when a buyer joins the waiting room before the opening, then they see thei
   await page.click('[data-testid="pay-button"]');
   await page.waitForSelector('[data-testid="order-number"]', { timeout: 30_000 });
   await page.screenshot({ path: path.join(ARTIFACTS, 'room-04-paid.png'), fullPage: true });
+  // The payment ended the pass: once the buyer goes on, the page offers to join again (not a seat map whose holds are refused).
+  await page.click('button:text("Book more tickets")');
+  await page.waitForSelector('[data-testid="queue-panel"][data-state="ended"] [data-testid="queue-join"]', { timeout: 10_000 });
+  expect(await page.locator('[data-testid="seat-A-1-1"]').count()).toBe(0);
 
   // The box office's view of the room.
   const adminPage = await context.newPage();

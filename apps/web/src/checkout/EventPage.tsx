@@ -140,10 +140,14 @@ export function EventPage({ api, eventId }: { api: Api; eventId: string }) {
       return next;
     });
 
-  // A hold that ended (released, expired) ended the buyer's pass too: ask the room where they stand.
+  // A hold that ended (released, expired, paid) ended the buyer's pass too: ask the room where they
+  // stand, so the page shows the Join button again instead of holds refused for want of a pass.
   const refreshQueue = queue.refresh;
+  const hadHold = useRef(false);
   useEffect(() => {
-    if (purchase.stage === 'ended') void refreshQueue();
+    const holding = purchase.stage === 'held' || purchase.stage === 'paying';
+    if (hadHold.current && !holding) void refreshQueue();
+    hadHold.current = holding;
   }, [purchase.stage, refreshQueue]);
 
   const now = useServerNow(Boolean(event) && event?.salesStatus !== 'draft', 200);

@@ -118,10 +118,11 @@ export function useQueue(api: Api, event: Event | null, onError: (e: unknown) =>
     return () => clearTimeout(timer);
   }, [armed]);
 
-  // An admitted buyer's pass runs out: read again then.
+  // An admitted buyer's pass runs out: read again then (on the server's clock, as every time here:
+  // a browser clock an hour off would read twice a second, or stay admitted long after the end).
   useEffect(() => {
     if (standing?.state !== 'admitted' || !standing.passExpiresAt) return;
-    const timer = setTimeout(() => void latestRead.current(), Math.max(0, Date.parse(standing.passExpiresAt) - Date.now()) + 500);
+    const timer = setTimeout(() => void latestRead.current(), Math.max(0, Date.parse(standing.passExpiresAt) - serverNow()) + 500);
     return () => clearTimeout(timer);
   }, [standing]);
 
