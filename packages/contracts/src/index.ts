@@ -6,6 +6,7 @@ import { EVENT_LIMITS, LAYOUT_LIMITS, layoutSeatCount, MAX_EVENT_SEATS, SEAT_LIM
 export * from './seat-layout';
 export * from './event-body-size';
 export * from './webhooks';
+export * from './proof-of-work';
 
 const isoTime = z.iso.datetime({ offset: true });
 const currency = z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code in upper case, e.g. "USD"');

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { recordAudit, runTransaction, lockEvent, updateEventSettings, type EventRow, type WaitingRoom } from '@holdfast/db';
 import type { QueueRoom, QueueStanding, QueueTick } from '@holdfast/hold-store';
+import { leadingZeroBits } from '@holdfast/contracts';
 import type { DomainContext } from './context';
 import { errors } from './errors';
 import { isUuid } from './ids';
@@ -86,19 +87,6 @@ function view(s: QueueStanding): QueueView {
     v.passExpiresAt = new Date(s.passExpiresAtMs).toISOString();
   }
   return v;
-}
-
-/** Leading zero bits of a digest. */
-function leadingZeroBits(digest: Buffer): number {
-  let bits = 0;
-  for (const byte of digest) {
-    if (byte === 0) {
-      bits += 8;
-      continue;
-    }
-    return bits + Math.clz32(byte) - 24;
-  }
-  return bits;
 }
 
 /** Whether `nonce` proves the work: SHA-256 over event id, customer id and nonce (UTF-8, concatenated) with `bits` leading zero bits. */

@@ -5,17 +5,9 @@
  * their pass ended needs another one, and counting from 0 each time would find
  * the same nonce again.
  */
-export function leadingZeroBits(digest: Uint8Array): number {
-  let bits = 0;
-  for (const byte of digest) {
-    if (byte === 0) {
-      bits += 8;
-      continue;
-    }
-    return bits + Math.clz32(byte) - 24;
-  }
-  return bits;
-}
+import { leadingZeroBits } from '@holdfast/contracts/src/proof-of-work';
+
+export { leadingZeroBits };
 
 /** A random point to count from (below 2^53, so every nonce after it is an exact integer). */
 export function randomStart(): number {
