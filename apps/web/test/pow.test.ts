@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { leadingZeroBits, randomStart, solveProofOfWork } from '../src/checkout/pow';
+import { leadingZeroBits } from '@holdfast/contracts/src/proof-of-work';
+import { randomStart, solveProofOfWork } from '../src/checkout/pow';
 
 const holds = (eventId: string, customerId: string, nonce: string, bits: number) =>
   leadingZeroBits(createHash('sha256').update(`${eventId}${customerId}${nonce}`, 'utf8').digest()) >= bits;

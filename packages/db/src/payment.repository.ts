@@ -68,14 +68,17 @@ export async function insertPayment(tx: DbClient, payment: NewPayment): Promise<
 }
 
 /**
- * The refund_required record of a hold's payment (its provider and reference),
- * or null: one charge reaches holdfast as more than one event (Stripe sends a
- * Checkout payment's payment_intent.succeeded and checkout.session.completed).
+ * A payment recorded before for this one, in one query: the same provider event
+ * (a delivery again), or, for a hold's payment, the refund_required record of the
+ * same charge (provider and reference: one charge reaches holdfast as more than
+ * one event, e.g. a Checkout payment's payment_intent.succeeded and
+ * checkout.session.completed). Null when neither.
  */
-export async function findRefundRequiredPayment(db: DbClient, holdId: string, provider: string, reference: string): Promise<PaymentRow | null> {
-  const r = await translated(() => db.payment.findFirst({
-    where: { holdId, provider, reference, status: 'REFUND_REQUIRED' }, orderBy: { receivedAt: 'asc' },
-  }));
+export async function findEarlierPayment(
+  db: DbClient, p: { provider: string; providerEventId: string; holdId: string | null; reference: string },
+): Promise<PaymentRow | null> {
+  const sameCharge = p.holdId ? [{ holdId: p.holdId, provider: p.provider, reference: p.reference, status: 'REFUND_REQUIRED' as const }] : [];
+  const r = await translated(() => db.payment.findFirst({ where: { OR: [{ providerEventId: p.providerEventId }, ...sameCharge] } }));
   return r && paymentRow(r);
 }
 
@@ -87,7 +90,3 @@ export async function lockPaymentsOfHold(tx: DbClient, holdId: string): Promise<
   await translated(() => tx.$queryRaw`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtextextended(${`payments:${holdId}`}, 0))) AS l`);
 }
 
-export async function findPaymentByProviderEvent(db: DbClient, providerEventId: string): Promise<PaymentRow | null> {
-  const r = await translated(() => db.payment.findUnique({ where: { providerEventId } }));
-  return r && paymentRow(r);
-}

@@ -2,8 +2,7 @@
 // payment that cannot become an order is recorded refund_required with a reason and an audit entry.
 // A payment without a holdId is not holdfast's (another product on the account): recorded ignored.
 import {
-  findOrderByHold, findPayment, findPaymentByProviderEvent, findRefundRequiredPayment, insertPayment, lockHold, lockPaymentsOfHold,
-  recordAudit, runTransaction, UniqueViolation,
+  findEarlierPayment, findOrderByHold, findPayment, insertPayment, lockHold, lockPaymentsOfHold, recordAudit, runTransaction, UniqueViolation,
 } from '@holdfast/db';
 import { confirmHold, type ConfirmOptions } from './confirm-hold';
 import type { DomainContext } from './context';
@@ -56,14 +55,13 @@ export async function applyStripePayment(
 ): Promise<StripeOutcome> {
   // A full confirm backlog refuses the delivery at once (503 OVERLOADED): Stripe retries it later.
   ctx.confirms.assertRoom();
-  if (await findPaymentByProviderEvent(ctx.db, payment.providerEventId)) return { kind: 'duplicate' };
+  // Recorded before: this event (delivered again), or another event of the same charge that was
+  // refused (the charge is owed its one refund, and never makes an order afterwards: the seats
+  // coming back since would sell it twice over, an order and a refund for one payment).
+  if (await findEarlierPayment(ctx.db, { provider: 'stripe', ...payment })) return { kind: 'duplicate' };
   const refuse = (error: AppError, reason: string) => recordRefundRequired(ctx, payment, error, reason);
 
   if (!payment.holdId) return recordIgnored(ctx, payment, 'no holdId in the payment metadata: not a holdfast payment');
-  // Another event of the same charge was refused already: the charge is owed its one refund, and
-  // never makes an order afterwards (the seats coming back since would sell it twice over: an order
-  // and a refund for one payment).
-  if (await findRefundRequiredPayment(ctx.db, payment.holdId, 'stripe', payment.reference)) return { kind: 'duplicate' };
   const hold = await findAnyHold(ctx, payment.holdId);
   if (!hold) return refuse(errors.holdNotFound(), NOT_CONFIRMABLE.HOLD_NOT_FOUND!);
   const currency = payment.currency.toUpperCase();
@@ -113,7 +111,7 @@ async function recordRefundRequired(
       // Another event of the same charge, refused at the same time, recorded its refund first: owed once.
       if (payment.holdId) {
         await lockPaymentsOfHold(tx, payment.holdId);
-        if (await findRefundRequiredPayment(tx, payment.holdId, 'stripe', payment.reference)) return 'duplicate' as const;
+        if (await findEarlierPayment(tx, { provider: 'stripe', ...payment })) return 'duplicate' as const;
       }
       const paymentId = await insertPayment(tx, {
         provider: 'stripe',

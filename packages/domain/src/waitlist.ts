@@ -57,7 +57,6 @@ export async function joinWaitlist(ctx: DomainContext, input: JoinWaitlistInput)
     if (raced) return { entry: await viewOne(ctx, raced), created: false };
     throw errors.unavailable('PostgreSQL');
   }
-  let notNeeded = false;
   try {
     await ensurePrimed(ctx, eventId);
     let put = await ctx.store.waitlistJoin(joinInput(catalog, row, false));
@@ -66,15 +65,12 @@ export async function joinWaitlist(ctx: DomainContext, input: JoinWaitlistInput)
       put = await ctx.store.waitlistJoin(joinInput(catalog, row, false));
     }
     if (put.kind === 'not_ready') throw errors.unavailable('Redis');
-    if (put.kind === 'available') {
-      // The script marked the entry gone: a reconciliation that read its row puts it back no more.
-      notNeeded = true;
-      throw errors.waitlistNotNeeded(put.free);
-    }
+    // Not needed: the script marked the entry gone (a reconciliation that read its row puts it back no more).
+    if (put.kind === 'available') throw errors.waitlistNotNeeded(put.free);
     if (put.kind === 'ok' && put.offers.length) ctx.persister.notify(eventId);
   } catch (err) {
     // Whatever Redis did before the failure is taken back, and the entry marked gone, before its row goes.
-    if (!notNeeded) await ctx.store.waitlistLeave(eventId, row.id, scopeOf(row)).catch(() => undefined);
+    if ((err as { code?: string }).code !== 'WAITLIST_NOT_NEEDED') await ctx.store.waitlistLeave(eventId, row.id, scopeOf(row)).catch(() => undefined);
     await deleteWaitlistEntry(ctx.db, row.id);
     throw err;
   }

@@ -3,7 +3,7 @@ export {
   eventKeys, eventKeyPattern, parseEventKey, globalKeys, CHANGE_CHANNEL_PATTERN,
   type EventKeys, type EventKeyKind, type SingleKeyKind, type PerIdKeyKind, type ParsedEventKey,
 } from './keys';
-export { ENDED_HOLD_TTL_MS, HOLD_RECORD_TTL_MS, RATE_LIMIT_WINDOW_MS, IDEMPOTENCY_TTL_SECONDS, WAITLIST_GONE_TTL_MS } from './ttls';
+export { ENDED_HOLD_TTL_MS, HOLD_RECORD_TTL_MS, RATE_LIMIT_WINDOW_MS, IDEMPOTENCY_TTL_SECONDS } from './ttls';
 export { StoreUnavailableError, translateRedisError, type StoreUnavailableReason } from './store-errors';
 export { IdempotencyStore, type IdempotencyClaim } from './idempotency-store';
 export { ReconcileStore, type EventKeyScan, type KeyGivenTtl, type TicketCounters } from './reconcile-store';

@@ -7,8 +7,6 @@
  */
 import { leadingZeroBits } from '@holdfast/contracts/src/proof-of-work';
 
-export { leadingZeroBits };
-
 /** A random point to count from (below 2^53, so every nonce after it is an exact integer). */
 export function randomStart(): number {
   const [high, low] = crypto.getRandomValues(new Uint32Array(2));
